@@ -1,0 +1,46 @@
+import type { AuthConfig } from '../config/schema.js';
+import { basicCredentialsMatch, parseBasicAuthorization } from './basic.js';
+import { customHeadersMatch } from './headers.js';
+
+export const BASIC_CHALLENGE = 'Basic realm="cost-alert-relay"';
+
+export type AuthOutcome =
+  | { kind: 'accepted'; via: 'none' | 'basic' | 'sso'; previousCredentials?: boolean }
+  /** `reason` is for the log only; the answer never says which check failed. */
+  | { kind: 'denied'; reason: string; challenge?: string }
+  | { kind: 'unavailable'; reason: string };
+
+export type Authenticator = (headers: Record<string, string>, auth: AuthConfig) => Promise<AuthOutcome>;
+
+/**
+ * Checks a delivery against one version of the configuration. SSO is verified by
+ * `ssoVerifier` when one is wired in; without one, SSO cannot be checked and the relay
+ * answers 503 rather than let an unverified request through.
+ */
+export function createAuthenticator(
+  ssoVerifier?: (authorization: string | undefined, auth: AuthConfig) => Promise<AuthOutcome>,
+): Authenticator {
+  return async (headers, auth) => {
+    const headersOk = customHeadersMatch(headers, auth.headers);
+    switch (auth.method) {
+      case 'none':
+        return headersOk ? { kind: 'accepted', via: 'none' } : { kind: 'denied', reason: 'wrong_header' };
+      case 'basic': {
+        const supplied = parseBasicAuthorization(headers['authorization']);
+        const credentialsOk = supplied !== undefined && auth.basic !== undefined && basicCredentialsMatch(supplied, auth.basic);
+        if (credentialsOk && headersOk) return { kind: 'accepted', via: 'basic' };
+        return {
+          kind: 'denied',
+          reason: !supplied ? 'missing_basic' : !credentialsOk ? 'wrong_basic' : 'wrong_header',
+          challenge: BASIC_CHALLENGE,
+        };
+      }
+      case 'sso': {
+        if (!ssoVerifier) return { kind: 'unavailable', reason: 'sso_not_supported' };
+        const outcome = await ssoVerifier(headers['authorization'], auth);
+        if (outcome.kind === 'accepted' && !headersOk) return { kind: 'denied', reason: 'wrong_header' };
+        return outcome;
+      }
+    }
+  };
+}

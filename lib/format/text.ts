@@ -1,0 +1,27 @@
+export const ELLIPSIS = '…';
+
+/** Slack's three control characters; replacing them neutralises every `<...>` special form. */
+export function escapeMrkdwn(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** At most `max` UTF-16 units, never splitting a surrogate pair, with a visible ellipsis when cut. */
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let cut = text.slice(0, Math.max(0, max - ELLIPSIS.length));
+  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
+  return cut + ELLIPSIS;
+}
+
+/** Escapes, then truncates without leaving half an entity such as `&am` behind. */
+export function escapeAndTruncate(text: string, max: number): string {
+  const escaped = escapeMrkdwn(text);
+  if (escaped.length <= max) return escaped;
+  const cut = truncate(escaped, max);
+  return cut.replace(/&[a-z]{0,3}…$/, ELLIPSIS);
+}
+
+/** Headers and field labels are one line; runs of whitespace become one space. */
+export function singleLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}

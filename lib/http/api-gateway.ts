@@ -1,0 +1,34 @@
+import type { HttpRequest, HttpResponse } from './types.js';
+
+/** The fields of an API Gateway HTTP API (payload 2.0) or Function URL event that the relay reads. */
+export interface HttpApiEventLike {
+  headers?: Record<string, string | undefined>;
+  body?: string;
+  isBase64Encoded?: boolean;
+  requestContext?: { requestId?: string; http?: { method?: string } };
+}
+
+export function fromHttpApiEvent(event: HttpApiEventLike, fallbackRequestId: string): HttpRequest {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(event.headers ?? {})) {
+    if (value !== undefined) headers[name.toLowerCase()] = value;
+  }
+  return {
+    method: event.requestContext?.http?.method ?? 'GET',
+    headers,
+    body: event.body,
+    isBase64Encoded: event.isBase64Encoded === true,
+    requestId: event.requestContext?.requestId ?? fallbackRequestId,
+  };
+}
+
+export interface HttpApiResult {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+  isBase64Encoded: false;
+}
+
+export function toHttpApiResult(response: HttpResponse): HttpApiResult {
+  return { ...response, isBase64Encoded: false };
+}

@@ -1,0 +1,52 @@
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+export type LogFields = Record<string, unknown>;
+
+export interface Logger {
+  debug(message: string, fields?: LogFields): void;
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, fields?: LogFields): void;
+  child(fields: LogFields): Logger;
+}
+
+export type LogSink = (line: string) => void;
+
+const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+// Lambda forwards stdout lines to CloudWatch untouched, so one JSON object per line is
+// directly queryable with Logs Insights; console.log would add its own prefix.
+const stdoutSink: LogSink = (line) => {
+  process.stdout.write(`${line}\n`);
+};
+
+export interface LoggerOptions {
+  sink?: LogSink;
+  level?: LogLevel;
+  base?: LogFields;
+  clock?: () => Date;
+}
+
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const sink = options.sink ?? stdoutSink;
+  const threshold = ORDER[options.level ?? 'info'];
+  const clock = options.clock ?? (() => new Date());
+  const base = options.base ?? {};
+
+  const emit = (level: LogLevel, message: string, fields?: LogFields): void => {
+    if (ORDER[level] < threshold) return;
+    sink(JSON.stringify({ level, timestamp: clock().toISOString(), message, ...base, ...fields }));
+  };
+
+  return {
+    debug: (m, f) => emit('debug', m, f),
+    info: (m, f) => emit('info', m, f),
+    warn: (m, f) => emit('warn', m, f),
+    error: (m, f) => emit('error', m, f),
+    child: (fields) => createLogger({ ...options, base: { ...base, ...fields } }),
+  };
+}
+
+export function parseLogLevel(value: string | undefined): LogLevel {
+  const lower = value?.toLowerCase();
+  return lower === 'debug' || lower === 'warn' || lower === 'error' ? lower : 'info';
+}

@@ -1,0 +1,132 @@
+import type { AuthOutcome, Authenticator } from '../auth/authenticate.js';
+import type { RefreshingCache } from '../config/cache.js';
+import { ConfigInvalidError, ConfigUnavailableError } from '../config/errors.js';
+import type { LoadedConfig } from '../config/load.js';
+import { describeIssues } from '../config/schema.js';
+import { formatSlackMessage } from '../format/slack-message.js';
+import { parseJsonBody, readBody } from '../http/request.js';
+import { jsonResponse } from '../http/response.js';
+import type { HttpRequest, HttpResponse } from '../http/types.js';
+import type { Logger } from '../log/logger.js';
+import { webhookMessageSchema } from '../message/schema.js';
+import { routeFacts, selectDestinations } from '../routing/route.js';
+import type { SlackPoster } from '../slack/post.js';
+import { postWithOneRetry } from './deliver.js';
+import { reasonOf, summarise, type DestinationResult } from './outcome.js';
+
+export interface RelayDependencies {
+  config: RefreshingCache<LoadedConfig>;
+  authenticate: Authenticator;
+  post: SlackPoster;
+  postTimeoutMs: number;
+  logger: Logger;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface InvocationContext {
+  remainingTimeMs: () => number;
+}
+
+/** A credential change is picked up at once, but a flood of bad requests re-reads at most this often. */
+export const AUTH_FAILURE_REFRESH_MS = 30_000;
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export type Relay = (request: HttpRequest, context: InvocationContext) => Promise<HttpResponse>;
+
+export function createRelay(deps: RelayDependencies): Relay {
+  const now = deps.now ?? Date.now;
+  const sleep = deps.sleep ?? defaultSleep;
+
+  const unavailable = (error: string, message: string) => jsonResponse(503, { error, message });
+
+  async function loadConfig(log: Logger): Promise<LoadedConfig | HttpResponse> {
+    try {
+      return (await deps.config.get()).value;
+    } catch (error) {
+      if (error instanceof ConfigInvalidError) {
+        log.error('relay configuration is invalid', { problems: error.problems });
+      } else if (error instanceof ConfigUnavailableError) {
+        log.error('relay configuration is unavailable', { reason: error.reason });
+      } else {
+        log.error('relay configuration could not be loaded', { reason: (error as Error).name });
+      }
+      return unavailable('configuration_unavailable', 'The relay is not configured correctly; its operator has been told.');
+    }
+  }
+
+  async function authenticate(request: HttpRequest, loaded: LoadedConfig): Promise<AuthOutcome> {
+    const outcome = await deps.authenticate(request.headers, loaded.config.auth);
+    if (outcome.kind !== 'denied') return outcome;
+    // The operator may just have changed the credentials: look once more before refusing.
+    const refreshed = await deps.config.refreshIfOlderThan(AUTH_FAILURE_REFRESH_MS).catch(() => undefined);
+    if (!refreshed) return outcome;
+    return deps.authenticate(request.headers, refreshed.value.config.auth);
+  }
+
+  return async (request, context) => {
+    const started = now();
+    const log = deps.logger.child({ requestId: request.requestId });
+    const record: Record<string, unknown> = {};
+    const finish = (response: HttpResponse, outcome: string, extra: Record<string, unknown> = {}) => {
+      const level = response.statusCode >= 500 ? 'error' : response.statusCode >= 400 ? 'warn' : 'info';
+      log[level]('delivery', { ...record, ...extra, outcome, status: response.statusCode, latencyMs: now() - started });
+      return response;
+    };
+
+    const body = readBody(request);
+    if (!body.ok) return finish(body.response, 'rejected_request');
+
+    const loaded = await loadConfig(log);
+    if ('statusCode' in loaded) return finish(loaded, 'configuration_unavailable');
+
+    const auth = await authenticate(request, loaded);
+    if (auth.kind === 'unavailable') {
+      if (auth.reason === 'sso_not_supported') {
+        log.error('auth.method "sso" is configured but this relay version cannot verify SSO tokens; refusing all deliveries');
+      }
+      return finish(unavailable('authentication_unavailable', 'Deliveries cannot be authenticated right now; try again later.'), 'auth_unavailable', { reason: auth.reason });
+    }
+    if (auth.kind === 'denied') {
+      const headers: Record<string, string> = auth.challenge ? { 'www-authenticate': auth.challenge } : {};
+      return finish(jsonResponse(401, { error: 'unauthorized', message: 'Authentication failed.' }, headers), 'unauthorized', { reason: auth.reason });
+    }
+
+    const json = parseJsonBody(body.text);
+    if (!json.ok) return finish(json.response, 'invalid_json');
+
+    const parsed = webhookMessageSchema.safeParse(json.value);
+    if (!parsed.success) {
+      const fields = describeIssues(parsed.error);
+      return finish(
+        jsonResponse(422, { error: 'invalid_message', message: 'The body is JSON but not a valid webhook message.', fields }),
+        'invalid_message',
+        { fields: fields.map((f) => f.path) },
+      );
+    }
+
+    const message = parsed.data;
+    const facts = routeFacts(message);
+    const names = selectDestinations(loaded.config, facts);
+    Object.assign(record, { objectType: facts.objectType, accountId: facts.accountId, destinations: names });
+
+    const results: DestinationResult[] = await Promise.all(
+      names.map(async (name) => {
+        const destination = loaded.config.destinations[name]!;
+        const slackMessage = formatSlackMessage(message, destination.mention);
+        const result = await postWithOneRetry(destination.url, slackMessage, {
+          post: deps.post,
+          sleep,
+          remainingTimeMs: context.remainingTimeMs,
+          postTimeoutMs: deps.postTimeoutMs,
+        });
+        return { destination: name, result };
+      }),
+    );
+
+    const { outcome, response } = summarise(results);
+    const failures = results.filter((r) => r.result.kind !== 'delivered');
+    return finish(response, outcome, failures.length ? { failures: failures.map((r) => ({ destination: r.destination, reason: reasonOf(r.result) })) } : {});
+  };
+}

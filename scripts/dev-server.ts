@@ -1,0 +1,78 @@
+// `npm start`: the relay on http://127.0.0.1:3000/webhook through the same Lambda handler.
+import { existsSync } from 'node:fs';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Context } from 'aws-lambda';
+import { startConsoleSlack } from './console-slack.js';
+import { httpApiEvent } from './http-api-event.js';
+
+const TEXT_TYPES = /^(?:text\/|application\/(?:[\w.+-]+\+)?json|application\/x-www-form-urlencoded)/i;
+const FUNCTION_TIMEOUT_MS = 15_000;
+
+async function chooseConfiguration(): Promise<string> {
+  if (process.env['RELAY_CONFIG_SECRET_ID']) return `RELAY_CONFIG_SECRET_ID=${process.env['RELAY_CONFIG_SECRET_ID']}`;
+  const local = resolve('relay.config.json');
+  if (existsSync(local)) {
+    process.env['RELAY_CONFIG_SECRET_ID'] = `file:${local}`;
+    return 'relay.config.json';
+  }
+  const slack = await startConsoleSlack();
+  const dir = await mkdtemp(join(tmpdir(), 'cost-alert-relay-'));
+  const file = join(dir, 'relay.config.json');
+  await writeFile(file, JSON.stringify({ auth: { method: 'none' }, destinations: { default: { url: slack.url } } }, null, 2));
+  process.env['RELAY_CONFIG_SECRET_ID'] = `file:${file}`;
+  return 'embedded default (no authentication, messages printed here instead of posted)';
+}
+
+const source = await chooseConfiguration();
+// Imported only now: the handler reads its environment when its module loads, as on Lambda.
+const { handler } = await import('../functions/webhook-relay/handler.js');
+
+const host = process.env['HOST'] ?? '127.0.0.1';
+const port = Number(process.env['PORT'] ?? 3000);
+let invocation = 0;
+
+const server = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', async () => {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (path !== '/webhook') {
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"Not Found"}');
+      return;
+    }
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
+    }
+    const body = Buffer.concat(chunks);
+    const event = httpApiEvent({
+      method: req.method ?? 'GET',
+      headers,
+      ...(body.length > 0 ? { body, base64: !TEXT_TYPES.test(headers['content-type'] ?? '') } : {}),
+      sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+    });
+    if (event.body !== undefined && !event.isBase64Encoded) event.body = body.toString('utf8');
+    const started = Date.now();
+    const context = {
+      awsRequestId: `local-${++invocation}`,
+      functionName: 'webhook-relay',
+      getRemainingTimeInMillis: () => FUNCTION_TIMEOUT_MS - (Date.now() - started),
+    } as Context;
+    try {
+      const result = await handler(event, context);
+      res.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>).end(result.body ?? '');
+    } catch (error) {
+      console.error('handler threw', error);
+      res.writeHead(502, { 'content-type': 'application/json' }).end('{"message":"Internal Server Error"}');
+    }
+  });
+});
+
+server.listen(port, host, () => {
+  console.log(`Cost Alert Relay listening on http://${host}:${port}/webhook`);
+  console.log(`configuration: ${source}`);
+  console.log('try: npm run send -- events/anomaly-alert.json');
+});
