@@ -18,13 +18,20 @@ function configSource(secretId: string | undefined): ConfigSource {
   return secretConfigSource(secretsManagerReader(createSecretsManagerClient()), secretId);
 }
 
+export interface WiringOptions {
+  logger?: Logger;
+  /** The clock for cache ages and latencies; tests drive it instead of sleeping. */
+  now?: () => number;
+}
+
 /** Wires the relay with real clients from the Lambda environment; one instance per container. */
 export function createRelayFromEnvironment(
   env: Record<string, string | undefined> = process.env,
-  logger?: Logger,
+  options: WiringOptions = {},
 ): Relay {
   const { settings, problems } = readRelayEnvironment(env);
-  const log = logger ?? createLogger({ level: settings.LOG_LEVEL });
+  const log = options.logger ?? createLogger({ level: settings.LOG_LEVEL });
+  const now = options.now ?? Date.now;
   if (problems.length > 0) log.warn('ignoring invalid environment variables; using defaults', { variables: problems });
 
   const source = configSource(settings.RELAY_CONFIG_SECRET_ID);
@@ -39,6 +46,7 @@ export function createRelayFromEnvironment(
   };
   const config = createRefreshingCache(load, {
     ttlMs: settings.RELAY_CONFIG_TTL_SECONDS * 1000,
+    now,
     staleRetryMs: 30_000,
     onStale: (error) =>
       log.error('configuration refresh failed; keeping the last good configuration', {
@@ -52,5 +60,6 @@ export function createRelayFromEnvironment(
     post: createSlackPoster({ timeoutMs: settings.SLACK_TIMEOUT_MS }),
     postTimeoutMs: settings.SLACK_TIMEOUT_MS,
     logger: log,
+    now,
   });
 }

@@ -65,7 +65,7 @@ export function createRelay(deps: RelayDependencies): Relay {
     return deps.authenticate(request.headers, refreshed.value.config.auth);
   }
 
-  return async (request, context) => {
+  const relay: Relay = async (request, context) => {
     const started = now();
     const log = deps.logger.child({ requestId: request.requestId });
     const record: Record<string, unknown> = {};
@@ -128,5 +128,18 @@ export function createRelay(deps: RelayDependencies): Relay {
     const { outcome, response } = summarise(results);
     const failures = results.filter((r) => r.result.kind !== 'delivered');
     return finish(response, outcome, failures.length ? { failures: failures.map((r) => ({ destination: r.destination, reason: reasonOf(r.result) })) } : {});
+  };
+
+  // The sender must always get a contract answer; an unexpected failure is a dependency problem.
+  return async (request, context) => {
+    try {
+      return await relay(request, context);
+    } catch (error) {
+      deps.logger.error('delivery failed unexpectedly', {
+        requestId: request.requestId,
+        reason: error instanceof Error ? error.name : 'unknown',
+      });
+      return unavailable('internal_error', 'The relay could not handle this delivery; try again later.');
+    }
   };
 }

@@ -1,0 +1,60 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../helpers/ports.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const tsx = join(root, 'node_modules/.bin/tsx');
+
+function run(args: string[], env: Record<string, string>, cwd = root): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(tsx, args, { cwd, env: { ...process.env, ...env } });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    child.on('exit', (code) => resolve({ code, out }));
+  });
+}
+
+describe('npm start (local dev server) with the embedded default configuration', () => {
+  let server: ChildProcess;
+  let output = '';
+  let url = '';
+
+  beforeAll(async () => {
+    const port = await freePort();
+    url = `http://127.0.0.1:${port}/webhook`;
+    // An empty working directory: no relay.config.json, no RELAY_CONFIG_SECRET_ID.
+    const cwd = await mkdtemp(join(tmpdir(), 'relay-dev-'));
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port) };
+    delete env['RELAY_CONFIG_SECRET_ID'];
+    server = spawn(tsx, [join(root, 'scripts/dev-server.ts')], { cwd, env });
+    server.stdout?.on('data', (c: Buffer) => (output += c.toString()));
+    server.stderr?.on('data', (c: Buffer) => (output += c.toString()));
+    const deadline = Date.now() + 20_000;
+    while (!output.includes('listening on') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  });
+
+  afterAll(() => {
+    server?.kill();
+  });
+
+  it('prints the formatted Slack message for a sample sent with npm run send', async () => {
+    const sent = await run([join(root, 'scripts/send.ts'), join(root, 'events/anomaly-alert.json'), '--url', url], {});
+    expect(sent.out).toContain('HTTP 200');
+    const deadline = Date.now() + 5_000;
+    while (!output.includes('Block Kit Builder') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(output).toContain('embedded default');
+    expect(output).toContain('Cost anomaly detected: Amazon EC2 in us-east-1');
+    expect(output).toContain('https://app.slack.com/block-kit-builder#');
+  });
+
+  it('answers bad samples with their contract status', async () => {
+    const sent = await run([join(root, 'scripts/send.ts'), join(root, 'events/bad/missing-payload.json'), '--url', url], {});
+    expect(sent.out).toContain('HTTP 422');
+    expect(sent.code).toBe(1);
+  });
+});

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigInvalidError } from '../../lib/config/errors.js';
+import { parseRelayConfig } from '../../lib/config/load.js';
+
+const problemsOf = (value: unknown) => {
+  try {
+    parseRelayConfig(JSON.stringify(value));
+    return [];
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigInvalidError);
+    return (error as ConfigInvalidError).problems;
+  }
+};
+const url = 'https://hooks.slack.com/services/T000/B000/SECRETPART';
+
+describe('relay configuration', () => {
+  it('accepts the contract example shape and the minimal one', () => {
+    expect(
+      problemsOf({
+        auth: {
+          method: 'basic',
+          basic: { username: 'relay', password: 's3cret' },
+          sso: { issuer: 'https://idp.example.com/oauth2/default', clientId: '0oa1', scope: 'cost-alerts', audience: 'optional' },
+          headers: [{ key: 'X-Channel-Token', value: 'abc' }],
+        },
+        destinations: { default: { url }, 'finops-aws': { url, mention: '<!here>' } },
+        routes: [{ when: { objectType: ['anomaly_alert'], cloudProvider: ['aws'] }, to: ['finops-aws'] }],
+      }),
+    ).toEqual([]);
+    expect(problemsOf({ auth: { method: 'none' }, destinations: { default: { url: 'http://127.0.0.1:9/x' } } })).toEqual([]);
+  });
+
+  it('requires the chosen method settings, a default destination, and known route targets', () => {
+    const paths = problemsOf({
+      auth: { method: 'basic' },
+      destinations: { other: { url } },
+      routes: [{ when: {}, to: ['nowhere'] }],
+    }).map((p) => p.path);
+    expect(paths).toEqual(expect.arrayContaining(['auth.basic', 'destinations.default', 'routes.0.to.0']));
+  });
+
+  it('refuses plain http to other hosts, untrusted mention forms and bad header names', () => {
+    const paths = problemsOf({
+      auth: { method: 'none', headers: [{ key: 'Bad Header', value: 'x' }, { key: 'Authorization', value: 'y' }] },
+      destinations: {
+        default: { url: 'http://hooks.slack.com/services/x' },
+        a: { url, mention: '<https://evil|click>' },
+        b: { url, mention: '<!everyone>' },
+      },
+    }).map((p) => p.path);
+    expect(paths).toEqual(
+      expect.arrayContaining(['auth.headers.0.key', 'auth.headers.1.key', 'destinations.default.url', 'destinations.a.mention', 'destinations.b.mention']),
+    );
+  });
+
+  it('describes problems without the values', () => {
+    const problems = problemsOf({
+      auth: { method: 'basic', basic: { username: 'has:colon-secretuser', password: 12345678 } },
+      destinations: { default: { url: 'ftp://secret-host/hook' } },
+    });
+    expect(problems.map((p) => p.path)).toEqual(['auth.basic.username', 'auth.basic.password', 'destinations.default.url']);
+    const text = JSON.stringify(problems);
+    for (const value of ['secretuser', '12345678', 'secret-host']) expect(text).not.toContain(value);
+  });
+
+  it('reports JSON that does not parse', () => {
+    expect(() => parseRelayConfig('{oops')).toThrow(ConfigInvalidError);
+  });
+});

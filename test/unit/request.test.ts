@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { isJsonContentType, MAX_BODY_BYTES, readBody } from '../../lib/http/request.js';
+import type { HttpRequest } from '../../lib/http/types.js';
+
+const request = (overrides: Partial<HttpRequest>): HttpRequest => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: '{}',
+  isBase64Encoded: false,
+  requestId: 'r',
+  ...overrides,
+});
+
+describe('readBody', () => {
+  it('accepts JSON content types with parameters and +json suffixes', () => {
+    expect(isJsonContentType('application/json; charset=utf-8')).toBe(true);
+    expect(isJsonContentType('Application/JSON')).toBe(true);
+    expect(isJsonContentType('application/vnd.platform+json')).toBe(true);
+    expect(isJsonContentType('text/plain')).toBe(false);
+    expect(isJsonContentType('application/jsonp')).toBe(false);
+    expect(isJsonContentType(undefined)).toBe(false);
+  });
+
+  it('decodes base64 bodies', () => {
+    const result = readBody(request({ body: Buffer.from('{"a":"é"}').toString('base64'), isBase64Encoded: true }));
+    expect(result).toEqual({ ok: true, text: '{"a":"é"}' });
+  });
+
+  it('counts bytes, not characters, against the limit, for plain and base64 bodies', () => {
+    const exact = 'x'.repeat(MAX_BODY_BYTES);
+    expect(readBody(request({ body: exact })).ok).toBe(true);
+    expect(readBody(request({ body: Buffer.from(exact).toString('base64'), isBase64Encoded: true })).ok).toBe(true);
+    const over = 'é'.repeat(MAX_BODY_BYTES / 2 + 1);
+    const refused = readBody(request({ body: over }));
+    expect(refused.ok).toBe(false);
+    expect(!refused.ok && refused.response.statusCode).toBe(413);
+    const refused64 = readBody(request({ body: Buffer.from(over).toString('base64'), isBase64Encoded: true }));
+    expect(!refused64.ok && refused64.response.statusCode).toBe(413);
+  });
+
+  it('answers 405 with Allow for other methods', () => {
+    const result = readBody(request({ method: 'GET' }));
+    expect(!result.ok && result.response.statusCode).toBe(405);
+    expect(!result.ok && result.response.headers['allow']).toBe('POST');
+  });
+});
