@@ -9,5 +9,6 @@ export function parseTimestamp(value: string | undefined): number | undefined {
   // Only forms that look like a calendar date: Date.parse alone accepts too much ("1", "May").
   if (!/^\d{4}-\d{2}-\d{2}/.test(text)) return undefined;
   const ms = Date.parse(text.replace(' ', 'T'));
-  return Number.isNaN(ms) ? undefined : Math.floor(ms / 1000);
+  // Slack's date token takes a non-negative epoch; anything earlier is shown as text.
+  return Number.isNaN(ms) || ms < 0 ? undefined : Math.floor(ms / 1000);
 }

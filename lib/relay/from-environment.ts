@@ -1,22 +1,10 @@
 import { createAuthenticator } from '../auth/authenticate.js';
-import { createRefreshingCache } from '../config/cache.js';
-import { ConfigUnavailableError } from '../config/errors.js';
-import { parseConfigDocument, type LoadedConfig } from '../config/load.js';
-import { createSecretsManagerClient, secretsManagerReader } from '../config/secrets-manager.js';
-import { fileConfigSource, secretConfigSource, type ConfigSource } from '../config/source.js';
+import { createRelayConfigCache } from '../config/relay-config-cache.js';
 import { createLogger, type Logger } from '../log/logger.js';
+import { lazySqs, sqsDeadLetterQueue, sqsRetryQueue } from '../queue/sqs.js';
 import { createSlackPoster } from '../slack/post.js';
 import { readRelayEnvironment } from './environment.js';
 import { createRelay, type Relay } from './relay.js';
-
-function configSource(secretId: string | undefined): ConfigSource {
-  if (!secretId) {
-    return () =>
-      Promise.reject(new ConfigUnavailableError('RELAY_CONFIG_SECRET_ID is not set.', 'RELAY_CONFIG_SECRET_ID_not_set'));
-  }
-  if (secretId.startsWith('file:')) return fileConfigSource(secretId.slice('file:'.length));
-  return secretConfigSource(secretsManagerReader(createSecretsManagerClient()), secretId);
-}
 
 export interface WiringOptions {
   logger?: Logger;
@@ -34,27 +22,16 @@ export function createRelayFromEnvironment(
   const now = options.now ?? Date.now;
   if (problems.length > 0) log.warn('ignoring invalid environment variables; using defaults', { variables: problems });
 
-  const source = configSource(settings.RELAY_CONFIG_SECRET_ID);
-  let warnedNoAuth = false;
-  const load = async (): Promise<LoadedConfig> => {
-    const loaded = parseConfigDocument(await source());
-    if (loaded.config.auth.method === 'none' && !warnedNoAuth) {
-      warnedNoAuth = true;
-      log.warn('auth.method is "none": anyone who knows the URL can post to your Slack channels');
-    }
-    return loaded;
-  };
-  const config = createRefreshingCache(load, {
-    ttlMs: settings.RELAY_CONFIG_TTL_SECONDS * 1000,
+  const config = createRelayConfigCache({
+    secretId: settings.RELAY_CONFIG_SECRET_ID,
+    ttlSeconds: settings.RELAY_CONFIG_TTL_SECONDS,
+    logger: log,
     now,
-    staleRetryMs: 30_000,
-    onStale: (error) =>
-      log.error('configuration refresh failed; keeping the last good configuration', {
-        reason: error instanceof Error ? error.name : 'unknown',
-      }),
   });
-
+  const sqs = lazySqs();
   return createRelay({
+    ...(settings.DELIVERY_QUEUE_URL ? { retryQueue: sqsRetryQueue(sqs, settings.DELIVERY_QUEUE_URL) } : {}),
+    ...(settings.DEAD_LETTER_QUEUE_URL ? { deadLetters: sqsDeadLetterQueue(sqs, settings.DEAD_LETTER_QUEUE_URL) } : {}),
     config,
     authenticate: createAuthenticator(),
     post: createSlackPoster({ timeoutMs: settings.SLACK_TIMEOUT_MS }),

@@ -11,7 +11,8 @@ import type { Logger } from '../log/logger.js';
 import { webhookMessageSchema } from '../message/schema.js';
 import { routeFacts, selectDestinations } from '../routing/route.js';
 import type { SlackPoster } from '../slack/post.js';
-import { postWithOneRetry } from './deliver.js';
+import type { DeadLetterQueue, RetryQueue } from '../queue/sqs.js';
+import { deliver } from './deliver.js';
 import { reasonOf, summarise, type DestinationResult } from './outcome.js';
 
 export interface RelayDependencies {
@@ -20,6 +21,10 @@ export interface RelayDependencies {
   post: SlackPoster;
   postTimeoutMs: number;
   logger: Logger;
+  /** Where failures that may pass are stored for the retry function; without it they answer 503. */
+  retryQueue?: RetryQueue;
+  /** Where refused messages are parked for a human. */
+  deadLetters?: DeadLetterQueue;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
 }
@@ -111,17 +116,26 @@ export function createRelay(deps: RelayDependencies): Relay {
     const names = selectDestinations(loaded.config, facts);
     Object.assign(record, { objectType: facts.objectType, accountId: facts.accountId, destinations: names });
 
+    const deliverOptions = {
+      post: deps.post,
+      sleep,
+      remainingTimeMs: context.remainingTimeMs,
+      postTimeoutMs: deps.postTimeoutMs,
+      logger: log,
+      now,
+      ...(deps.retryQueue ? { retryQueue: deps.retryQueue } : {}),
+      ...(deps.deadLetters ? { deadLetters: deps.deadLetters } : {}),
+    };
     const results: DestinationResult[] = await Promise.all(
       names.map(async (name) => {
         const destination = loaded.config.destinations[name]!;
-        const slackMessage = formatSlackMessage(message, destination.mention);
-        const result = await postWithOneRetry(destination.url, slackMessage, {
-          post: deps.post,
-          sleep,
-          remainingTimeMs: context.remainingTimeMs,
-          postTimeoutMs: deps.postTimeoutMs,
-        });
-        return { destination: name, result };
+        const delivery = {
+          deliveryId: request.requestId,
+          destination: name,
+          url: destination.url,
+          message: formatSlackMessage(message, destination.mention),
+        };
+        return { destination: name, result: await deliver(delivery, deliverOptions) };
       }),
     );
 

@@ -1,5 +1,4 @@
 import { IncomingWebhook, type IncomingWebhookHTTPError } from '@slack/webhook';
-import type { SlackMessage } from '../format/slack-message.js';
 
 export type PostResult =
   | { kind: 'delivered' }
@@ -9,7 +8,13 @@ export type PostResult =
   /** Retrying cannot help: the webhook, channel or payload is refused. */
   | { kind: 'permanent'; reason: string };
 
-export type SlackPoster = (url: string, message: SlackMessage) => Promise<PostResult>;
+/** What is posted: a formatted message, or one read back from the retry queue. */
+export interface SlackPayload {
+  text: string;
+  blocks: readonly unknown[];
+}
+
+export type SlackPoster = (url: string, message: SlackPayload) => Promise<PostResult>;
 
 // Named in Slack's documentation as refusals; Slack's status codes vary, so the body decides.
 const PERMANENT_ERRORS = new Set([
@@ -73,7 +78,7 @@ export function createSlackPoster(options: SlackPosterOptions): SlackPoster {
       },
     });
     try {
-      await webhook.send(message);
+      await webhook.send(message as Parameters<IncomingWebhook['send']>[0]);
       return { kind: 'delivered' };
     } catch (error) {
       const http = error as Partial<IncomingWebhookHTTPError>;

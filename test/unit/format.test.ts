@@ -31,6 +31,7 @@ describe('timestamps', () => {
     expect(parseTimestamp('1795271525000')).toBe(1795271525);
     expect(parseTimestamp('2026-11-21 14:32:05Z')).toBe(1795271525);
     expect(parseTimestamp('May 3')).toBeUndefined();
+    expect(parseTimestamp('1969-12-31T23:59:59.999Z')).toBeUndefined();
     expect(parseTimestamp('2026-13-45')).toBeUndefined();
     expect(parseTimestamp(undefined)).toBeUndefined();
   });

@@ -1,0 +1,89 @@
+import { readFileSync } from 'node:fs';
+import { httpApiEvent } from '../../scripts/http-api-event.js';
+import { awsEnvironment, createSecret, secretsClient } from './aws.js';
+import { startBundle, type RunningBundle } from './bundle.js';
+import { startFakeSlack, type FakeSlack } from './slack-server.js';
+import { createQueues, sqsClient, startPoller, type Poller, type TestQueues } from './sqs.js';
+
+export interface Answer {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface RelayStack {
+  slack: FakeSlack;
+  queues: TestQueues;
+  sqs: ReturnType<typeof sqsClient>;
+  relay: RunningBundle;
+  retry: RunningBundle;
+  poller?: Poller;
+  paths: Record<string, string>;
+  /** Posts an anomaly alert with this title and account id; routes pick the destination by account. */
+  send(title: string, accountId?: string): Promise<Answer>;
+  startRetrying(): void;
+  stop(): Promise<void>;
+}
+
+const anomaly = JSON.parse(readFileSync(new URL('../../events/anomaly-alert.json', import.meta.url), 'utf8')) as {
+  payload: Record<string, string>;
+};
+
+/**
+ * The whole no-alert-lost path on loopback: the relay and delivery-retry bundles, the retry
+ * and dead-letter queues in moto_server, a fake Slack, and a poller in the role of Lambda's
+ * SQS event source mapping. Destinations: `default`, plus one per extra path, routed by the
+ * account id that equals the destination's name.
+ */
+export async function startRelayStack(moto: string, extraDestinations: string[] = []): Promise<RelayStack> {
+  const slack = await startFakeSlack();
+  const paths: Record<string, string> = { default: '/services/T0/B0/default' };
+  extraDestinations.forEach((name, i) => (paths[name] = `/services/T0/B${i + 1}/${name}`));
+  const secretId = await createSecret(secretsClient(moto), {
+    auth: { method: 'none' },
+    destinations: Object.fromEntries(Object.entries(paths).map(([name, path]) => [name, { url: slack.url(path) }])),
+    routes: extraDestinations.map((name) => ({ when: { accountId: [name] }, to: [name] })),
+  });
+  const sqs = sqsClient(moto);
+  const queues = await createQueues(sqs);
+  const env = {
+    ...awsEnvironment(moto),
+    RELAY_CONFIG_SECRET_ID: secretId,
+    DELIVERY_QUEUE_URL: queues.deliveryQueueUrl,
+    DEAD_LETTER_QUEUE_URL: queues.deadLetterQueueUrl,
+    SLACK_TIMEOUT_MS: '2000',
+  };
+  const relay = await startBundle('webhook-relay', env);
+  const retry = await startBundle('delivery-retry', env);
+
+  const stack: RelayStack = {
+    slack,
+    queues,
+    sqs,
+    relay,
+    retry,
+    paths,
+    send: (title, accountId = '123456789012') =>
+      relay.invoke<Answer>(
+        httpApiEvent({
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ ...anomaly, payload: { ...anomaly.payload, title, account_id: accountId } }),
+        }),
+      ),
+    startRetrying: () => {
+      stack.poller ??= startPoller(sqs, queues, retry);
+    },
+    stop: async () => {
+      await stack.poller?.stop();
+      await Promise.all([relay.stop(), retry.stop()]);
+      await slack.close();
+    },
+  };
+  return stack;
+}
+
+/** The header text of a message Slack received: where the tests put a unique title. */
+export function titleOf(body: unknown): string {
+  const blocks = (body as { blocks?: Array<{ type: string; text?: { text: string } }> }).blocks ?? [];
+  return blocks.find((b) => b.type === 'header')?.text?.text ?? '';
+}

@@ -1,0 +1,134 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fromHttpApiEvent } from '../../lib/http/api-gateway.js';
+import { createLogger } from '../../lib/log/logger.js';
+import { createRelayFromEnvironment } from '../../lib/relay/from-environment.js';
+import type { Relay } from '../../lib/relay/relay.js';
+import { httpApiEvent } from '../../scripts/http-api-event.js';
+import { liveSpecialForms, slackLimitViolations, type ReceivedMessage } from '../helpers/slack-limits.js';
+import { startFakeSlack, type FakeSlack } from '../helpers/slack-server.js';
+
+const CONTRACT_STATUSES = new Set([200, 202, 400, 401, 405, 413, 415, 422, 502, 503]);
+const MENTION = '<!subteam^S0TEAM>';
+
+// Fragments that try to become Slack special forms or break escaping and limits.
+const hostile = fc.constantFrom(
+  '<!channel>', '<!here>', '<!everyone>', '<@U123>', '<#C1>', '<!subteam^S1>', '<https://evil.example|click>',
+  '<!date^1^{time}|x>', '&', '&lt;', '<', '>', '|', '*', '`', '\u0000', '\u202e', '😀', '\ud800', ':rotating_light:',
+);
+const text = fc.oneof(
+  fc.string({ unit: 'grapheme', maxLength: 60 }),
+  fc.array(fc.oneof(hostile, fc.string({ maxLength: 8 })), { maxLength: 30 }).map((parts) => parts.join('')),
+  fc.integer({ min: 1, max: 40 }).map((n) => '<!channel> & '.repeat(n * 100)),
+);
+const field = fc.oneof(text, fc.integer(), fc.constant(null), fc.constant(undefined), fc.boolean(), fc.object({ maxDepth: 1 }));
+
+const message = fc.record(
+  {
+    metadata: fc.record(
+      { object_type: fc.oneof(fc.constantFrom('anomaly_alert', 'recommendation_report'), text, field), timestamp: fc.oneof(text, fc.date().map((d) => (Number.isNaN(d.getTime()) ? 'x' : d.toISOString())), field) },
+      { requiredKeys: [] },
+    ),
+    payload: fc.record(
+      { title: fc.oneof(text, field), message: fc.oneof(text, field), cloud_provider_type: fc.oneof(fc.constantFrom('aws', 'AZURE'), text), account_id: fc.oneof(text, fc.integer()), account_name: text },
+      { requiredKeys: [] },
+    ),
+  },
+  { requiredKeys: [] },
+);
+
+const body = fc.oneof(
+  { weight: 6, arbitrary: message.map((m) => JSON.stringify(m)) },
+  { weight: 1, arbitrary: fc.json() },
+  { weight: 1, arbitrary: fc.string({ maxLength: 200 }) },
+  { weight: 1, arbitrary: fc.constant(undefined) },
+);
+const method = fc.oneof({ weight: 6, arbitrary: fc.constant('POST') }, { weight: 1, arbitrary: fc.constantFrom('GET', 'PUT', 'DELETE', 'OPTIONS', 'post', '') });
+const headers = fc.record(
+  {
+    'content-type': fc.oneof({ weight: 6, arbitrary: fc.constant('application/json') }, { weight: 1, arbitrary: fc.constantFrom('application/json; charset=utf-8', 'text/plain', '', 'application/x-www-form-urlencoded') }, { weight: 1, arbitrary: fc.string() }),
+    authorization: fc.oneof(fc.constant('Basic cmVsYXk6czNjcmV0'), fc.string(), fc.constant('Bearer a.b.c')),
+    'x-extra': fc.string(),
+  },
+  { requiredKeys: [] },
+);
+
+describe('the relay handler, for arbitrary requests', () => {
+  let slack: FakeSlack;
+  let relay: Relay;
+  const logs: string[] = [];
+
+  beforeAll(async () => {
+    slack = await startFakeSlack();
+    const dir = await mkdtemp(join(tmpdir(), 'relay-prop-'));
+    const file = join(dir, 'config.json');
+    await writeFile(
+      file,
+      JSON.stringify({
+        auth: { method: 'none' },
+        destinations: { default: { url: slack.url('/default') }, team: { url: slack.url('/team'), mention: MENTION } },
+        routes: [{ when: { cloudProvider: ['aws'] }, to: ['team'] }],
+      }),
+    );
+    relay = createRelayFromEnvironment({ RELAY_CONFIG_SECRET_ID: `file:${file}` }, { logger: createLogger({ sink: (l) => logs.push(l) }) });
+  });
+  afterAll(() => slack?.close());
+
+  const checkSlackPayloads = () => {
+    for (const received of slack.requests) {
+      const payload = received.body as ReceivedMessage;
+      expect(slackLimitViolations(payload)).toEqual([]);
+      expect(liveSpecialForms(payload, received.path === '/team' ? MENTION : undefined)).toEqual([]);
+    }
+  };
+  const invoke = async (m: string, h: Record<string, string>, b: string | undefined, base64: boolean) => {
+    slack.reset();
+    const event = httpApiEvent({ method: m, headers: h, ...(b === undefined ? {} : { body: b, base64 }) });
+    return relay(fromHttpApiEvent(event, 'prop'), { remainingTimeMs: () => 10_000 });
+  };
+
+  it('never throws and answers only contract statuses, for any method, headers and body', async () => {
+    await fc.assert(
+      fc.asyncProperty(method, headers, body, fc.boolean(), async (m, h, b, base64) => {
+        const response = await invoke(m, h as Record<string, string>, b, base64);
+        expect(CONTRACT_STATUSES.has(response.statusCode), `status ${response.statusCode}`).toBe(true);
+        expect(JSON.parse(response.body).status).toBe(response.statusCode);
+        checkSlackPayloads();
+      }),
+      { numRuns: 300 },
+    );
+  }, 120_000);
+
+  it('turns any well-formed message into a Slack payload within limits, with no mention or link from the sender', async () => {
+    const wellFormed = fc.record({
+      metadata: fc.record({ object_type: fc.oneof(fc.constantFrom('anomaly_alert', 'recommendation_report'), text), timestamp: fc.oneof(text, fc.date().map((d) => (Number.isNaN(d.getTime()) ? 'x' : d.toISOString()))) }),
+      payload: fc.record({ title: text, message: text, cloud_provider_type: fc.oneof(fc.constantFrom('aws', 'AZURE'), text), account_id: fc.oneof(text, fc.integer()), account_name: text }),
+    });
+    let delivered = 0;
+    await fc.assert(
+      fc.asyncProperty(wellFormed, async (m) => {
+        const json = JSON.stringify(m);
+        const response = await invoke('POST', { 'content-type': 'application/json' }, json, false);
+        if (Buffer.byteLength(json) > 64 * 1024) {
+          expect(response.statusCode).toBe(413);
+          return;
+        }
+        const blank = !String(m.payload.title).trim() && !String(m.payload.message).trim();
+        const typeBlank = !m.metadata.object_type.trim();
+        expect(response.statusCode).toBe(blank || typeBlank ? 422 : 200);
+        if (response.statusCode === 200) {
+          delivered++;
+          expect(slack.requests.length).toBeGreaterThan(0);
+        }
+        checkSlackPayloads();
+      }),
+      { numRuns: 300 },
+    );
+    // The generator must reach formatting most of the time, or the payload checks prove little.
+    expect(delivered).toBeGreaterThan(200);
+    expect(logs.some((l) => l.includes('"outcome":"delivered"'))).toBe(true);
+  }, 120_000);
+});
