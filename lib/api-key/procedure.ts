@@ -37,7 +37,7 @@ export async function buildApiKey(
   } catch (error) {
     if (error instanceof CostApiError && error.reason === 'login_failed') {
       throw new CostApiError(
-        `The platform refused the username and password from ${request.credentialsSource} (${error.message}).`,
+        `The platform refused the username and password from ${request.credentialsSource}${error.status ? ` (HTTP ${error.status})` : ''}.`,
         'login_failed',
         error.call,
         error.status,
@@ -76,5 +76,5 @@ export function toApiKeySecret(written: Record<string, unknown>, result: ApiKeyR
     issuedAt: isoSeconds(result.issuedAt),
     expiresAt: result.expiresAt ? isoSeconds(result.expiresAt) : null,
   };
-  return { costCenter: '', ...written, ...outputs };
+  return { ...written, costCenter: 'costCenter' in written ? written['costCenter'] : '', ...outputs };
 }
