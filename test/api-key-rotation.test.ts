@@ -308,6 +308,25 @@ describe.skipIf(!url)('API-key rotation function (built bundle, Secrets Manager 
     expect((await step('createSecret', secretId, current)).outcome).toBe('already_current');
   });
 
+  it('fails every step with the variable named when its environment is incomplete', async () => {
+    const secretId = await createSecret(sm, { account: '12345' }, 'api-key');
+    const before = await valueAt(secretId, 'AWSCURRENT');
+    const token = await beginRotation(secretId);
+    const misconfigured = await startBundle('api-key-rotation', { ...awsEnvironment(url!), COST_API_BASE_URL: 'http://cost.example.com' });
+    try {
+      const error = await misconfigured
+        .invoke({ Step: 'createSecret', SecretId: secretId, ClientRequestToken: token })
+        .then(() => new Error('expected a failure'), (e: Error) => e);
+      expect(error.message).toContain('COST_API_CREDENTIALS_SECRET_ID is required');
+      expect(error.message).toContain('COST_API_BASE_URL must be an https URL');
+      expect(misconfigured.logRecords()).toEqual([expect.objectContaining({ level: 'error', reason: 'environment_invalid' })]);
+    } finally {
+      await misconfigured.stop();
+    }
+    expect(await valueAt(secretId, 'AWSCURRENT')).toEqual(before);
+    expect(await pendingValue(secretId, token)).toBeUndefined();
+  });
+
   it('never writes the password, the user key or a token to its log', () => {
     expect(platform.issuedTokens.length).toBeGreaterThan(5);
     expect(bundle.logRecords().length).toBeGreaterThan(20);

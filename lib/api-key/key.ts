@@ -8,6 +8,7 @@ export interface ApiKeyParts {
 
 /** The text is not an API key we can use; the message names the segment, never the text. */
 export class ApiKeyFormatError extends Error {
+  readonly reason = 'invalid_key_segment';
   constructor(message: string) {
     super(message);
     this.name = 'ApiKeyFormatError';

@@ -8,7 +8,7 @@ export const rotationEnvironmentSchema = z.object({
     .trim()
     .default(DEFAULT_COST_API_BASE_URL)
     .refine(isAllowedBaseUrl, { message: 'must be an https URL without query (plain http only for loopback hosts)' }),
-  COST_API_CREDENTIALS_SECRET_ID: z.string().trim().min(1, { message: 'is required' }),
+  COST_API_CREDENTIALS_SECRET_ID: z.string({ error: 'is required' }).trim().min(1, { error: 'is required' }),
   /** Per platform call and attempt. */
   COST_API_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   COST_API_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(5).default(3),
