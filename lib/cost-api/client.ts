@@ -1,0 +1,202 @@
+import * as z from 'zod';
+import { userKeyOf } from '../api-key/key.js';
+import type { Logger } from '../log/logger.js';
+import { joinUrl } from './base-url.js';
+import { CALL_NAMES, CostApiError, type CostApiCall } from './errors.js';
+import { backoffMs, retryAfterMs, sleep as realSleep } from './retry.js';
+import {
+  costCenterSchema,
+  describeProblems,
+  generatedTokenSchema,
+  payerAccountSchema,
+  unwrapList,
+  type CostCenter,
+  type PayerAccount,
+} from './schema.js';
+
+export interface Credentials {
+  username: string;
+  password: string;
+}
+
+/** What every v2 call carries (spec 5.1). */
+export interface PlatformAuth {
+  apikey: string;
+  /** The token exactly as token generation returned it. */
+  authorization: string;
+}
+
+export interface GeneratedToken {
+  /** The bearer token exactly as received. */
+  authorization: string;
+  /** The key as received (`<user_key>:-1:null`), which the payer-accounts call accepts. */
+  apikey: string;
+  userKey: string;
+}
+
+export interface CostApiClient {
+  generateToken(credentials: Credentials): Promise<GeneratedToken>;
+  listPayerAccounts(auth: PlatformAuth): Promise<PayerAccount[]>;
+  /** Needs an account-scoped key, `<user_key>:<account_key>:`. */
+  listCostCenters(auth: PlatformAuth): Promise<CostCenter[]>;
+}
+
+export interface CostApiClientOptions {
+  baseUrl: string;
+  /** Per attempt; the platform may hang until a gateway timeout on some requests. */
+  timeoutMs?: number;
+  /** Attempts per call, including the first; retried on 429, 5xx and network errors. */
+  maxAttempts?: number;
+  backoffBaseMs?: number;
+  /** A 429 that asks for a longer wait fails at once rather than outlive the function. */
+  maxRetryAfterMs?: number;
+  /** Bound on `nextToken` pages, in case the platform keeps answering with one. */
+  maxPages?: number;
+  fetch?: typeof globalThis.fetch;
+  sleep?: (ms: number) => Promise<void>;
+  logger?: Logger;
+}
+
+const PATHS: Record<CostApiCall, string> = {
+  token_generate: '/api/v1/authentication/token/generate',
+  payer_accounts: '/api/v2/user-management/accounts/data-access/payer-accounts',
+  cost_centers: '/api/v2/user-management/cost-centers/management/list',
+};
+
+interface Answer {
+  status: number;
+  body: unknown;
+}
+
+export function createCostApiClient(options: CostApiClientOptions): CostApiClient {
+  const fetch = options.fetch ?? globalThis.fetch;
+  const sleep = options.sleep ?? realSleep;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const maxAttempts = Math.max(1, options.maxAttempts ?? 3);
+  const backoffBase = options.backoffBaseMs ?? 500;
+  const maxRetryAfter = options.maxRetryAfterMs ?? 10_000;
+  const maxPages = options.maxPages ?? 50;
+
+  const fail = (call: CostApiCall, reason: CostApiError['reason'], detail: string, status?: number) =>
+    new CostApiError(`${CALL_NAMES[call]} failed: ${detail}`, reason, call, status);
+
+  /** One call with timeout and bounded retries; answers every non-retryable status to the caller. */
+  async function send(call: CostApiCall, url: URL, init: RequestInit): Promise<Answer> {
+    for (let attempt = 1; ; attempt++) {
+      let wait: number;
+      let lastProblem: { reason: CostApiError['reason']; detail: string; status?: number };
+      try {
+        const response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+        const text = await response.text();
+        if (response.status === 429) {
+          const asked = retryAfterMs(response.headers.get('retry-after'));
+          if (asked !== undefined && asked > maxRetryAfter) {
+            throw fail(call, 'rate_limited', `rate limited (HTTP 429), asked to wait ${Math.ceil(asked / 1000)} s`, 429);
+          }
+          wait = asked ?? backoffMs(attempt, backoffBase);
+          lastProblem = { reason: 'rate_limited', detail: 'rate limited (HTTP 429) after retries', status: 429 };
+        } else if (response.status >= 500) {
+          wait = backoffMs(attempt, backoffBase);
+          lastProblem = {
+            reason: 'platform_unavailable',
+            detail: `the platform answered HTTP ${response.status} on ${attempt} attempt(s)`,
+            status: response.status,
+          };
+        } else {
+          let body: unknown;
+          try {
+            body = text.length > 0 ? JSON.parse(text) : undefined;
+          } catch {
+            if (response.ok) throw fail(call, 'invalid_response', `the answer (HTTP ${response.status}) is not JSON`, response.status);
+            body = undefined;
+          }
+          return { status: response.status, body };
+        }
+      } catch (error) {
+        if (error instanceof CostApiError) throw error;
+        const name = (error as Error).name;
+        if (name === 'TimeoutError' || name === 'AbortError') {
+          // A call that hung once will likely hang again; retrying would only outlive the function.
+          throw fail(call, 'timeout', `no answer within ${timeoutMs} ms`);
+        }
+        wait = backoffMs(attempt, backoffBase);
+        const code = (error as { cause?: { code?: unknown } }).cause?.code;
+        lastProblem = { reason: 'network_error', detail: `cannot reach the platform (${typeof code === 'string' ? code : name})` };
+      }
+      if (attempt >= maxAttempts) throw fail(call, lastProblem.reason, lastProblem.detail, lastProblem.status);
+      options.logger?.warn('platform call will be retried', {
+        call,
+        reason: lastProblem.reason,
+        ...(lastProblem.status ? { status: lastProblem.status } : {}),
+        attempt,
+        waitMs: wait,
+      });
+      await sleep(wait);
+    }
+  }
+
+  const v2Headers = (auth: PlatformAuth): Record<string, string> => ({
+    accept: 'application/json',
+    apikey: auth.apikey,
+    authorization: auth.authorization,
+  });
+
+  function refusal(call: CostApiCall, status: number): CostApiError {
+    if (status === 401 || status === 403) {
+      return fail(call, 'unauthorized', `the platform refused the API key or token (HTTP ${status})`, status);
+    }
+    return fail(call, 'rejected', `the platform refused the request (HTTP ${status})`, status);
+  }
+
+  async function list<T>(call: 'payer_accounts' | 'cost_centers', auth: PlatformAuth, schema: z.ZodType<T>): Promise<T[]> {
+    const records: T[] = [];
+    const seen = new Set<string>();
+    let token: string | undefined;
+    for (let page = 1; page <= maxPages; page++) {
+      const url = joinUrl(options.baseUrl, PATHS[call]);
+      if (token !== undefined) url.searchParams.set('token', token);
+      const answer = await send(call, url, { method: 'GET', headers: v2Headers(auth) });
+      if (answer.status < 200 || answer.status >= 300) throw refusal(call, answer.status);
+      const unwrapped = unwrapList(answer.body);
+      if (!unwrapped.ok) throw fail(call, 'invalid_response', `the answer ${unwrapped.problem}`);
+      const parsed = z.array(schema).safeParse(unwrapped.items);
+      if (!parsed.success) throw fail(call, 'invalid_response', `unexpected records: ${describeProblems(parsed.error)}`);
+      records.push(...parsed.data);
+      if (unwrapped.nextToken === undefined) return records;
+      if (seen.has(unwrapped.nextToken)) throw fail(call, 'invalid_response', 'the platform repeated a nextToken');
+      seen.add(unwrapped.nextToken);
+      token = unwrapped.nextToken;
+    }
+    throw fail(call, 'invalid_response', `more than ${maxPages} pages`);
+  }
+
+  return {
+    async generateToken(credentials) {
+      const call = 'token_generate';
+      const answer = await send(call, joinUrl(options.baseUrl, PATHS[call]), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ username: credentials.username, password: credentials.password }),
+      });
+      if (answer.status >= 400 && answer.status < 500) {
+        throw fail(call, 'login_failed', `the platform refused the username and password (HTTP ${answer.status})`, answer.status);
+      }
+      const parsed = generatedTokenSchema.safeParse(answer.body);
+      if (!parsed.success) {
+        // The older endpoint answered a refused login with {"Error": "..."}; do not echo its text.
+        const refused = typeof answer.body === 'object' && answer.body !== null && 'Error' in answer.body;
+        if (refused) throw fail(call, 'login_failed', 'the platform refused the username and password', answer.status);
+        throw fail(call, 'invalid_response', `the answer lacks ${describeProblems(parsed.error)}`, answer.status);
+      }
+      let userKey: string;
+      try {
+        userKey = userKeyOf(parsed.data.apikey);
+      } catch {
+        throw fail(call, 'invalid_response', 'the returned apikey has no user key', answer.status);
+      }
+      return { authorization: parsed.data.Authorization, apikey: parsed.data.apikey, userKey };
+    },
+    listPayerAccounts: (auth) => list('payer_accounts', auth, payerAccountSchema),
+    listCostCenters: (auth) => list('cost_centers', auth, costCenterSchema),
+  };
+}

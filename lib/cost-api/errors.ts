@@ -1,0 +1,36 @@
+/** Which platform operation failed, for logs and messages. */
+export type CostApiCall = 'token_generate' | 'payer_accounts' | 'cost_centers';
+
+export type CostApiFailure =
+  /** Token generation refused the username and password. */
+  | 'login_failed'
+  /** A v2 call refused the key or token (401/403). */
+  | 'unauthorized'
+  /** Another 4xx: the platform says the request itself is wrong. */
+  | 'rejected'
+  | 'rate_limited'
+  /** 5xx after the retries. */
+  | 'platform_unavailable'
+  | 'timeout'
+  | 'network_error'
+  /** The answer is not the documented shape. */
+  | 'invalid_response';
+
+/** A platform call failed. Messages name the call and what went wrong, never keys, tokens or passwords. */
+export class CostApiError extends Error {
+  constructor(
+    message: string,
+    readonly reason: CostApiFailure,
+    readonly call: CostApiCall,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'CostApiError';
+  }
+}
+
+export const CALL_NAMES: Record<CostApiCall, string> = {
+  token_generate: 'token generation (POST /api/v1/authentication/token/generate)',
+  payer_accounts: 'the payer-accounts list (GET /api/v2/user-management/accounts/data-access/payer-accounts)',
+  cost_centers: 'the cost-centers list (GET /api/v2/user-management/cost-centers/management/list)',
+};

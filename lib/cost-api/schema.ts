@@ -1,0 +1,80 @@
+import * as z from 'zod';
+
+// The platform sends identifiers as numbers in some places and strings in others.
+const identifier = z.union([z.string().trim().min(1), z.number().int().nonnegative()]).transform(String);
+const optionalText = z.string().nullish().transform((v) => v ?? '');
+
+export const generatedTokenSchema = z.object({
+  Authorization: z.string().min(1),
+  apikey: z.string().min(1),
+});
+
+export const payerAccountSchema = z
+  .looseObject({
+    accountKey: identifier,
+    accountId: identifier.nullish(),
+    accountName: optionalText,
+    cloudTypeId: z.number().nullish(),
+  })
+  .transform((a) => ({
+    /** The platform's own account key: the second API-key segment. */
+    accountKey: a.accountKey,
+    /** The cloud provider's account id. */
+    accountId: a.accountId ?? '',
+    accountName: a.accountName,
+    cloudTypeId: a.cloudTypeId ?? undefined,
+  }));
+
+export type PayerAccount = z.infer<typeof payerAccountSchema>;
+
+// The v2 record shape is not documented: the v1 list used `id`/`name`; `costCenterId`/`costCenterName` are accepted too.
+export const costCenterSchema = z
+  .looseObject({
+    id: identifier.optional(),
+    costCenterId: identifier.optional(),
+    name: optionalText,
+    costCenterName: optionalText,
+    code: optionalText,
+  })
+  .refine((c) => c.id !== undefined || c.costCenterId !== undefined, { message: 'has no id', path: ['id'] })
+  .transform((c) => ({
+    id: c.id ?? c.costCenterId ?? '',
+    name: c.name || c.costCenterName,
+    code: c.code,
+  }));
+
+export type CostCenter = z.infer<typeof costCenterSchema>;
+
+/** Where an undocumented envelope may hold the list, in the order they are looked at. */
+export const LIST_MEMBERS = ['data', 'accounts', 'costCenters', 'items'] as const;
+
+export type ListPage =
+  | { ok: true; items: unknown[]; nextToken?: string }
+  | { ok: false; problem: string };
+
+/** A bare array, or an object with the array under one of LIST_MEMBERS and an optional `nextToken`. */
+export function unwrapList(body: unknown): ListPage {
+  if (Array.isArray(body)) return { ok: true, items: body };
+  if (typeof body !== 'object' || body === null) return { ok: false, problem: `is ${body === null ? 'null' : typeof body}, not a list` };
+  const record = body as Record<string, unknown>;
+  const member = LIST_MEMBERS.find((name) => Array.isArray(record[name]));
+  if (!member) {
+    const names = Object.keys(record).slice(0, 10).join(', ') || 'none';
+    return { ok: false, problem: `has no list under ${LIST_MEMBERS.join(', ')} (members: ${names})` };
+  }
+  const next = record['nextToken'];
+  if (next !== undefined && next !== null && next !== '' && typeof next !== 'string') {
+    return { ok: false, problem: 'has a nextToken that is not a string' };
+  }
+  return { ok: true, items: record[member] as unknown[], ...(typeof next === 'string' && next ? { nextToken: next } : {}) };
+}
+
+/** Field paths of the problems, never the values (records may carry names the operator considers private). */
+export function describeProblems(error: z.ZodError, limit = 3): string {
+  const parts = error.issues.slice(0, limit).map((issue) => {
+    const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('') || '(record)';
+    return `${path} ${issue.message}`;
+  });
+  const more = error.issues.length > limit ? ` and ${error.issues.length - limit} more` : '';
+  return parts.join('; ') + more;
+}

@@ -1,0 +1,95 @@
+import * as z from 'zod';
+import { ApiKeyFormatError, parseApiKey } from '../api-key/key.js';
+import { buildApiKey, toApiKeySecret } from '../api-key/procedure.js';
+import { apiKeySelectionSchema, pendingApiKeySchema, problemPaths } from '../api-key/secret.js';
+import type { CostApiClient, Credentials } from '../cost-api/client.js';
+import { RotationError } from './errors.js';
+import type { SecretRotator } from './steps.js';
+
+const credentialsSchema = z.object({
+  username: z.string().trim().min(1),
+  password: z.string().min(1),
+});
+
+function parseJsonObject(text: string, what: string, reason: string): Record<string, unknown> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new RotationError(`${what} is not valid JSON.`, reason);
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new RotationError(`${what} is not a JSON object.`, reason);
+  return json as Record<string, unknown>;
+}
+
+export interface ApiKeyRotatorDependencies {
+  client: CostApiClient;
+  credentialsSecretId: string;
+  /** Reads the AWSCURRENT value of the credentials secret. */
+  readSecret(secretId: string): Promise<string>;
+  now?: () => Date;
+}
+
+/** The API-key secret of the contract: rebuilt with the spec 4.4 procedure, tested with a v2 call. */
+export function apiKeyRotator(deps: ApiKeyRotatorDependencies): SecretRotator {
+  const now = deps.now ?? (() => new Date());
+  const source = `the credentials secret "${deps.credentialsSecretId}" (COST_API_CREDENTIALS_SECRET_ID)`;
+
+  async function credentials(): Promise<Credentials> {
+    let text: string;
+    try {
+      text = await deps.readSecret(deps.credentialsSecretId);
+    } catch (error) {
+      const detail = error instanceof RotationError ? error.message : `(${(error as Error).name})`;
+      throw new RotationError(`Cannot read ${source}: ${detail}`, 'credentials_unavailable');
+    }
+    const parsed = credentialsSchema.safeParse(parseJsonObject(text, `The value of ${source}`, 'credentials_invalid'));
+    if (!parsed.success) {
+      throw new RotationError(
+        `${source} must hold {"username","password"}: ${problemPaths(parsed.error).join('; ')}.`,
+        'credentials_invalid',
+      );
+    }
+    return parsed.data;
+  }
+
+  return {
+    async create(current, log) {
+      const written = parseJsonObject(current, 'The AWSCURRENT value of the API-key secret', 'selection_invalid');
+      const selection = apiKeySelectionSchema.safeParse(written);
+      if (!selection.success) {
+        throw new RotationError(`The API-key secret's selection is invalid: ${problemPaths(selection.error).join('; ')}.`, 'selection_invalid');
+      }
+      const result = await buildApiKey(
+        deps.client,
+        { credentials: await credentials(), credentialsSource: source, account: selection.data.account, costCenter: selection.data.costCenter },
+        now,
+      );
+      log.info('new API key built', {
+        accountKey: result.account.accountKey,
+        accountName: result.account.accountName,
+        costCenterId: result.costCenter?.id ?? '',
+        expiresAt: result.expiresAt?.toISOString() ?? null,
+      });
+      return JSON.stringify(toApiKeySecret(written, result));
+    },
+
+    async test(pending) {
+      const parsed = pendingApiKeySchema.safeParse(parseJsonObject(pending, 'The AWSPENDING value', 'pending_invalid'));
+      if (!parsed.success) {
+        throw new RotationError(`The AWSPENDING value is incomplete: ${problemPaths(parsed.error).join('; ')}.`, 'pending_invalid');
+      }
+      try {
+        parseApiKey(parsed.data.apikey);
+      } catch (error) {
+        if (error instanceof ApiKeyFormatError) throw new RotationError(`The AWSPENDING apikey is malformed: ${error.message}`, 'pending_invalid');
+        throw error;
+      }
+      const expires = parsed.data.expiresAt ? Date.parse(parsed.data.expiresAt) : Number.NaN;
+      if (!Number.isNaN(expires) && expires <= now().getTime()) {
+        throw new RotationError('The AWSPENDING token has already expired.', 'token_expired');
+      }
+      await deps.client.listPayerAccounts({ apikey: parsed.data.apikey, authorization: parsed.data.authorization });
+    },
+  };
+}
