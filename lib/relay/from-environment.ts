@@ -1,4 +1,5 @@
 import { createAuthenticator } from '../auth/authenticate.js';
+import { createSsoVerifier } from '../auth/sso/verify.js';
 import { createRefreshingCache } from '../config/cache.js';
 import { ConfigUnavailableError } from '../config/errors.js';
 import { parseConfigDocument, type LoadedConfig } from '../config/load.js';
@@ -48,7 +49,8 @@ export function createRelayFromEnvironment(
 
   return createRelay({
     config,
-    authenticate: createAuthenticator(),
+    // Creating the verifier costs nothing: the identity provider is first asked with the first token.
+    authenticate: createAuthenticator(createSsoVerifier()),
     post: createSlackPoster({ timeoutMs: settings.SLACK_TIMEOUT_MS }),
     postTimeoutMs: settings.SLACK_TIMEOUT_MS,
     logger: log,
