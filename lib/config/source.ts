@@ -27,9 +27,31 @@ export interface SecretReader {
   getSecretString(secretId: string, versionStage?: string): Promise<{ value: string; createdDate?: Date }>;
 }
 
-export function secretConfigSource(reader: SecretReader, secretId: string): ConfigSource {
+export interface SecretConfigSourceOptions {
+  /** The AWSPREVIOUS version exists but could not be read; its credentials are then not accepted. */
+  onPreviousUnavailable?: (reason: string) => void;
+}
+
+/**
+ * Reads AWSCURRENT (with its creation date, from which the grace for the previous
+ * credentials runs) and AWSPREVIOUS, in parallel so that a cold start waits for one round
+ * trip. The previous version is a convenience: when it is missing or unreadable, the
+ * current one alone still serves.
+ */
+export function secretConfigSource(reader: SecretReader, secretId: string, options: SecretConfigSourceOptions = {}): ConfigSource {
+  const readPrevious = () =>
+    reader.getSecretString(secretId, 'AWSPREVIOUS').catch((error: unknown) => {
+      const reason = error instanceof ConfigUnavailableError ? error.reason : 'unknown';
+      // A secret that was never changed has no AWSPREVIOUS version: nothing to report.
+      if (reason !== 'ResourceNotFoundException') options.onPreviousUnavailable?.(reason);
+      return undefined;
+    });
   return async () => {
-    const current = await reader.getSecretString(secretId);
-    return { current: current.value, ...(current.createdDate ? { currentSince: current.createdDate } : {}) };
+    const [current, previous] = await Promise.all([reader.getSecretString(secretId), readPrevious()]);
+    return {
+      current: current.value,
+      ...(current.createdDate ? { currentSince: current.createdDate } : {}),
+      ...(previous ? { previous: previous.value } : {}),
+    };
   };
 }

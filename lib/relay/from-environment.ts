@@ -10,13 +10,16 @@ import { createSlackPoster } from '../slack/post.js';
 import { readRelayEnvironment } from './environment.js';
 import { createRelay, type Relay } from './relay.js';
 
-function configSource(secretId: string | undefined): ConfigSource {
+function configSource(secretId: string | undefined, log: Logger): ConfigSource {
   if (!secretId) {
     return () =>
       Promise.reject(new ConfigUnavailableError('RELAY_CONFIG_SECRET_ID is not set.', 'RELAY_CONFIG_SECRET_ID_not_set'));
   }
   if (secretId.startsWith('file:')) return fileConfigSource(secretId.slice('file:'.length));
-  return secretConfigSource(secretsManagerReader(createSecretsManagerClient()), secretId);
+  return secretConfigSource(secretsManagerReader(createSecretsManagerClient()), secretId, {
+    onPreviousUnavailable: (reason) =>
+      log.warn('cannot read the AWSPREVIOUS version of the configuration secret; only the current credentials are accepted', { reason }),
+  });
 }
 
 /** Wires the relay with real clients from the Lambda environment; one instance per container. */
@@ -28,7 +31,7 @@ export function createRelayFromEnvironment(
   const log = logger ?? createLogger({ level: settings.LOG_LEVEL });
   if (problems.length > 0) log.warn('ignoring invalid environment variables; using defaults', { variables: problems });
 
-  const source = configSource(settings.RELAY_CONFIG_SECRET_ID);
+  const source = configSource(settings.RELAY_CONFIG_SECRET_ID, log);
   let warnedNoAuth = false;
   const load = async (): Promise<LoadedConfig> => {
     const loaded = parseConfigDocument(await source());
@@ -53,6 +56,7 @@ export function createRelayFromEnvironment(
     authenticate: createAuthenticator(createSsoVerifier()),
     post: createSlackPoster({ timeoutMs: settings.SLACK_TIMEOUT_MS }),
     postTimeoutMs: settings.SLACK_TIMEOUT_MS,
+    previousCredentialsGraceMs: settings.RELAY_PREVIOUS_CREDENTIALS_GRACE_SECONDS * 1000,
     logger: log,
   });
 }
