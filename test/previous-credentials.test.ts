@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { DescribeSecretCommand, UpdateSecretVersionStageCommand } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthenticator } from '../lib/auth/authenticate.js';
 import { authenticateWithGrace, previousCredentials } from '../lib/auth/previous-credentials.js';
@@ -182,6 +183,23 @@ describe.skipIf(!url)('the previous version against Secrets Manager (moto_server
     expect((await send({ 'x-channel-token': NEW_HEADER })).statusCode).toBe(200);
     expect(lines.filter((l) => l.includes('"level":"warn"') && l.includes('previous secret version'))).toHaveLength(1);
     expect(lines.join('\n')).not.toContain(OLD_HEADER);
+  });
+
+  it('the grace ends, once the cached configuration expires, when the AWSPREVIOUS label is removed (as the README advises after a leak)', async () => {
+    const client = secretsClient(url!);
+    const name = await createSecret(client, config({ method: 'basic', basic: { username: 'relay', password: OLD_PASSWORD } }));
+    await putSecret(client, name, config({ method: 'basic', basic: { username: 'relay', password: NEW_PASSWORD } }));
+    const { clock, send } = relayOn(name, HOUR);
+    expect((await send({ authorization: basicHeader(OLD_PASSWORD) })).statusCode).toBe(200);
+
+    const stages = (await client.send(new DescribeSecretCommand({ SecretId: name }))).VersionIdsToStages ?? {};
+    const previousId = Object.keys(stages).find((id) => stages[id]?.includes('AWSPREVIOUS'));
+    await client.send(new UpdateSecretVersionStageCommand({ SecretId: name, VersionStage: 'AWSPREVIOUS', RemoveFromVersionId: previousId }));
+    // Until the cached configuration expires, the container still holds the old pair.
+    expect((await send({ authorization: basicHeader(OLD_PASSWORD) })).statusCode).toBe(200);
+    clock.now += 301_000;
+    expect((await send({ authorization: basicHeader(OLD_PASSWORD) })).statusCode).toBe(401);
+    expect((await send({ authorization: basicHeader(NEW_PASSWORD) })).statusCode).toBe(200);
   });
 
   it('grants nothing when the previous version demanded nothing', async () => {
