@@ -62,6 +62,18 @@ describe('SSO verification: claim sets of real identity providers', () => {
     }
   });
 
+  it('a token without kid is tried against each key of the set that fits', async () => {
+    const other = await createSigningKey('RS256', 'rsa-other');
+    server.publish([other.publicJwk, rsa.publicJwk]);
+    const verify = verifier();
+    expect(await verify(bearer(await signToken(rsa, okta(), { kid: undefined })), ssoAuth())).toMatchObject({ kind: 'accepted' });
+    const stranger = await createSigningKey('RS256', 'nobody');
+    expect(await verify(bearer(await signToken(stranger, okta(), { kid: undefined })), ssoAuth())).toMatchObject({
+      kind: 'denied',
+      reason: 'bad_signature',
+    });
+  });
+
   it('checks the audience only when one is configured', async () => {
     const token = await signToken(rsa, okta({ aud: 'api://default' }));
     const verify = verifier();

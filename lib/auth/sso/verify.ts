@@ -22,7 +22,7 @@ export const ALLOWED_ALGORITHMS = [
 
 export const CLOCK_SKEW_SECONDS = 60;
 
-export interface SsoVerifierOptions extends Partial<IssuerKeysOptions> {}
+export type SsoVerifierOptions = Partial<IssuerKeysOptions>;
 
 export type SsoVerifier = (authorization: string | undefined, auth: AuthConfig) => Promise<AuthOutcome>;
 
