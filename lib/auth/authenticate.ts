@@ -3,6 +3,8 @@ import { basicCredentialsMatch, parseBasicAuthorization } from './basic.js';
 import { customHeadersMatch } from './headers.js';
 
 export const BASIC_CHALLENGE = 'Basic realm="cost-alert-relay"';
+/** RFC 6750 section 3.1; the same for every SSO failure so that the answer does not say which check failed. */
+export const BEARER_CHALLENGE = 'Bearer error="invalid_token"';
 
 export type AuthOutcome =
   | { kind: 'accepted'; via: 'none' | 'basic' | 'sso'; previousCredentials?: boolean }
@@ -38,7 +40,7 @@ export function createAuthenticator(
       case 'sso': {
         if (!ssoVerifier) return { kind: 'unavailable', reason: 'sso_not_supported' };
         const outcome = await ssoVerifier(headers['authorization'], auth);
-        if (outcome.kind === 'accepted' && !headersOk) return { kind: 'denied', reason: 'wrong_header' };
+        if (outcome.kind === 'accepted' && !headersOk) return { kind: 'denied', reason: 'wrong_header', challenge: BEARER_CHALLENGE };
         return outcome;
       }
     }

@@ -5,8 +5,11 @@ import type { ConfigDocument } from './source.js';
 export interface LoadedConfig {
   config: RelayConfig;
   currentSince?: Date;
-  /** The version before the current one, when the store keeps it and it is still valid. */
-  previous?: RelayConfig;
+  /**
+   * The version before the current one, read on first use and then kept with this copy;
+   * undefined when the store keeps none or it is not valid.
+   */
+  previous?: () => Promise<RelayConfig | undefined>;
 }
 
 export function parseRelayConfig(text: string): RelayConfig {
@@ -24,12 +27,19 @@ export function parseRelayConfig(text: string): RelayConfig {
 export function parseConfigDocument(document: ConfigDocument): LoadedConfig {
   const loaded: LoadedConfig = { config: parseRelayConfig(document.current) };
   if (document.currentSince) loaded.currentSince = document.currentSince;
-  if (document.previous !== undefined) {
-    try {
-      loaded.previous = parseRelayConfig(document.previous);
-    } catch {
-      // An unusable previous version only means there is nothing to fall back to.
-    }
+  const { loadPrevious } = document;
+  if (loadPrevious) {
+    let previous: Promise<RelayConfig | undefined> | undefined;
+    loaded.previous = () =>
+      (previous ??= loadPrevious().then((text) => {
+        if (text === undefined) return undefined;
+        try {
+          return parseRelayConfig(text);
+        } catch {
+          // An unusable previous version only means there is nothing to fall back to.
+          return undefined;
+        }
+      }));
   }
   return loaded;
 }

@@ -5,13 +5,17 @@ import { parseConfigDocument, type LoadedConfig } from './load.js';
 import { createSecretsManagerClient, secretsManagerReader } from './secrets-manager.js';
 import { fileConfigSource, secretConfigSource, type ConfigSource } from './source.js';
 
-export function configSourceFor(secretId: string | undefined): ConfigSource {
+export function configSourceFor(secretId: string | undefined, logger: Logger, readPrevious: boolean): ConfigSource {
   if (!secretId) {
     return () =>
       Promise.reject(new ConfigUnavailableError('RELAY_CONFIG_SECRET_ID is not set.', 'RELAY_CONFIG_SECRET_ID_not_set'));
   }
   if (secretId.startsWith('file:')) return fileConfigSource(secretId.slice('file:'.length));
-  return secretConfigSource(secretsManagerReader(createSecretsManagerClient()), secretId);
+  return secretConfigSource(secretsManagerReader(createSecretsManagerClient()), secretId, {
+    readPrevious,
+    onPreviousUnavailable: (reason) =>
+      logger.warn('cannot read the AWSPREVIOUS version of the configuration secret; only the current credentials are accepted', { reason }),
+  });
 }
 
 export interface RelayConfigCacheOptions {
@@ -20,6 +24,8 @@ export interface RelayConfigCacheOptions {
   logger: Logger;
   now?: () => number;
   source?: ConfigSource;
+  /** Only the relay authenticates, so only it needs the previous version's credentials. */
+  readPrevious?: boolean;
 }
 
 /**
@@ -28,7 +34,7 @@ export interface RelayConfigCacheOptions {
  */
 export function createRelayConfigCache(options: RelayConfigCacheOptions): RefreshingCache<LoadedConfig> {
   const { logger } = options;
-  const source = options.source ?? configSourceFor(options.secretId);
+  const source = options.source ?? configSourceFor(options.secretId, logger, options.readPrevious ?? false);
   let warnedNoAuth = false;
   const load = async (): Promise<LoadedConfig> => {
     const loaded = parseConfigDocument(await source());

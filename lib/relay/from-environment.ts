@@ -1,4 +1,5 @@
 import { createAuthenticator } from '../auth/authenticate.js';
+import { createSsoVerifier } from '../auth/sso/verify.js';
 import { createRelayConfigCache } from '../config/relay-config-cache.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { lazySqs, sqsDeadLetterQueue, sqsRetryQueue } from '../queue/sqs.js';
@@ -8,7 +9,7 @@ import { createRelay, type Relay } from './relay.js';
 
 export interface WiringOptions {
   logger?: Logger;
-  /** The clock for cache ages and latencies; tests drive it instead of sleeping. */
+  /** The clock for cache ages, grace periods and latencies; tests drive it instead of sleeping. */
   now?: () => number;
 }
 
@@ -27,15 +28,18 @@ export function createRelayFromEnvironment(
     ttlSeconds: settings.RELAY_CONFIG_TTL_SECONDS,
     logger: log,
     now,
+    readPrevious: true,
   });
   const sqs = lazySqs();
   return createRelay({
     ...(settings.DELIVERY_QUEUE_URL ? { retryQueue: sqsRetryQueue(sqs, settings.DELIVERY_QUEUE_URL) } : {}),
     ...(settings.DEAD_LETTER_QUEUE_URL ? { deadLetters: sqsDeadLetterQueue(sqs, settings.DEAD_LETTER_QUEUE_URL) } : {}),
     config,
-    authenticate: createAuthenticator(),
+    // Creating the verifier costs nothing: the identity provider is first asked with the first token.
+    authenticate: createAuthenticator(createSsoVerifier()),
     post: createSlackPoster({ timeoutMs: settings.SLACK_TIMEOUT_MS }),
     postTimeoutMs: settings.SLACK_TIMEOUT_MS,
+    previousCredentialsGraceMs: settings.RELAY_PREVIOUS_CREDENTIALS_GRACE_SECONDS * 1000,
     logger: log,
     now,
   });

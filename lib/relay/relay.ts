@@ -1,4 +1,5 @@
 import type { AuthOutcome, Authenticator } from '../auth/authenticate.js';
+import { authenticateWithGrace, graceEndsAt } from '../auth/previous-credentials.js';
 import type { RefreshingCache } from '../config/cache.js';
 import { ConfigInvalidError, ConfigUnavailableError } from '../config/errors.js';
 import type { LoadedConfig } from '../config/load.js';
@@ -25,6 +26,8 @@ export interface RelayDependencies {
   retryQueue?: RetryQueue;
   /** Where refused messages are parked for a human. */
   deadLetters?: DeadLetterQueue;
+  /** How long the previous secret version's Basic and header credentials stay accepted; 0 or absent: not at all. */
+  previousCredentialsGraceMs?: number;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
 }
@@ -61,13 +64,26 @@ export function createRelay(deps: RelayDependencies): Relay {
     }
   }
 
-  async function authenticate(request: HttpRequest, loaded: LoadedConfig): Promise<AuthOutcome> {
-    const outcome = await deps.authenticate(request.headers, loaded.config.auth);
+  const graceMs = deps.previousCredentialsGraceMs ?? 0;
+  async function check(request: HttpRequest, loaded: LoadedConfig, log: Logger): Promise<AuthOutcome> {
+    const outcome = await authenticateWithGrace(deps.authenticate, request.headers, loaded, { graceMs, now: now() });
+    if (outcome.kind === 'accepted' && outcome.previousCredentials) {
+      const endsAt = graceEndsAt(loaded, graceMs);
+      log.warn('accepted credentials of the previous secret version; update the channel at the cost platform before they stop working', {
+        via: outcome.via,
+        ...(endsAt !== undefined ? { graceEndsAt: new Date(endsAt).toISOString() } : {}),
+      });
+    }
+    return outcome;
+  }
+
+  async function authenticate(request: HttpRequest, loaded: LoadedConfig, log: Logger): Promise<AuthOutcome> {
+    const outcome = await check(request, loaded, log);
     if (outcome.kind !== 'denied') return outcome;
     // The operator may just have changed the credentials: look once more before refusing.
     const refreshed = await deps.config.refreshIfOlderThan(AUTH_FAILURE_REFRESH_MS).catch(() => undefined);
     if (!refreshed) return outcome;
-    return deps.authenticate(request.headers, refreshed.value.config.auth);
+    return check(request, refreshed.value, log);
   }
 
   const relay: Relay = async (request, context) => {
@@ -86,17 +102,15 @@ export function createRelay(deps: RelayDependencies): Relay {
     const loaded = await loadConfig(log);
     if ('statusCode' in loaded) return finish(loaded, 'configuration_unavailable');
 
-    const auth = await authenticate(request, loaded);
+    const auth = await authenticate(request, loaded, log);
     if (auth.kind === 'unavailable') {
-      if (auth.reason === 'sso_not_supported') {
-        log.error('auth.method "sso" is configured but this relay version cannot verify SSO tokens; refusing all deliveries');
-      }
       return finish(unavailable('authentication_unavailable', 'Deliveries cannot be authenticated right now; try again later.'), 'auth_unavailable', { reason: auth.reason });
     }
     if (auth.kind === 'denied') {
       const headers: Record<string, string> = auth.challenge ? { 'www-authenticate': auth.challenge } : {};
       return finish(jsonResponse(401, { error: 'unauthorized', message: 'Authentication failed.' }, headers), 'unauthorized', { reason: auth.reason });
     }
+    if (auth.previousCredentials) record['previousCredentials'] = true;
 
     const json = parseJsonBody(body.text);
     if (!json.ok) return finish(json.response, 'invalid_json');

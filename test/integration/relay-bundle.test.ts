@@ -212,16 +212,6 @@ describe.skipIf(!moto)('webhook-relay bundle: configuration problems answer 503'
       }),
       /destinations\.default\.url/,
     ],
-    [
-      'method sso before SSO verification exists',
-      async () => ({
-        RELAY_CONFIG_SECRET_ID: await createSecret(secretsClient(moto!), {
-          auth: { method: 'sso', sso: { issuer: 'https://idp.example.com', clientId: 'c', scope: 's' } },
-          destinations: { default: { url: 'https://hooks.slack.com/services/T/B/X' } },
-        }),
-      }),
-      /sso/,
-    ],
   ];
 
   it.each(cases)('%s', async (_name, env, logged) => {

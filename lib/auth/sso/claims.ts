@@ -1,0 +1,42 @@
+/**
+ * Identity providers name the same facts differently (shared/reference/cost-api.md): the
+ * client id is in `client_id`, `cid` (Okta), `azp` or `appid` (Entra ID); scopes are in
+ * `scope` (space-separated) or `scp` (array or space-separated string).
+ */
+export type Claims = Record<string, unknown>;
+
+const CLIENT_CLAIMS = ['client_id', 'cid', 'azp', 'appid'] as const;
+
+const words = (value: string): string[] => value.split(' ').filter((w) => w.length > 0);
+
+function grantedScopes(claims: Claims): Set<string> {
+  const granted = new Set<string>();
+  if (typeof claims['scope'] === 'string') words(claims['scope']).forEach((s) => granted.add(s));
+  const scp = claims['scp'];
+  if (typeof scp === 'string') words(scp).forEach((s) => granted.add(s));
+  if (Array.isArray(scp)) scp.forEach((s) => typeof s === 'string' && granted.add(s));
+  return granted;
+}
+
+/** Every scope the operator configured (one, or several separated by spaces) must be granted. */
+export function grantsScope(claims: Claims, configured: string): boolean {
+  const wanted = words(configured);
+  const granted = grantedScopes(claims);
+  return wanted.length > 0 && wanted.every((s) => granted.has(s));
+}
+
+/**
+ * The client claims that are present must all name the configured client; a token with none
+ * cannot be tied to the platform's client and fails. Requiring agreement means a provider that
+ * sets two of them (client_id and azp, say) cannot be satisfied by just one.
+ */
+export function clientMatches(claims: Claims, clientId: string): boolean {
+  const present = CLIENT_CLAIMS.filter((name) => claims[name] !== undefined);
+  return present.length > 0 && present.every((name) => claims[name] === clientId);
+}
+
+/** `iat` in the future beyond the tolerated skew: the token is not valid yet. */
+export function issuedInFuture(claims: Claims, nowSeconds: number, toleranceSeconds: number): boolean {
+  const iat = claims['iat'];
+  return typeof iat === 'number' && iat > nowSeconds + toleranceSeconds;
+}

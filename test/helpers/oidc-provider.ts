@@ -1,0 +1,89 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Provider from 'oidc-provider';
+import { createSigningKey, type SigningKey } from './key-server.js';
+
+export interface OidcClient {
+  clientId: string;
+  clientSecret: string;
+}
+
+/** A real OpenID Connect provider (the `oidc-provider` package) on loopback, with the client-credentials grant. */
+export interface LoopbackProvider {
+  issuer: string;
+  /** The key it signs access tokens with, for tests that forge tokens "in its name". */
+  signingKey: SigningKey;
+  /** An access token (a JWT) from the token endpoint, as the cost platform would obtain one. */
+  token(client: OidcClient, scope: string): Promise<string>;
+  discoveryRequests(): number;
+  jwksRequests(): number;
+  close(): Promise<void>;
+}
+
+export const RESOURCE = 'https://relay.example.com/webhook';
+
+export async function startOidcProvider(clients: OidcClient[], scopes: string[]): Promise<LoopbackProvider> {
+  const signingKey = await createSigningKey('RS256', 'provider-key-1');
+  const { exportJWK } = await import('jose');
+  const privateJwk = { ...(await exportJWK(signingKey.privateKey)), kid: signingKey.kid, alg: 'RS256', use: 'sig' };
+
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const provider = new Provider(issuer, {
+    jwks: { keys: [privateJwk] },
+    clients: clients.map((c) => ({
+      client_id: c.clientId,
+      client_secret: c.clientSecret,
+      grant_types: ['client_credentials'],
+      redirect_uris: [],
+      response_types: [],
+    })),
+    scopes,
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      // Access tokens as signed JWTs for one resource server: the relay.
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => RESOURCE,
+        useGrantedResource: () => true,
+        getResourceServerInfo: () => ({ scope: scopes.join(' '), audience: RESOURCE, accessTokenFormat: 'jwt' }),
+      },
+    },
+    ttl: { ClientCredentials: 600 },
+  });
+  let discovery = 0;
+  let jwks = 0;
+  const callback = provider.callback();
+  server.on('request', (req, res) => {
+    if (req.url === '/.well-known/openid-configuration') discovery++;
+    if (req.url === '/jwks') jwks++;
+    callback(req, res);
+  });
+
+  return {
+    issuer,
+    signingKey,
+    async token(client, scope) {
+      const response = await fetch(`${issuer}/token`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')}`,
+        },
+        body: new URLSearchParams({ grant_type: 'client_credentials', scope }).toString(),
+      });
+      const body = (await response.json()) as { access_token?: string };
+      if (response.status !== 200 || !body.access_token) throw new Error(`token endpoint answered ${response.status}`);
+      return body.access_token;
+    },
+    discoveryRequests: () => discovery,
+    jwksRequests: () => jwks,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
