@@ -378,7 +378,7 @@ describe.skipIf(!motoUrl())('a fresh Basic stack relays an alert (moto)', () => 
           payload: { title: 'Cost anomaly', message: 'EC2 rose', cloud_provider_type: 'aws', account_id: '1', account_name: 'P' },
         }),
       }),
-      { timeoutMs: 15_000 },
+      { timeoutMs: Number(effectiveFunctionProperties(template, relayId as string)['Timeout']) * 1000 },
     );
   const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
@@ -388,7 +388,7 @@ describe.skipIf(!motoUrl())('a fresh Basic stack relays an alert (moto)', () => 
     expect(slack.accepted()).toHaveLength(1);
   });
 
-  it('refuses a delivery without them, and never logs the password', async () => {
+  it('refuses a delivery with a wrong password, and never logs the real one', async () => {
     const answer = await deliver(basic('relay', 'wrong'));
     expect(answer.statusCode).toBe(401);
     expect(relay.output()).not.toContain(config.auth.basic.password);
