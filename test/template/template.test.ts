@@ -1,0 +1,412 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { relayConfigSchema } from '../../lib/config/schema.js';
+import { relayEnvironmentSchema } from '../../lib/relay/environment.js';
+import { httpApiEvent } from '../../scripts/http-api-event.js';
+import { awsEnvironment, createSecret, motoUrl, secretsClient } from '../helpers/aws.js';
+import { startBundle, type RunningBundle } from '../helpers/bundle.js';
+import {
+  conditionHolds,
+  effectiveFunctionProperties,
+  environmentVariables,
+  evaluate,
+  initialSecretString,
+  loadTemplate,
+  referencedIds,
+  resourcesOfType,
+  type CfnTemplate,
+  type Deployment,
+} from '../helpers/cloudformation.js';
+import { environmentReads } from '../helpers/environment-reads.js';
+import { startFakeSlack, type FakeSlack } from '../helpers/slack-server.js';
+import { secretsManagerProblems } from './least-privilege.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const template = loadTemplate(join(root, 'template.yaml'));
+const functions = resourcesOfType(template, 'AWS::Serverless::Function');
+const functionNamed = (fn: string) => functions.find(([, r]) => r.Properties?.['CodeUri'] === `dist/${fn}`);
+const [relayId] = functionNamed('webhook-relay') ?? [];
+
+// Read by the code but deliberately not set by the template.
+const NOT_SET_BY_TEMPLATE: Record<string, string> = {
+  AWS_REGION: 'Lambda sets it itself',
+  AWS_ENDPOINT_URL: 'only tests and local emulators point the SDK elsewhere',
+  DELIVERY_QUEUE_URL: 'optional: unset, the relay answers 503 instead of queueing; set once the retry queue exists',
+  DEAD_LETTER_QUEUE_URL: 'optional until the retry queue exists',
+};
+
+// What a user types at `sam deploy --guided` (the rest keep their defaults).
+const userParameters = {
+  SlackWebhookUrl: 'https://hooks.slack.com/services/T000/B000/XXXX',
+  PlatformUsername: 'finops@example.com',
+  PlatformPassword: 'platform-pass-1',
+  ApiKeyAccount: 'Production payer',
+};
+
+const deploymentWith = (parameters: Record<string, string> = {}): Deployment => ({
+  template,
+  parameters: { ...userParameters, ...parameters },
+});
+
+const clone = (t: CfnTemplate): CfnTemplate => structuredClone(t);
+
+describe('cfn-lint', () => {
+  const probe = spawnSync('cfn-lint', ['--version'], { encoding: 'utf8' });
+  const installed = !probe.error;
+  const required = process.env['CI'] === 'true';
+  if (!installed && !required) {
+    console.warn('\n[notice] cfn-lint is not installed: the cfn-lint check of template.yaml is SKIPPED.\n');
+  }
+
+  it.skipIf(!installed && !required)('finds nothing in template.yaml', () => {
+    if (!installed) throw new Error('cfn-lint is required in CI but is not installed');
+    const result = spawnSync('cfn-lint', ['--', 'template.yaml'], { cwd: root, encoding: 'utf8' });
+    expect(result.stdout + result.stderr).toBe('');
+    expect(result.status).toBe(0);
+  });
+});
+
+describe('functions deploy what npm run build produced', () => {
+  it('every function in functions/ is deployed, and every deployed function comes from functions/', () => {
+    const built = readdirSync(join(root, 'functions')).filter((name) => existsSync(join(root, 'functions', name, 'handler.ts')));
+    const deployed = functions.map(([, r]) => String(r.Properties?.['CodeUri']).replace(/^dist\//, ''));
+    expect(deployed.sort()).toEqual(built.sort());
+  });
+
+  it.each(functions.map(([id]) => [id]))('%s runs a bundle from dist/ on nodejs22.x arm64, never rebuilt by SAM', (id) => {
+    const properties = effectiveFunctionProperties(template, id);
+    expect(properties['CodeUri']).toMatch(/^dist\/[a-z0-9-]+$/);
+    expect(properties['Handler']).toBe('index.handler');
+    expect(properties['Runtime']).toBe('nodejs22.x');
+    expect(properties['Architectures']).toEqual(['arm64']);
+    expect(template.Resources[id]?.Metadata?.['BuildMethod']).toBeUndefined();
+  });
+
+  it.each(functions.map(([id, r]) => [id, String(r.Properties?.['CodeUri'])]))(
+    '%s: %s/index.mjs exists and exports a handler function',
+    (id, codeUri) => {
+      const bundle = join(root, codeUri, 'index.mjs');
+      expect(existsSync(bundle), `${codeUri}/index.mjs is missing: is there a functions/<name>/handler.ts?`).toBe(true);
+      // A fresh process without configuration, like a new Lambda container, imports the bundle.
+      const result = spawnSync(
+        process.execPath,
+        ['--input-type=module', '-e', 'const m = await import(process.argv[1]); process.stdout.write(typeof m.handler);', pathToFileURL(bundle).href],
+        { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', AWS_REGION: 'us-east-1' } },
+      );
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toBe('function');
+    },
+  );
+
+  it('the relay answers well inside API Gateway\'s 30 s, with time for the Slack timeout', () => {
+    const properties = effectiveFunctionProperties(template, relayId as string);
+    const slackTimeoutMs = Number(environmentVariables(template, relayId as string)['SLACK_TIMEOUT_MS']);
+    expect(properties['Timeout']).toBeLessThanOrEqual(15);
+    expect(slackTimeoutMs).toBe(5000);
+    expect(Number(properties['Timeout']) * 1000).toBeGreaterThan(2 * slackTimeoutMs);
+  });
+});
+
+describe('environment', () => {
+  it('the derivation of what code reads finds the relay environment schema (so the checks below can fail)', async () => {
+    const reads = await environmentReads(root, 'webhook-relay');
+    for (const key of Object.keys(relayEnvironmentSchema.shape)) expect(reads).toContain(key);
+  });
+
+  it.each(functions.map(([id, r]) => [id, String(r.Properties?.['CodeUri']).replace(/^dist\//, '')]))(
+    '%s gets every variable its code reads, and none it does not read',
+    async (id, fn) => {
+      const reads = await environmentReads(root, fn);
+      const set = Object.keys(environmentVariables(template, id));
+      const missing = [...reads].filter((name) => !set.includes(name) && !(name in NOT_SET_BY_TEMPLATE));
+      const unread = set.filter((name) => !reads.has(name));
+      expect({ missing, unread }).toEqual({ missing: [], unread: [] });
+    },
+  );
+
+  it('the relay is pointed at its configuration secret by ARN', () => {
+    expect(environmentVariables(template, relayId as string)['RELAY_CONFIG_SECRET_ID']).toEqual({ Ref: 'RelayConfigSecret' });
+  });
+});
+
+describe('least privilege', () => {
+  it('each function may use only its own secrets, and no Secrets Manager permission uses a wildcard', () => {
+    expect(secretsManagerProblems(template)).toEqual([]);
+  });
+
+  it('the relay may only read its configuration; the rotation may rotate the API key and read the platform login', () => {
+    const grants = (id: string) =>
+      (effectiveFunctionProperties(template, id)['Policies'] as Array<{ Statement: Array<{ Action: unknown; Resource: unknown }> }>)
+        .flatMap((p) => p.Statement)
+        .flatMap((s) => [s.Action].flat().map((a) => `${String(a)} ${[...referencedIds(s.Resource)].join()}`))
+        .sort();
+    expect(grants(relayId as string)).toEqual(['secretsmanager:GetSecretValue RelayConfigSecret']);
+    const [rotationId] = functionNamed('api-key-rotation') ?? [];
+    expect(grants(rotationId as string)).toEqual([
+      'secretsmanager:DescribeSecret ApiKeySecret',
+      'secretsmanager:GetSecretValue ApiKeySecret',
+      'secretsmanager:GetSecretValue PlatformCredentialsSecret',
+      'secretsmanager:PutSecretValue ApiKeySecret',
+      'secretsmanager:UpdateSecretVersionStage ApiKeySecret',
+    ]);
+  });
+
+  describe('the check catches', () => {
+    const relayPolicies = (t: CfnTemplate) => t.Resources[relayId as string]?.Properties?.['Policies'] as Array<{ Statement: unknown[] }>;
+
+    it('a wildcard resource', () => {
+      const t = clone(template);
+      relayPolicies(t)[0]?.Statement.push({ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: '*' });
+      expect(secretsManagerProblems(t).join('\n')).toContain('"*" (wildcard)');
+    });
+
+    it('a wildcard action', () => {
+      const t = clone(template);
+      relayPolicies(t)[0]?.Statement.push({ Effect: 'Allow', Action: 'secretsmanager:*', Resource: { Ref: 'RelayConfigSecret' } });
+      expect(secretsManagerProblems(t).join('\n')).toContain('wildcard action secretsmanager:*');
+    });
+
+    it('a function reading another function\'s secret', () => {
+      const t = clone(template);
+      relayPolicies(t)[0]?.Statement.push({ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: { Ref: 'ApiKeySecret' } });
+      expect(secretsManagerProblems(t).join('\n')).toContain('may use ApiKeySecret, which is not its own secret');
+    });
+
+    it('writing a secret the function only reads', () => {
+      const t = clone(template);
+      relayPolicies(t)[0]?.Statement.push({ Effect: 'Allow', Action: 'secretsmanager:PutSecretValue', Resource: { Ref: 'RelayConfigSecret' } });
+      expect(secretsManagerProblems(t).join('\n')).toContain('PutSecretValue on RelayConfigSecret, which it does not rotate');
+    });
+
+    it('SAM\'s rotation policy template (it grants on every secret)', () => {
+      const t = clone(template);
+      relayPolicies(t).push({ AWSSecretsManagerRotationPolicy: { FunctionName: 'x' } } as never);
+      expect(secretsManagerProblems(t).join('\n')).toContain('AWSSecretsManagerRotationPolicy');
+    });
+
+    it('a function that could not read its own secret', () => {
+      const t = clone(template);
+      (t.Resources[relayId as string]?.Properties as Record<string, unknown>)['Policies'] = [];
+      expect(secretsManagerProblems(t)).toEqual([`${relayId}: cannot read its secret RelayConfigSecret`]);
+    });
+  });
+});
+
+describe('initial secret values (what a fresh stack holds)', () => {
+  const relayConfigFor = (parameters: Record<string, string>) =>
+    relayConfigSchema.safeParse(JSON.parse(initialSecretString(deploymentWith(parameters), 'RelayConfigSecret')));
+
+  it('Basic (the default): a generated password that only has characters safe inside JSON', () => {
+    const parsed = relayConfigFor({});
+    expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
+    expect(parsed.data?.auth.method).toBe('basic');
+    expect(parsed.data?.auth.basic?.username).toBe('relay');
+    // The worst-case draw of the generator (every character it may use) is still a plain string.
+    expect(parsed.data?.auth.basic?.password).toMatch(/^[A-Za-z0-9]{32,}$/);
+    expect(parsed.data?.destinations['default']?.url).toBe(userParameters.SlackWebhookUrl);
+  });
+
+  it('SSO, with and without an audience', () => {
+    const sso = { AuthMethod: 'SSO', SsoIssuer: 'https://idp.example.com/oauth2/default', SsoClientId: '0oa1', SsoScope: 'cost-alerts' };
+    const without = relayConfigFor(sso);
+    expect(without.success, JSON.stringify(without.error?.issues)).toBe(true);
+    expect(without.data?.auth).toMatchObject({ method: 'sso', sso: { issuer: sso.SsoIssuer, clientId: '0oa1', scope: 'cost-alerts' } });
+    expect(without.data?.auth.sso?.audience).toBeUndefined();
+    const withAudience = relayConfigFor({ ...sso, SsoAudience: 'api://cost-relay' });
+    expect(withAudience.data?.auth.sso?.audience).toBe('api://cost-relay');
+  });
+
+  it('None', () => {
+    const parsed = relayConfigFor({ AuthMethod: 'None' });
+    expect(parsed.success).toBe(true);
+    expect(parsed.data?.auth.method).toBe('none');
+  });
+
+  it('the generated password secret exists only with Basic', () => {
+    expect(template.Resources['RelayBasicPasswordSecret']?.Condition).toBe('UseBasicAuth');
+    expect(conditionHolds(deploymentWith({ AuthMethod: 'Basic' }), 'UseBasicAuth')).toBe(true);
+    expect(conditionHolds(deploymentWith({ AuthMethod: 'SSO' }), 'UseBasicAuth')).toBe(false);
+  });
+
+  it('the platform credentials and the API-key selection', () => {
+    expect(JSON.parse(initialSecretString(deploymentWith(), 'PlatformCredentialsSecret'))).toEqual({
+      username: 'finops@example.com',
+      password: 'platform-pass-1',
+    });
+    expect(JSON.parse(initialSecretString(deploymentWith({ ApiKeyCostCenter: 'Platform team' }), 'ApiKeySecret'))).toEqual({
+      account: 'Production payer',
+      costCenter: 'Platform team',
+    });
+  });
+
+  it('parameters written into JSON refuse the characters that would break it', () => {
+    const secretProperties = resourcesOfType(template, 'AWS::SecretsManager::Secret').map(([, r]) => r.Properties);
+    const interpolated = [...referencedIds(secretProperties)].filter((id) => id in template.Parameters);
+    expect(interpolated).toEqual(expect.arrayContaining(['SlackWebhookUrl', 'PlatformPassword', 'ApiKeyAccount', 'BasicUsername']));
+    for (const name of interpolated) {
+      const pattern = template.Parameters[name]?.AllowedPattern;
+      const allowed = template.Parameters[name]?.AllowedValues;
+      if (allowed) continue;
+      expect(pattern, `${name} needs an AllowedPattern`).toBeDefined();
+      const re = new RegExp(pattern as string);
+      expect(re.test('https://x.example/a"b'), `${name} accepts a quote`).toBe(false);
+      expect(re.test('https://x.example/a\\b'), `${name} accepts a backslash`).toBe(false);
+    }
+  });
+
+  it('secret parameters are NoEcho', () => {
+    expect(template.Parameters['SlackWebhookUrl']?.NoEcho).toBe(true);
+    expect(template.Parameters['PlatformPassword']?.NoEcho).toBe(true);
+  });
+});
+
+describe('rotation', () => {
+  const [[, schedule] = []] = resourcesOfType(template, 'AWS::SecretsManager::RotationSchedule');
+  const [rotationId] = functionNamed('api-key-rotation') ?? [];
+
+  it('rotates the API-key secret with the rotation function, every 4 hours by default', () => {
+    expect(schedule?.Properties?.['SecretId']).toEqual({ Ref: 'ApiKeySecret' });
+    expect([...referencedIds(schedule?.Properties?.['RotationLambdaARN'])]).toEqual([rotationId]);
+    const rules = evaluate(deploymentWith(), schedule?.Properties?.['RotationRules']) as Record<string, unknown>;
+    expect(['rate(4 hours)', 'cron(0 0/4 * * ? *)', 'cron(0 */4 * * ? *)']).toContain(rules['ScheduleExpression']);
+  });
+
+  it('Secrets Manager may invoke the rotation function, before the schedule is created', () => {
+    const permissions = resourcesOfType(template, 'AWS::Lambda::Permission').filter(
+      ([, p]) => p.Properties?.['Principal'] === 'secretsmanager.amazonaws.com',
+    );
+    expect(permissions).toHaveLength(1);
+    const [permissionId, permission] = permissions[0] as [string, { Properties: Record<string, unknown> }];
+    expect([...referencedIds(permission.Properties['FunctionName'])]).toEqual([rotationId]);
+    expect(permission.Properties['Action']).toBe('lambda:InvokeFunction');
+    expect([schedule?.DependsOn].flat()).toContain(permissionId);
+  });
+});
+
+describe('HTTP API, logs and alarms', () => {
+  const [[apiId, api] = []] = resourcesOfType(template, 'AWS::Serverless::HttpApi');
+
+  it('one route, POST /webhook, payload 2.0, to the relay', () => {
+    const routes = functions.flatMap(([id, r]) =>
+      Object.values((r.Properties?.['Events'] ?? {}) as Record<string, { Type: string; Properties: Record<string, unknown> }>)
+        .filter((e) => e.Type === 'HttpApi')
+        .map((e) => ({ id, ...e.Properties })),
+    );
+    expect(routes).toEqual([{ id: relayId, ApiId: { Ref: apiId }, Method: 'POST', Path: '/webhook', PayloadFormatVersion: '2.0' }]);
+  });
+
+  it('default-route throttling and access logs without headers', () => {
+    const properties = api?.Properties ?? {};
+    const settings = evaluate(deploymentWith(), properties['DefaultRouteSettings']) as Record<string, string>;
+    expect(Number(settings['ThrottlingRateLimit'])).toBeGreaterThan(0);
+    expect(Number(settings['ThrottlingBurstLimit'])).toBeGreaterThan(0);
+    const access = properties['AccessLogSettings'] as { DestinationArn: unknown; Format: string };
+    expect(template.Resources[[...referencedIds(access.DestinationArn)][0] as string]?.Type).toBe('AWS::Logs::LogGroup');
+    expect(() => JSON.parse(access.Format)).not.toThrow();
+    expect(access.Format).not.toMatch(/header|authorization/i);
+  });
+
+  it('every function and the access log keep logs for LogRetentionDays', () => {
+    const groups = [
+      ...functions.map(([id]) => [...referencedIds((effectiveFunctionProperties(template, id)['LoggingConfig'] as Record<string, unknown>)?.['LogGroup'])][0]),
+      [...referencedIds((api?.Properties?.['AccessLogSettings'] as Record<string, unknown>)['DestinationArn'])][0],
+    ];
+    for (const group of groups) {
+      expect(template.Resources[group as string]?.Properties?.['RetentionInDays']).toEqual({ Ref: 'LogRetentionDays' });
+    }
+  });
+
+  it('alarms on errors of every function and on 5xx answers, sent to the topic that the optional e-mail subscribes to', () => {
+    const alarms = resourcesOfType(template, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties ?? {});
+    const watched = alarms.map((a) => `${String(a['MetricName'])} ${[...referencedIds(a['Dimensions'])].join()}`).sort();
+    expect(watched).toEqual([...functions.map(([id]) => `Errors ${id}`), `5xx ${apiId}`].sort());
+    for (const alarm of alarms) expect(alarm['AlarmActions']).toEqual([{ Ref: 'AlarmTopic' }]);
+    const [[, subscription] = []] = resourcesOfType(template, 'AWS::SNS::Subscription');
+    expect(subscription?.Condition).toBe('HasAlarmEmail');
+    expect(conditionHolds(deploymentWith(), 'HasAlarmEmail')).toBe(false);
+    expect(conditionHolds(deploymentWith({ AlarmEmail: 'ops@example.com' }), 'HasAlarmEmail')).toBe(true);
+  });
+
+  it('outputs the URL to paste, the secret ARNs and the credentials command', () => {
+    const outputs = template.Outputs ?? {};
+    const apiRef = (id: string) => (id === apiId ? 'a1b2c3d4e5' : id);
+    expect(evaluate({ ...deploymentWith(), resolveResource: apiRef }, outputs['WebhookUrl']?.Value)).toBe(
+      'https://a1b2c3d4e5.execute-api.us-east-1.amazonaws.com/webhook',
+    );
+    const secretOutputs = Object.values(outputs).flatMap((o) => ('Ref' in (o.Value as object) ? [(o.Value as { Ref: string }).Ref] : []));
+    for (const [id, secret] of resourcesOfType(template, 'AWS::SecretsManager::Secret')) {
+      if (!secret.Condition) expect(secretOutputs).toContain(id);
+    }
+    expect(outputs['BasicCredentialsCommand']?.Condition).toBe('UseBasicAuth');
+  });
+});
+
+// A fresh Basic stack, end to end on loopback: the template's relay configuration in the
+// Secrets Manager emulator, the built relay with the template's environment, and the
+// credentials that the stack's output command prints.
+describe.skipIf(!motoUrl())('a fresh Basic stack relays an alert (moto)', () => {
+  const url = motoUrl() as string;
+  let slack: FakeSlack;
+  let relay: RunningBundle;
+  let secretName: string;
+  let config: { auth: { basic: { username: string; password: string } } };
+
+  beforeAll(async () => {
+    slack = await startFakeSlack();
+    // The URL pattern demands https; the relay allows plain http to loopback for exactly this.
+    const value = initialSecretString(deploymentWith({ SlackWebhookUrl: slack.url() }), 'RelayConfigSecret');
+    config = JSON.parse(value) as typeof config;
+    secretName = await createSecret(secretsClient(url), value, 'cost-alert-relay/relay-config');
+    const env = evaluate(deploymentWith(), environmentVariables(template, relayId as string)) as Record<string, string>;
+    relay = await startBundle('webhook-relay', { ...env, RELAY_CONFIG_SECRET_ID: secretName, ...awsEnvironment(url) });
+  });
+
+  afterAll(async () => {
+    await relay?.stop();
+    await slack?.close();
+  });
+
+  const deliver = (authorization?: string) =>
+    relay.invoke<{ statusCode: number; body: string }>(
+      httpApiEvent({
+        headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
+        body: JSON.stringify({
+          metadata: { object_type: 'anomaly_alert', timestamp: '2026-11-21T14:32:05Z' },
+          payload: { title: 'Cost anomaly', message: 'EC2 rose', cloud_provider_type: 'aws', account_id: '1', account_name: 'P' },
+        }),
+      }),
+      { timeoutMs: Number(effectiveFunctionProperties(template, relayId as string)['Timeout']) * 1000 },
+    );
+  const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+  it('accepts a delivery with the generated credentials and posts it to Slack', async () => {
+    const answer = await deliver(basic(config.auth.basic.username, config.auth.basic.password));
+    expect(answer.statusCode).toBe(200);
+    expect(slack.accepted()).toHaveLength(1);
+  });
+
+  it('refuses a delivery with a wrong password, and never logs the real one', async () => {
+    const answer = await deliver(basic('relay', 'wrong'));
+    expect(answer.statusCode).toBe(401);
+    expect(relay.output()).not.toContain(config.auth.basic.password);
+  });
+
+  const aws = spawnSync('aws', ['--version'], { encoding: 'utf8' });
+  it.skipIf(Boolean(aws.error))('the BasicCredentialsCommand output prints exactly those credentials', () => {
+    const command = String(
+      evaluate(
+        { ...deploymentWith(), resolveResource: (id) => (id === 'RelayConfigSecret' ? secretName : id) },
+        template.Outputs?.['BasicCredentialsCommand']?.Value,
+      ),
+    );
+    const result = spawnSync('bash', ['-c', command], {
+      encoding: 'utf8',
+      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...awsEnvironment(url) },
+    });
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toBe(`username: ${config.auth.basic.username}\npassword: ${config.auth.basic.password}\n`);
+  });
+});
