@@ -34,8 +34,6 @@ const [relayId] = functionNamed('webhook-relay') ?? [];
 const NOT_SET_BY_TEMPLATE: Record<string, string> = {
   AWS_REGION: 'Lambda sets it itself',
   AWS_ENDPOINT_URL: 'only tests and local emulators point the SDK elsewhere',
-  DELIVERY_QUEUE_URL: 'optional: unset, the relay answers 503 instead of queueing; set once the retry queue exists',
-  DEAD_LETTER_QUEUE_URL: 'optional until the retry queue exists',
 };
 
 // What a user types at `sam deploy --guided` (the rest keep their defaults).
@@ -137,13 +135,25 @@ describe('least privilege', () => {
     expect(secretsManagerProblems(template)).toEqual([]);
   });
 
-  it('the relay may only read its configuration; the rotation may rotate the API key and read the platform login', () => {
+  it('each function gets exactly what it needs: relay and retry read the configuration and use their queues; the rotation rotates the API key', () => {
     const grants = (id: string) =>
       (effectiveFunctionProperties(template, id)['Policies'] as Array<{ Statement: Array<{ Action: unknown; Resource: unknown }> }>)
         .flatMap((p) => p.Statement)
         .flatMap((s) => [s.Action].flat().map((a) => `${String(a)} ${[...referencedIds(s.Resource)].join()}`))
         .sort();
-    expect(grants(relayId as string)).toEqual(['secretsmanager:GetSecretValue RelayConfigSecret']);
+    expect(grants(relayId as string)).toEqual([
+      'secretsmanager:GetSecretValue RelayConfigSecret',
+      'sqs:SendMessage DeliveryQueue,DeliveryDeadLetterQueue',
+    ]);
+    const [retryId] = functionNamed('delivery-retry') ?? [];
+    expect(grants(retryId as string)).toEqual([
+      'secretsmanager:GetSecretValue RelayConfigSecret',
+      'sqs:ChangeMessageVisibility DeliveryQueue',
+      'sqs:DeleteMessage DeliveryQueue',
+      'sqs:GetQueueAttributes DeliveryQueue',
+      'sqs:ReceiveMessage DeliveryQueue',
+      'sqs:SendMessage DeliveryDeadLetterQueue',
+    ]);
     const [rotationId] = functionNamed('api-key-rotation') ?? [];
     expect(grants(rotationId as string)).toEqual([
       'secretsmanager:DescribeSecret ApiKeySecret',
@@ -322,12 +332,33 @@ describe('HTTP API, logs and alarms', () => {
   it('alarms on errors of every function and on 5xx answers, sent to the topic that the optional e-mail subscribes to', () => {
     const alarms = resourcesOfType(template, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties ?? {});
     const watched = alarms.map((a) => `${String(a['MetricName'])} ${[...referencedIds(a['Dimensions'])].join()}`).sort();
-    expect(watched).toEqual([...functions.map(([id]) => `Errors ${id}`), `5xx ${apiId}`].sort());
+    const [[deadLetterQueueId] = []] = resourcesOfType(template, 'AWS::SQS::Queue').filter(([id]) => !template.Resources[id]?.Properties?.['RedrivePolicy']);
+    expect(watched).toEqual(
+      [...functions.map(([id]) => `Errors ${id}`), `5xx ${apiId}`, `ApproximateNumberOfMessagesVisible ${deadLetterQueueId}`].sort(),
+    );
     for (const alarm of alarms) expect(alarm['AlarmActions']).toEqual([{ Ref: 'AlarmTopic' }]);
     const [[, subscription] = []] = resourcesOfType(template, 'AWS::SNS::Subscription');
     expect(subscription?.Condition).toBe('HasAlarmEmail');
     expect(conditionHolds(deploymentWith(), 'HasAlarmEmail')).toBe(false);
     expect(conditionHolds(deploymentWith({ AlarmEmail: 'ops@example.com' }), 'HasAlarmEmail')).toBe(true);
+  });
+
+  it('keeps undelivered alerts in encrypted queues, consumed with partial batch failures at bounded concurrency', () => {
+    const queues = resourcesOfType(template, 'AWS::SQS::Queue');
+    expect(queues).toHaveLength(2);
+    for (const [, queue] of queues) expect(queue.Properties?.['SqsManagedSseEnabled']).toBe(true);
+    const [[, delivery] = []] = queues.filter(([, q]) => q.Properties?.['RedrivePolicy']);
+    const [[deadLetterId] = []] = queues.filter(([, q]) => !q.Properties?.['RedrivePolicy']);
+    expect([...referencedIds((delivery?.Properties?.['RedrivePolicy'] as Record<string, unknown>)['deadLetterTargetArn'])]).toEqual([deadLetterId]);
+    const [retryId] = functionNamed('delivery-retry') ?? [];
+    const events = template.Resources[retryId as string]?.Properties?.['Events'] as Record<string, { Type: string; Properties: Record<string, unknown> }>;
+    const [sqsEvent] = Object.values(events);
+    expect(sqsEvent?.Type).toBe('SQS');
+    expect(sqsEvent?.Properties['FunctionResponseTypes']).toEqual(['ReportBatchItemFailures']);
+    expect((sqsEvent?.Properties['ScalingConfig'] as { MaximumConcurrency: number }).MaximumConcurrency).toBeLessThanOrEqual(5);
+    // Lambda's advice: the queue's visibility timeout at least six times the function timeout.
+    const timeout = template.Resources[retryId as string]?.Properties?.['Timeout'] as number;
+    expect(delivery?.Properties?.['VisibilityTimeout']).toBeGreaterThanOrEqual(6 * timeout);
   });
 
   it('outputs the URL to paste, the secret ARNs and the credentials command', () => {
