@@ -1,19 +1,8 @@
 import * as z from 'zod';
-
-const LOOPBACK_HOSTS = new Set(['localhost', '[::1]']);
+import { isHttpsOrLoopbackUrl } from '../http/allowed-url.js';
 
 /** https everywhere; plain http only towards this machine, for local use and tests. */
-export function isAllowedEndpoint(value: string): boolean {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return false;
-  }
-  if (url.protocol === 'https:') return true;
-  if (url.protocol !== 'http:') return false;
-  return LOOPBACK_HOSTS.has(url.hostname) || /^127(?:\.\d{1,3}){3}$/.test(url.hostname);
-}
+export const isAllowedEndpoint = isHttpsOrLoopbackUrl;
 
 const endpoint = z
   .string()
