@@ -1,36 +1,25 @@
-// One esbuild configuration for what is tested, benchmarked and deployed.
+// Builds every functions/<name>/handler.ts to dist/<name>/index.mjs with the one configuration.
 import { build } from 'esbuild';
 import { existsSync, readdirSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { bundleOptions } from './esbuild-options.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const functions = readdirSync(join(root, 'functions')).filter((name) =>
   existsSync(join(root, 'functions', name, 'handler.ts')),
 );
 
+// dist/<name>/ is exactly what the template deploys, so the esbuild metafile (for the size
+// figures and template checks) and the source map live apart, in dist/meta/.
+const metaDir = join(root, 'dist', 'meta');
 await rm(join(root, 'dist'), { recursive: true, force: true });
+await mkdir(metaDir, { recursive: true });
 for (const name of functions) {
   const outdir = join(root, 'dist', name);
   await mkdir(outdir, { recursive: true });
-  const result = await build({
-    entryPoints: [join(root, 'functions', name, 'handler.ts')],
-    outfile: join(outdir, 'index.mjs'),
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    // Lambda runs nodejs22.x; local tools and CI run Node 20, so the bundle must run on both.
-    target: 'node20',
-    minify: true,
-    sourcemap: 'linked',
-    legalComments: 'none',
-    metafile: true,
-    // Prefer ESM builds (the AWS SDK ships both) so unused code can be tree-shaken.
-    mainFields: ['module', 'main'],
-    logLevel: 'warning',
-    // Some bundled CommonJS dependencies call require() for Node built-ins.
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-  });
-  await writeFile(join(outdir, 'meta.json'), JSON.stringify(result.metafile));
+  const result = await build(bundleOptions(join(root, 'functions', name, 'handler.ts'), join(outdir, 'index.mjs')));
+  await writeFile(join(metaDir, `${name}.json`), JSON.stringify(result.metafile));
+  await rename(join(outdir, 'index.mjs.map'), join(metaDir, `${name}.index.mjs.map`));
   console.log(`built dist/${name}/index.mjs`);
 }

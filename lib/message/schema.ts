@@ -1,15 +1,16 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../validation/english-messages.js';
 
 // The platform documents few fields and no types beyond "string": accept numbers where an
 // id or time might come as one, treat null as absent, and ignore members we do not know.
-const text = z
-  .union([z.string(), z.number(), z.null()])
-  .optional()
-  .transform((value) => (value === null || value === undefined ? undefined : String(value)));
+const text = z.pipe(
+  z.optional(z.union([z.string(), z.number(), z.null()])),
+  z.transform((value: string | number | null | undefined) => (value === null || value === undefined ? undefined : String(value))),
+);
 
 export const webhookMessageSchema = z.object({
   metadata: z.object({
-    object_type: z.string().trim().min(1),
+    object_type: z.string().check(z.trim(), z.minLength(1)),
     timestamp: text,
     destination_url: text,
   }),
@@ -21,9 +22,11 @@ export const webhookMessageSchema = z.object({
       account_id: text,
       account_name: text,
     })
-    .refine((p) => Boolean(p.title?.trim() || p.message?.trim()), {
-      message: 'needs a non-empty title or message',
-    }),
+    .check(
+      z.refine((p) => Boolean(p.title?.trim() || p.message?.trim()), {
+        message: 'needs a non-empty title or message',
+      }),
+    ),
 });
 
 export type WebhookMessage = z.infer<typeof webhookMessageSchema>;

@@ -1,16 +1,17 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../validation/english-messages.js';
 import { parseLogLevel } from '../log/logger.js';
 
-const seconds = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
+const seconds = (fallback: number) => z._default(z.coerce.number().check(z.int(), z.nonnegative()), fallback);
 
 export const relayEnvironmentSchema = z.object({
-  RELAY_CONFIG_SECRET_ID: z.string().trim().min(1).optional(),
+  RELAY_CONFIG_SECRET_ID: z.optional(z.string().check(z.trim(), z.minLength(1))),
   RELAY_CONFIG_TTL_SECONDS: seconds(300),
   RELAY_PREVIOUS_CREDENTIALS_GRACE_SECONDS: seconds(86_400),
-  SLACK_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
-  DELIVERY_QUEUE_URL: z.string().trim().min(1).optional(),
-  DEAD_LETTER_QUEUE_URL: z.string().trim().min(1).optional(),
-  LOG_LEVEL: z.string().optional().transform(parseLogLevel),
+  SLACK_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.positive()), 5_000),
+  DELIVERY_QUEUE_URL: z.optional(z.string().check(z.trim(), z.minLength(1))),
+  DEAD_LETTER_QUEUE_URL: z.optional(z.string().check(z.trim(), z.minLength(1))),
+  LOG_LEVEL: z.pipe(z.optional(z.string()), z.transform(parseLogLevel)),
 });
 
 export type RelayEnvironment = z.infer<typeof relayEnvironmentSchema>;

@@ -1,4 +1,5 @@
-import { IncomingWebhook, type IncomingWebhookHTTPError } from '@slack/webhook';
+import { IncomingWebhook, type FetchFunction, type IncomingWebhookHTTPError } from '@slack/webhook';
+import { fetchOverNodeHttp } from '../http/fetch-over-node-http.js';
 
 export type PostResult =
   | { kind: 'delivered' }
@@ -58,7 +59,8 @@ export function classifyHttpAnswer(status: number, body: string, retryAfter: str
 
 export interface SlackPosterOptions {
   timeoutMs: number;
-  fetch?: typeof globalThis.fetch;
+  /** The HTTP transport; by default node:http(s), which spares the cold start loading undici for fetch. */
+  fetch?: FetchFunction;
 }
 
 /**
@@ -66,7 +68,7 @@ export interface SlackPosterOptions {
  * wrapper keeps the `Retry-After` of the answer for the caller to honour.
  */
 export function createSlackPoster(options: SlackPosterOptions): SlackPoster {
-  const baseFetch = options.fetch ?? globalThis.fetch;
+  const baseFetch = options.fetch ?? fetchOverNodeHttp;
   return async (url, message) => {
     let retryAfter: string | null = null;
     const webhook = new IncomingWebhook(url, {

@@ -10,8 +10,8 @@ const DESTRUCTURED = /(?:const|let|var)\s*\{([^}]*)\}\s*=\s*process\.env\b/g;
 
 /** Our own source files (not node_modules) that esbuild put into `dist/<fn>/index.mjs`. */
 export function bundledSources(root: string, functionName: string): string[] {
-  const metaFile = join(root, 'dist', functionName, 'meta.json');
-  if (!existsSync(metaFile)) throw new Error(`dist/${functionName}/meta.json is missing: run npm run build`);
+  const metaFile = join(root, 'dist', 'meta', `${functionName}.json`);
+  if (!existsSync(metaFile)) throw new Error(`dist/meta/${functionName}.json is missing: run npm run build`);
   const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as { inputs: Record<string, unknown> };
   return Object.keys(meta.inputs).filter((path) => !path.includes('node_modules') && /\.[cm]?[jt]s$/.test(path));
 }

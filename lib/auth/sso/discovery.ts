@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { isAllowedEndpoint } from '../../config/schema.js';
 import { IdentityProviderUnavailableError } from './errors.js';
 
