@@ -2,6 +2,7 @@
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeServer } from '../test/helpers/loopback-server.js';
 
 async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: Server; origin: string }> {
   const server = createServer(handler);
@@ -9,10 +10,7 @@ async function listen(handler: (req: IncomingMessage, res: ServerResponse) => vo
   return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-function close(server: Server): Promise<void> {
-  server.closeAllConnections();
-  return new Promise((resolve) => server.close(() => resolve()));
-}
+const close = (server: Server): Promise<void> => closeServer(server);
 
 export interface CountingProxy {
   url: string;

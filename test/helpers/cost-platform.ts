@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeServer } from './loopback-server.js';
 
 export interface FakeCostCenter {
   id: string;
@@ -307,10 +308,6 @@ export async function startFakePlatform(options: FakePlatformOptions = {}): Prom
       for (const res of hanging) res.destroy();
       hanging.clear();
     },
-    close: async () => {
-      for (const res of hanging) res.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => closeServer(server, hanging),
   };
 }

@@ -1,6 +1,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
+import { closeServer } from './loopback-server.js';
 
 export type KeyServerBehaviour = 'ok' | 'fail' | 'hang' | 'hang_keys';
 
@@ -63,11 +64,7 @@ export async function startKeyServer(path = '/oauth2/default'): Promise<KeyServe
     setDiscovery: (next) => {
       overrides = next;
     },
-    close: async () => {
-      for (const res of hanging) res.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => closeServer(server, hanging),
   };
 }
 

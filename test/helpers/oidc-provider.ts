@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 import { createSigningKey, type SigningKey } from './key-server.js';
+import { closeServer } from './loopback-server.js';
 
 export interface OidcClient {
   clientId: string;
@@ -81,9 +82,6 @@ export async function startOidcProvider(clients: OidcClient[], scopes: string[])
     },
     discoveryRequests: () => discovery,
     jwksRequests: () => jwks,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => closeServer(server),
   };
 }

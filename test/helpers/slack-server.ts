@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeServer } from './loopback-server.js';
 
 export type SlackBehaviour =
   | { kind: 'ok' }
@@ -108,10 +109,6 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       for (const res of hanging) res.destroy();
       hanging.clear();
     },
-    close: async () => {
-      for (const res of hanging) res.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => closeServer(server, hanging),
   };
 }

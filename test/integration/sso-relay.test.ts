@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { base64url, SignJWT } from 'jose';
-import { httpApiEvent } from '../scripts/http-api-event.js';
-import { startBundle, type RunningBundle } from './helpers/bundle.js';
-import { createSigningKey, signToken } from './helpers/key-server.js';
-import { startOidcProvider, type LoopbackProvider, type OidcClient } from './helpers/oidc-provider.js';
-import { freePort } from './helpers/ports.js';
-import { startFakeSlack, type FakeSlack } from './helpers/slack-server.js';
+import { httpApiEvent } from '../../scripts/http-api-event.js';
+import { startBundle, type RunningBundle } from '../helpers/bundle.js';
+import { createSigningKey, signToken } from '../helpers/key-server.js';
+import { startOidcProvider, type LoopbackProvider, type OidcClient } from '../helpers/oidc-provider.js';
+import { freePort } from '../helpers/ports.js';
+import { startFakeSlack, type FakeSlack } from '../helpers/slack-server.js';
 
 // The built bundle, as Lambda runs it, against a real OpenID Connect provider on loopback:
 // the platform's client gets a token with the client-credentials grant and a custom scope,
@@ -34,7 +34,7 @@ beforeAll(async () => {
   provider = await startOidcProvider([platform, stranger], [SCOPE, 'other']);
   slack = await startFakeSlack();
   dir = await mkdtemp(join(tmpdir(), 'sso-relay-'));
-  alert = await readFile(new URL('../events/anomaly-alert.json', import.meta.url), 'utf8');
+  alert = await readFile(new URL('../../events/anomaly-alert.json', import.meta.url), 'utf8');
 });
 afterEach(async () => {
   await Promise.all(running.splice(0).map((b) => b.stop()));

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ApiKeyFormatError, formatApiKey, maskApiKey, parseApiKey, userKeyOf } from '../lib/api-key/key.js';
-import { apiKeySelectionSchema } from '../lib/api-key/secret.js';
-import { SelectionError, selectAccount, selectCostCenter } from '../lib/api-key/select.js';
-import { isoSeconds, tokenExpiry } from '../lib/api-key/token-expiry.js';
-import { payerAccountSchema, unwrapList } from '../lib/cost-api/schema.js';
+import { ApiKeyFormatError, formatApiKey, maskApiKey, parseApiKey, userKeyOf } from '../../lib/api-key/key.js';
+import { apiKeySelectionSchema } from '../../lib/api-key/secret.js';
+import { SelectionError, selectAccount, selectCostCenter } from '../../lib/api-key/select.js';
+import { isoSeconds, tokenExpiry } from '../../lib/api-key/token-expiry.js';
+import { payerAccountSchema, unwrapList } from '../../lib/cost-api/schema.js';
 
 describe('API key model', () => {
   it('formats the three segments, with an empty third segment for all cost centers', () => {

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakePlatform, type FakePlatform } from './helpers/cost-platform.js';
+import { startFakePlatform, type FakePlatform } from '../helpers/cost-platform.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 
 interface Run {
   code: number | null;

@@ -1,23 +1,23 @@
 import { readFile } from 'node:fs/promises';
 import { DescribeSecretCommand, UpdateSecretVersionStageCommand } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuthenticator } from '../lib/auth/authenticate.js';
-import { authenticateWithGrace, previousCredentials } from '../lib/auth/previous-credentials.js';
-import { createSsoVerifier } from '../lib/auth/sso/verify.js';
-import { createRefreshingCache } from '../lib/config/cache.js';
-import { parseConfigDocument } from '../lib/config/load.js';
-import type { AuthConfig } from '../lib/config/schema.js';
-import { secretsManagerReader } from '../lib/config/secrets-manager.js';
-import { secretConfigSource } from '../lib/config/source.js';
-import { fromHttpApiEvent } from '../lib/http/api-gateway.js';
-import { createLogger } from '../lib/log/logger.js';
-import { createRelay, type Relay } from '../lib/relay/relay.js';
-import { createSlackPoster } from '../lib/slack/post.js';
-import { httpApiEvent } from '../scripts/http-api-event.js';
-import { awsEnvironment, createSecret, motoUrl, putSecret, secretsClient } from './helpers/aws.js';
-import { startBundle } from './helpers/bundle.js';
-import { createSigningKey, signToken, startKeyServer } from './helpers/key-server.js';
-import { startFakeSlack, type FakeSlack } from './helpers/slack-server.js';
+import { createAuthenticator } from '../../lib/auth/authenticate.js';
+import { authenticateWithGrace, previousCredentials } from '../../lib/auth/previous-credentials.js';
+import { createSsoVerifier } from '../../lib/auth/sso/verify.js';
+import { createRefreshingCache } from '../../lib/config/cache.js';
+import { parseConfigDocument } from '../../lib/config/load.js';
+import type { AuthConfig } from '../../lib/config/schema.js';
+import { secretsManagerReader } from '../../lib/config/secrets-manager.js';
+import { secretConfigSource } from '../../lib/config/source.js';
+import { fromHttpApiEvent } from '../../lib/http/api-gateway.js';
+import { createLogger } from '../../lib/log/logger.js';
+import { createRelay, type Relay } from '../../lib/relay/relay.js';
+import { createSlackPoster } from '../../lib/slack/post.js';
+import { httpApiEvent } from '../../scripts/http-api-event.js';
+import { awsEnvironment, createSecret, motoUrl, putSecret, secretsClient } from '../helpers/aws.js';
+import { startBundle } from '../helpers/bundle.js';
+import { createSigningKey, signToken, startKeyServer } from '../helpers/key-server.js';
+import { startFakeSlack, type FakeSlack } from '../helpers/slack-server.js';
 
 const OLD_PASSWORD = 'old-password-7c2e91';
 const NEW_PASSWORD = 'new-password-4b8d05';
@@ -109,7 +109,7 @@ describe.skipIf(!url)('the previous version against Secrets Manager (moto_server
   let alert: string;
   beforeAll(async () => {
     slack = await startFakeSlack();
-    alert = await readFile(new URL('../events/anomaly-alert.json', import.meta.url), 'utf8');
+    alert = await readFile(new URL('../../events/anomaly-alert.json', import.meta.url), 'utf8');
   });
   afterAll(() => slack.close());
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { base64url, SignJWT } from 'jose';
-import { createAuthenticator } from '../lib/auth/authenticate.js';
-import { createSsoVerifier, type SsoVerifierOptions } from '../lib/auth/sso/verify.js';
-import type { AuthConfig } from '../lib/config/schema.js';
-import { createSigningKey, signToken, startKeyServer, type KeyServer, type SigningKey } from './helpers/key-server.js';
-import { freePort } from './helpers/ports.js';
+import { createAuthenticator } from '../../lib/auth/authenticate.js';
+import { createSsoVerifier, type SsoVerifierOptions } from '../../lib/auth/sso/verify.js';
+import type { AuthConfig } from '../../lib/config/schema.js';
+import { createSigningKey, signToken, startKeyServer, type KeyServer, type SigningKey } from '../helpers/key-server.js';
+import { freePort } from '../helpers/ports.js';
 
 // Lib level: the verifier against a loopback key server (discovery + JWKS over HTTP), with
 // claim sets as Okta and Entra ID issue them. Through the built bundle: sso-relay.test.ts.

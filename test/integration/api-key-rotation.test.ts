@@ -6,9 +6,9 @@ import {
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { awsEnvironment, createSecret, motoUrl, putSecret, secretsClient } from './helpers/aws.js';
-import { startBundle, type RunningBundle } from './helpers/bundle.js';
-import { startFakePlatform, type FakePlatform } from './helpers/cost-platform.js';
+import { awsEnvironment, createSecret, motoUrl, putSecret, secretsClient } from '../helpers/aws.js';
+import { startBundle, type RunningBundle } from '../helpers/bundle.js';
+import { startFakePlatform, type FakePlatform } from '../helpers/cost-platform.js';
 
 const url = motoUrl();
 const ACCOUNTS_PATH = '/api/v2/user-management/accounts/data-access/payer-accounts';
