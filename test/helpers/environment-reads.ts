@@ -1,7 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import * as z from 'zod';
 
 const ENV_NAME = '[A-Z][A-Z0-9_]*';
 // `process.env.X`, `process.env['X']`, and the same on an `env` record handed down from process.env.
@@ -28,12 +27,16 @@ function readsInText(text: string): string[] {
   return names;
 }
 
+// Classic zod and zod/mini object schemas both carry `_zod` and a `shape`.
+const isObjectSchema = (value: unknown): value is { shape: Record<string, unknown> } =>
+  typeof value === 'object' && value !== null && '_zod' in value && typeof (value as { shape?: unknown }).shape === 'object';
+
 /** Keys of zod object schemas a module exports under a name that says it describes the environment. */
 async function environmentSchemaKeys(file: string): Promise<string[]> {
   const module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   return Object.entries(module)
-    .filter(([name, value]) => /env/i.test(name) && value instanceof z.ZodObject)
-    .flatMap(([, value]) => Object.keys((value as z.ZodObject).shape));
+    .filter(([name, value]) => /env/i.test(name) && isObjectSchema(value))
+    .flatMap(([, value]) => Object.keys((value as { shape: Record<string, unknown> }).shape));
 }
 
 /**
