@@ -308,7 +308,7 @@ describe('SSO: an identity provider that cannot be asked means 503, not 401', ()
   it('a key URL that answers 404', async () => {
     server.setDiscovery({ jwks_uri: `${server.issuer}/v1/no-such-keys` });
     const outcome = await verifier()(bearer(await signToken(rsa, okta())), ssoAuth());
-    expect(outcome).toEqual({ kind: 'unavailable', reason: 'jwks_bad_response' });
+    expect(outcome).toEqual({ kind: 'unavailable', reason: 'jwks_http_404' });
   });
 
   it('a discovery document naming another issuer is not trusted', async () => {

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { isAllowedEndpoint } from '../../config/schema.js';
+import { fetchOverNodeHttp } from '../../http/fetch-over-node-http.js';
 import { IdentityProviderUnavailableError } from './errors.js';
 
 const discoveryDocumentSchema = z.object({ issuer: z.string(), jwks_uri: z.string() });
@@ -21,28 +22,36 @@ export function fetchFailureReason(prefix: string, error: unknown): string {
  * relay calls.
  */
 export async function fetchJwksUri(issuer: string, timeoutMs: number): Promise<URL> {
-  let response: Response;
-  let body: unknown;
-  try {
-    response = await fetch(discoveryUrl(issuer), {
-      redirect: 'manual',
-      headers: { accept: 'application/json' },
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    if (response.status !== 200) {
-      await response.body?.cancel();
-      throw new IdentityProviderUnavailableError(`discovery_http_${response.status}`);
-    }
-    body = await response.json().catch((error: unknown) => {
-      throw error instanceof Error && error.name === 'SyntaxError' ? new IdentityProviderUnavailableError('discovery_invalid') : error;
-    });
-  } catch (error) {
-    if (error instanceof IdentityProviderUnavailableError) throw error;
-    throw new IdentityProviderUnavailableError(fetchFailureReason('discovery', error));
-  }
+  const body = await getJson(discoveryUrl(issuer), timeoutMs, 'discovery');
   const document = discoveryDocumentSchema.safeParse(body);
   if (!document.success) throw new IdentityProviderUnavailableError('discovery_invalid');
   if (document.data.issuer !== issuer) throw new IdentityProviderUnavailableError('discovery_issuer_mismatch');
   if (!isAllowedEndpoint(document.data.jwks_uri)) throw new IdentityProviderUnavailableError('discovery_jwks_uri_not_allowed');
   return new URL(document.data.jwks_uri);
+}
+
+/**
+ * GETs a JSON document from the identity provider within `timeoutMs`, over node:http(s) like
+ * the Slack posts (the global fetch would load undici, tens of ms on a cold container).
+ * Redirects are refused. Failures are reason codes prefixed with `prefix`.
+ */
+export async function getJson(url: string, timeoutMs: number, prefix: string): Promise<unknown> {
+  let text: string;
+  try {
+    const response = await fetchOverNodeHttp(url, {
+      method: 'GET',
+      headers: { accept: 'application/json' },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    if (response.status !== 200) throw new IdentityProviderUnavailableError(`${prefix}_http_${response.status}`);
+    text = await response.text();
+  } catch (error) {
+    if (error instanceof IdentityProviderUnavailableError) throw error;
+    throw new IdentityProviderUnavailableError(fetchFailureReason(prefix, error));
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new IdentityProviderUnavailableError(`${prefix}_invalid`);
+  }
 }

@@ -1,5 +1,5 @@
-import { createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
-import { fetchFailureReason, fetchJwksUri } from './discovery.js';
+import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import { fetchJwksUri, getJson } from './discovery.js';
 import { IdentityProviderUnavailableError } from './errors.js';
 
 export interface IssuerKeysOptions {
@@ -12,41 +12,44 @@ export interface IssuerKeysOptions {
   now: () => number;
 }
 
-type RemoteKeys = ReturnType<typeof createRemoteJWKSet>;
+/** The issuer's key set as last downloaded; `reload` downloads it again. */
+interface RemoteKeys {
+  (...args: Parameters<JWTVerifyGetKey>): ReturnType<JWTVerifyGetKey>;
+  reload(): Promise<void>;
+}
 
 // jose reports its failures by code; only these two are about the token rather than the provider.
 const NO_MATCHING_KEY = 'ERR_JWKS_NO_MATCHING_KEY';
 const MULTIPLE_MATCHING_KEYS = 'ERR_JWKS_MULTIPLE_MATCHING_KEYS';
 const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
 
-function keyDownloadReason(error: unknown): string {
-  switch (codeOf(error)) {
-    case 'ERR_JWKS_TIMEOUT':
-      return 'jwks_timeout';
-    case 'ERR_JWKS_INVALID':
-      return 'jwks_invalid';
-    case 'ERR_JOSE_GENERIC':
-      // jose's "Expected 200 OK" and "Failed to parse ... as JSON"
-      return 'jwks_bad_response';
-    default:
-      return fetchFailureReason('jwks', error);
-  }
-}
-
-async function download(keys: RemoteKeys): Promise<void> {
-  try {
-    await keys.reload();
-  } catch (error) {
-    throw new IdentityProviderUnavailableError(keyDownloadReason(error));
-  }
+/**
+ * Keys downloaded by us (over node:http, see getJson) and handed to jose as a local set:
+ * jose's remote set would use the global fetch and Headers, loading undici on the first
+ * SSO delivery of every container.
+ */
+function remoteKeys(jwksUri: URL, timeoutMs: number): RemoteKeys {
+  let local: ReturnType<typeof createLocalJWKSet> | undefined;
+  const keys = ((...args: Parameters<JWTVerifyGetKey>) => {
+    if (!local) throw new IdentityProviderUnavailableError('jwks_not_loaded');
+    return local(...(args as Parameters<typeof local>));
+  }) as RemoteKeys;
+  keys.reload = async () => {
+    const jwks = await getJson(jwksUri.href, timeoutMs, 'jwks');
+    try {
+      local = createLocalJWKSet(jwks as JSONWebKeySet);
+    } catch {
+      throw new IdentityProviderUnavailableError('jwks_invalid');
+    }
+  };
+  return keys;
 }
 
 /**
  * The keys of one issuer for jose's `jwtVerify`. Discovery and the key set are downloaded
  * once per container and kept; the key set is downloaded again only when a token names a
- * key it does not hold (the provider may have rotated), at most once per cooldown. jose's
- * own refresh timers are switched off so that this module alone decides when the provider
- * is asked, on an injectable clock.
+ * key it does not hold (the provider may have rotated), at most once per cooldown. This
+ * module alone decides when the provider is asked, on an injectable clock.
  */
 function issuerKeys(issuer: string, options: IssuerKeysOptions): JWTVerifyGetKey {
   const { now } = options;
@@ -63,13 +66,9 @@ function issuerKeys(issuer: string, options: IssuerKeysOptions): JWTVerifyGetKey
     }
     loading = (async () => {
       const jwksUri = await fetchJwksUri(issuer, options.timeoutMs);
-      const remote = createRemoteJWKSet(jwksUri, {
-        timeoutDuration: options.timeoutMs,
-        cooldownDuration: Number.POSITIVE_INFINITY,
-        cacheMaxAge: Number.POSITIVE_INFINITY,
-      });
+      const remote = remoteKeys(jwksUri, options.timeoutMs);
       lastDownload = now();
-      await download(remote);
+      await remote.reload();
       return remote;
     })()
       .then(
@@ -109,7 +108,7 @@ function issuerKeys(issuer: string, options: IssuerKeysOptions): JWTVerifyGetKey
     } catch (error) {
       if (codeOf(error) !== NO_MATCHING_KEY || now() - lastDownload < options.refetchCooldownMs) throw error;
       lastDownload = now();
-      await download(remote);
+      await remote.reload();
       return select(remote, header, token);
     }
   };
