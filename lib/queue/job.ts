@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /**
  * A delivery that Slack could not take yet, as it waits on the retry queue. It names the
@@ -7,14 +7,14 @@ import * as z from 'zod';
  */
 export const deliveryJobSchema = z.object({
   version: z.literal(1),
-  deliveryId: z.string().min(1),
-  destination: z.string().min(1),
+  deliveryId: z.string().check(z.minLength(1)),
+  destination: z.string().check(z.minLength(1)),
   /** Posts made so far, by the relay and by earlier retries. */
-  attempt: z.number().int().nonnegative(),
+  attempt: z.number().check(z.int(), z.nonnegative()),
   firstAttemptAt: z.string(),
-  lastReason: z.string().optional(),
+  lastReason: z.optional(z.string()),
   /** The Slack message exactly as formatted on the first attempt. */
-  payload: z.object({ text: z.string(), blocks: z.array(z.unknown()) }).loose(),
+  payload: z.looseObject({ text: z.string(), blocks: z.array(z.unknown()) }),
 });
 
 export type DeliveryJob = z.infer<typeof deliveryJobSchema>;
