@@ -1,0 +1,102 @@
+import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { awsEnvironment, createSecret, motoUrl, secretsClient } from '../helpers/aws.js';
+import { startBundle, type RunningBundle } from '../helpers/bundle.js';
+import { startFakeSlack, type FakeSlack } from '../helpers/slack-server.js';
+import { createQueues, sqsClient, startPoller, type Poller, type TestQueues } from '../helpers/sqs.js';
+
+const moto = motoUrl();
+
+interface Parked {
+  body: string;
+  reason: string | undefined;
+  destination: string | undefined;
+}
+
+describe.skipIf(!moto)('delivery-retry parks what it cannot deliver, with the reason', () => {
+  let slack: FakeSlack;
+  let retry: RunningBundle;
+  let queues: TestQueues;
+  let poller: Poller;
+  const sqs = moto ? sqsClient(moto) : undefined;
+  const parked: Parked[] = [];
+
+  beforeAll(async () => {
+    slack = await startFakeSlack();
+    slack.setBehaviour('/down', { kind: 'error', status: 500, body: 'rollup_error' });
+    queues = await createQueues(sqs!);
+    const secretId = await createSecret(secretsClient(moto!), {
+      auth: { method: 'none' },
+      destinations: { default: { url: slack.url('/default') }, down: { url: slack.url('/down') } },
+    });
+    retry = await startBundle('delivery-retry', {
+      ...awsEnvironment(moto!),
+      RELAY_CONFIG_SECRET_ID: secretId,
+      DELIVERY_QUEUE_URL: queues.deliveryQueueUrl,
+      DEAD_LETTER_QUEUE_URL: queues.deadLetterQueueUrl,
+      DELIVERY_MAX_ATTEMPTS: '3',
+    });
+    poller = startPoller(sqs!, queues, retry);
+  });
+  afterAll(async () => {
+    await poller?.stop();
+    await retry?.stop();
+    await slack?.close();
+  });
+
+  const enqueue = (body: unknown) =>
+    sqs!.send(new SendMessageCommand({ QueueUrl: queues.deliveryQueueUrl, MessageBody: typeof body === 'string' ? body : JSON.stringify(body) }));
+  const job = (destination: string, attempt: number, title: string) => ({
+    version: 1,
+    deliveryId: `delivery-${title}`,
+    destination,
+    attempt,
+    firstAttemptAt: new Date().toISOString(),
+    payload: { text: title, blocks: [{ type: 'header', text: { type: 'plain_text', text: title } }] },
+  });
+  const waitForParked = async (match: (p: Parked) => boolean, timeoutMs = 20_000): Promise<Parked> => {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const found = parked.find(match);
+      if (found) return found;
+      const { Messages = [] } = await sqs!.send(
+        new ReceiveMessageCommand({ QueueUrl: queues.deadLetterQueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageAttributeNames: ['All'], VisibilityTimeout: 600 }),
+      );
+      for (const m of Messages) {
+        parked.push({ body: m.Body!, reason: m.MessageAttributes?.['reason']?.StringValue, destination: m.MessageAttributes?.['destination']?.StringValue });
+      }
+    }
+    throw new Error('nothing matching was parked in time');
+  };
+
+  it('a message that is not a delivery job', async () => {
+    await enqueue('{"hello": "world"}');
+    const found = await waitForParked((p) => p.body.includes('hello'));
+    expect(found.reason).toBe('malformed_message');
+  });
+
+  it('a destination the configuration no longer has', async () => {
+    await enqueue(job('removed-team', 1, 'Orphan alert'));
+    const found = await waitForParked((p) => p.body.includes('Orphan alert'));
+    expect(found).toMatchObject({ reason: 'destination_not_configured', destination: 'removed-team' });
+    expect(slack.requests.filter((r) => JSON.stringify(r.body).includes('Orphan alert'))).toHaveLength(0);
+  });
+
+  it('a destination that keeps failing, once the attempts run out', { timeout: 40_000 }, async () => {
+    // Two attempts made already (relay + one retry); DELIVERY_MAX_ATTEMPTS is 3.
+    await enqueue(job('down', 2, 'Exhausted alert'));
+    const found = await waitForParked((p) => p.body.includes('Exhausted alert'), 30_000);
+    expect(found).toMatchObject({ reason: 'attempts_exhausted:rollup_error', destination: 'down' });
+    expect(JSON.parse(found.body)).toMatchObject({ attempt: 3, lastReason: 'rollup_error' });
+    expect(slack.requests.filter((r) => r.path === '/down')).toHaveLength(1);
+  });
+
+  it('delivers a good job once and never posts it again', async () => {
+    await enqueue(job('default', 1, 'Plain alert'));
+    const deadline = Date.now() + 15_000;
+    while (slack.accepted('/default').length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(slack.accepted('/default').filter((r) => JSON.stringify(r.body).includes('Plain alert'))).toHaveLength(1);
+    expect(retry.output()).not.toContain('/default');
+  });
+});
