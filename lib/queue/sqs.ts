@@ -34,41 +34,46 @@ export function lazySqs(): () => Promise<{ client: SQSClient; sdk: SqsModule }> 
     })));
 }
 
-export function sqsRetryQueue(sqs: ReturnType<typeof lazySqs>, queueUrl: string): RetryQueue {
+type Sqs = ReturnType<typeof lazySqs>;
+
+/** One message with string attributes (absent ones left out) and an optional delay. */
+async function sendMessage(
+  sqs: Sqs,
+  queueUrl: string,
+  body: string,
+  attributes: Record<string, string | undefined>,
+  delaySeconds?: number,
+): Promise<void> {
+  const { client, sdk } = await sqs();
+  const messageAttributes = Object.fromEntries(
+    Object.entries(attributes)
+      .filter((entry): entry is [string, string] => entry[1] !== undefined)
+      .map(([name, value]) => [name, { DataType: 'String', StringValue: value }]),
+  );
+  await client.send(
+    new sdk.SendMessageCommand({
+      QueueUrl: queueUrl,
+      MessageBody: body,
+      MessageAttributes: messageAttributes,
+      ...(delaySeconds === undefined ? {} : { DelaySeconds: clampSeconds(delaySeconds) }),
+    }),
+  );
+}
+
+export function sqsRetryQueue(sqs: Sqs, queueUrl: string): RetryQueue {
   return {
-    async enqueue(job, delaySeconds) {
-      const { client, sdk } = await sqs();
-      await client.send(
-        new sdk.SendMessageCommand({
-          QueueUrl: queueUrl,
-          MessageBody: JSON.stringify(job),
-          DelaySeconds: clampSeconds(delaySeconds),
-          MessageAttributes: { destination: { DataType: 'String', StringValue: job.destination } },
-        }),
-      );
-    },
+    enqueue: (job, delaySeconds) =>
+      sendMessage(sqs, queueUrl, JSON.stringify(job), { destination: job.destination }, delaySeconds),
   };
 }
 
-export function sqsDeadLetterQueue(sqs: ReturnType<typeof lazySqs>, queueUrl: string): DeadLetterQueue {
+export function sqsDeadLetterQueue(sqs: Sqs, queueUrl: string): DeadLetterQueue {
   return {
-    async park(body, reason, destination) {
-      const { client, sdk } = await sqs();
-      await client.send(
-        new sdk.SendMessageCommand({
-          QueueUrl: queueUrl,
-          MessageBody: body,
-          MessageAttributes: {
-            reason: { DataType: 'String', StringValue: reason },
-            ...(destination ? { destination: { DataType: 'String', StringValue: destination } } : {}),
-          },
-        }),
-      );
-    },
+    park: (body, reason, destination) => sendMessage(sqs, queueUrl, body, { reason, destination }),
   };
 }
 
-export function sqsMessageOps(sqs: ReturnType<typeof lazySqs>, queueUrl: string): QueueMessageOps {
+export function sqsMessageOps(sqs: Sqs, queueUrl: string): QueueMessageOps {
   return {
     async changeVisibility(receiptHandle, seconds) {
       const { client, sdk } = await sqs();
