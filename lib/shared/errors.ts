@@ -1,0 +1,28 @@
+/**
+ * The base of every error this project raises on purpose. `reason` is a short code for logs,
+ * metrics and tests; the message is for people. Neither ever holds a secret value, a URL or
+ * message text, so either may be logged as it is.
+ */
+export class ReasonedError<Reason extends string = string> extends Error {
+  constructor(
+    message: string,
+    readonly reason: Reason,
+  ) {
+    super(message);
+    // The subclass's own name, so logs say `ConfigInvalidError` rather than `Error`.
+    this.name = new.target.name;
+  }
+}
+
+/**
+ * What may be logged about any thrown value: its class name. Messages of foreign errors
+ * (SDK, network) can carry URLs or request details, so they are never forwarded.
+ */
+export function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : 'UnknownError';
+}
+
+/** The `reason` of one of our errors, else the class name of a foreign one. */
+export function errorReason(error: unknown): string {
+  return error instanceof ReasonedError ? error.reason : errorName(error);
+}
