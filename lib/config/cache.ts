@@ -17,7 +17,10 @@ export interface Cached<T> {
 export interface RefreshingCache<T> {
   /** The cached value while fresh; otherwise one shared load for all concurrent callers. */
   get(): Promise<Cached<T>>;
-  /** Loads again when the cached value is older than `minAgeMs`; resolves to undefined when it is not. */
+  /**
+   * Loads again when neither the cached value nor the last attempt to load (successful or
+   * not) is younger than `minAgeMs`; resolves to undefined when one is.
+   */
   refreshIfOlderThan(minAgeMs: number): Promise<Cached<T> | undefined>;
 }
 
@@ -29,8 +32,10 @@ export function createRefreshingCache<T>(load: () => Promise<T>, options: CacheO
   const now = options.now ?? Date.now;
   let entry: Cached<T> | undefined;
   let inFlight: Promise<Cached<T>> | undefined;
+  let lastAttemptAt = Number.NEGATIVE_INFINITY;
 
   const reload = (): Promise<Cached<T>> => {
+    if (!inFlight) lastAttemptAt = now();
     inFlight ??= load()
       .then(
         (value) => {
@@ -57,6 +62,8 @@ export function createRefreshingCache<T>(load: () => Promise<T>, options: CacheO
     },
     async refreshIfOlderThan(minAgeMs) {
       if (entry && now() - entry.loadedAt < minAgeMs) return undefined;
+      // A failing store is not asked again on every call: at most once per `minAgeMs`.
+      if (now() - lastAttemptAt < minAgeMs) return undefined;
       return reload();
     },
   };

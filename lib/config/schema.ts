@@ -111,15 +111,4 @@ export type CustomHeader = z.infer<typeof customHeaderSchema>;
 export type Destination = z.infer<typeof destinationSchema>;
 export type Route = z.infer<typeof routeSchema>;
 
-/** A zod problem reduced to where it is and what is wrong, never the offending value. */
-export interface FieldProblem {
-  path: string;
-  problem: string;
-}
-
-export function describeIssues(error: z.core.$ZodError): FieldProblem[] {
-  return error.issues.map((issue) => ({
-    path: issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)',
-    problem: issue.message,
-  }));
-}
+export { describeIssues, type FieldProblem } from '../shared/zod-issues.js';

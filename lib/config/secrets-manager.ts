@@ -1,14 +1,7 @@
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { errorName } from '../shared/errors.js';
 import { ConfigUnavailableError } from './errors.js';
 import type { SecretReader } from './source.js';
-
-export function createSecretsManagerClient(): SecretsManagerClient {
-  // Bounded so that a Secrets Manager hiccup answers 503 well inside the Lambda timeout.
-  return new SecretsManagerClient({
-    maxAttempts: 2,
-    requestHandler: { connectionTimeout: 2_000, requestTimeout: 4_000 },
-  });
-}
 
 export function secretsManagerReader(client: SecretsManagerClient): SecretReader {
   return {
@@ -19,7 +12,7 @@ export function secretsManagerReader(client: SecretsManagerClient): SecretReader
           new GetSecretValueCommand({ SecretId: secretId, ...(versionStage ? { VersionStage: versionStage } : {}) }),
         );
       } catch (error) {
-        const name = error instanceof Error ? error.name : 'UnknownError';
+        const name = errorName(error);
         throw new ConfigUnavailableError(`Cannot read the configuration secret (${name}).`, name);
       }
       if (output.SecretString === undefined) {

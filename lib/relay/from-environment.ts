@@ -1,10 +1,16 @@
 import { createAuthenticator } from '../auth/authenticate.js';
+import { createRequestAuthenticator } from '../auth/request-authenticator.js';
 import { createSsoVerifier } from '../auth/sso/verify.js';
-import { createRelayConfigCache } from '../config/relay-config-cache.js';
-import { createLogger, type Logger } from '../log/logger.js';
-import { lazySqs, sqsDeadLetterQueue, sqsRetryQueue } from '../queue/sqs.js';
-import { createSlackPoster } from '../slack/post.js';
-import { readRelayEnvironment } from './environment.js';
+import { lazySqs } from '../aws/clients.js';
+import { configSourceFor, createRelayConfigStore } from '../config/store.js';
+import { createDelivery } from '../delivery/deliver.js';
+import { createChatServices } from '../delivery/services.js';
+import { jsonResponse } from '../http/response.js';
+import { createLogger, parseLogLevel, type Logger } from '../log/logger.js';
+import { sqsDeadLetters, sqsRetryQueue } from '../queue/sqs.js';
+import { readEnvironment } from '../shared/environment.js';
+import { sleep } from '../shared/sleep.js';
+import { relayEnvironmentSchema } from './environment.js';
 import { createRelay, type Relay } from './relay.js';
 
 export interface WiringOptions {
@@ -14,32 +20,44 @@ export interface WiringOptions {
 }
 
 /** Wires the relay with real clients from the Lambda environment; one instance per container. */
-export function createRelayFromEnvironment(
-  env: Record<string, string | undefined> = process.env,
-  options: WiringOptions = {},
-): Relay {
-  const { settings, problems } = readRelayEnvironment(env);
-  const log = options.logger ?? createLogger({ level: settings.LOG_LEVEL });
+export function createRelayFromEnvironment(env: Record<string, string | undefined> = process.env, options: WiringOptions = {}): Relay {
+  const reading = readEnvironment(relayEnvironmentSchema, env);
+  const log = options.logger ?? createLogger({ level: reading.ok ? reading.settings.LOG_LEVEL : parseLogLevel(env['LOG_LEVEL']) });
+  if (!reading.ok) {
+    const variables = reading.problems.map((p) => p.path);
+    // A typo in a setting must not quietly become a default: refuse, and say which variable.
+    return async (request) => {
+      log.error('the relay environment is invalid', { requestId: request.requestId, variables });
+      return jsonResponse(503, { error: 'configuration_unavailable', message: 'The relay is not configured correctly; its operator has been told.' });
+    };
+  }
+  const settings = reading.settings;
   const now = options.now ?? Date.now;
-  if (problems.length > 0) log.warn('ignoring invalid environment variables; using defaults', { variables: problems });
-
-  const config = createRelayConfigCache({
-    secretId: settings.RELAY_CONFIG_SECRET_ID,
+  const store = createRelayConfigStore({
+    source: configSourceFor(settings.RELAY_CONFIG_SECRET_ID, log, true),
     ttlSeconds: settings.RELAY_CONFIG_TTL_SECONDS,
     logger: log,
     now,
-    readPrevious: true,
   });
   const sqs = lazySqs();
   return createRelay({
-    ...(settings.DELIVERY_QUEUE_URL ? { retryQueue: sqsRetryQueue(sqs, settings.DELIVERY_QUEUE_URL) } : {}),
-    ...(settings.DEAD_LETTER_QUEUE_URL ? { deadLetters: sqsDeadLetterQueue(sqs, settings.DEAD_LETTER_QUEUE_URL) } : {}),
-    config,
-    // Creating the verifier costs nothing: the identity provider is first asked with the first token.
-    authenticate: createAuthenticator(createSsoVerifier()),
-    post: createSlackPoster({ timeoutMs: settings.SLACK_TIMEOUT_MS }),
-    postTimeoutMs: settings.SLACK_TIMEOUT_MS,
-    previousCredentialsGraceMs: settings.RELAY_PREVIOUS_CREDENTIALS_GRACE_SECONDS * 1000,
+    config: store,
+    authenticate: createRequestAuthenticator({
+      // Creating the verifier costs nothing: the identity provider is first asked with the first token.
+      check: createAuthenticator(createSsoVerifier()),
+      store,
+      graceMs: settings.RELAY_PREVIOUS_CREDENTIALS_GRACE_SECONDS * 1000,
+      now,
+    }),
+    delivery: createDelivery({
+      services: createChatServices(),
+      postTimeoutMs: settings.SLACK_TIMEOUT_MS,
+      ...(settings.DELIVERY_QUEUE_URL ? { retryQueue: sqsRetryQueue(sqs, settings.DELIVERY_QUEUE_URL) } : {}),
+      ...(settings.DEAD_LETTER_QUEUE_URL ? { deadLetters: sqsDeadLetters(sqs, settings.DEAD_LETTER_QUEUE_URL) } : {}),
+      logger: log,
+      now,
+      sleep,
+    }),
     logger: log,
     now,
   });

@@ -2,19 +2,20 @@ import * as z from 'zod/mini';
 import '../validation/english-messages.js';
 import { parseLogLevel } from '../log/logger.js';
 
-const nonEmpty = () => z.string().check(z.trim(), z.minLength(1));
-const whole = (fallback: number, min = 0) => z._default(z.coerce.number().check(z.int(), z.gte(min)), fallback);
+const text = () => z.string().check(z.trim(), z.minLength(1));
+const whole = (min: number) => z.coerce.number().check(z.int(), z.gte(min));
 
+/** Read with `readEnvironment` (lib/shared/environment.ts): blank means default, invalid is an error. */
 export const retryEnvironmentSchema = z.object({
-  RELAY_CONFIG_SECRET_ID: z.optional(nonEmpty()),
-  RELAY_CONFIG_TTL_SECONDS: whole(300),
-  DELIVERY_QUEUE_URL: nonEmpty(),
-  DEAD_LETTER_QUEUE_URL: z.optional(nonEmpty()),
-  SLACK_TIMEOUT_MS: whole(5_000, 1),
+  RELAY_CONFIG_SECRET_ID: z.optional(text()),
+  RELAY_CONFIG_TTL_SECONDS: z._default(whole(0), 300),
+  DELIVERY_QUEUE_URL: text(),
+  DEAD_LETTER_QUEUE_URL: z.optional(text()),
+  SLACK_TIMEOUT_MS: z._default(whole(1), 5_000),
   /** Attempts in all (the relay's first one included) before a message is parked. */
-  DELIVERY_MAX_ATTEMPTS: whole(20, 1),
-  /** Spacing of posts to one webhook: Slack allows about one per second; the margin absorbs network jitter. */
-  DELIVERY_MIN_INTERVAL_MS: whole(1_100),
+  DELIVERY_MAX_ATTEMPTS: z._default(whole(1), 20),
+  /** Spacing of posts to one webhook; unset: each chat service's own documented pace. */
+  DELIVERY_MIN_INTERVAL_MS: z.optional(whole(0)),
   LOG_LEVEL: z.pipe(z.optional(z.string()), z.transform(parseLogLevel)),
 });
 

@@ -1,10 +1,10 @@
-import type { RefreshingCache } from '../config/cache.js';
 import type { LoadedConfig } from '../config/load.js';
+import type { RelayConfigStore } from '../config/store.js';
+import type { Delivery } from '../delivery/deliver.js';
+import { parseDeliveryJob } from '../delivery/job.js';
 import type { Logger } from '../log/logger.js';
-import { parseDeliveryJob, type DeliveryJob } from '../queue/job.js';
-import type { DeadLetterQueue, QueueMessageOps } from '../queue/sqs.js';
-import type { PostResult, SlackPoster } from '../slack/post.js';
-import { retryDelaySeconds } from './backoff.js';
+import type { QueueMessageOps } from '../queue/sqs.js';
+import { errorName } from '../shared/errors.js';
 import type { Pacer } from './pacer.js';
 
 /** The fields of an SQS record this function reads (Lambda's SQSRecord has them all). */
@@ -16,37 +16,39 @@ export interface QueueRecord {
 }
 
 export interface RetryDependencies {
-  config: RefreshingCache<LoadedConfig>;
-  post: SlackPoster;
-  postTimeoutMs: number;
+  config: RelayConfigStore;
+  delivery: Delivery;
   messages: QueueMessageOps;
-  deadLetters?: DeadLetterQueue;
   pacer: Pacer;
+  /** Attempts in all (the relay's first one included) before an alert is parked. */
   maxAttempts: number;
+  postTimeoutMs: number;
+  /** Overrides every chat service's own pace when set. */
+  minIntervalMs?: number;
   logger: Logger;
   remainingTimeMs: () => number;
 }
 
+export type BatchResult = { batchItemFailures: Array<{ itemIdentifier: string }> };
+
 type RecordOutcome = 'delivered' | 'retry_later' | 'parked' | 'not_attempted';
 
+/** Kept free so that a post never starts when it could be cut off by the Lambda timeout. */
 const SAFETY_MARGIN_MS = 1_000;
 
 /**
  * Works through one SQS batch in order. Each record is either done (delivered or parked in
  * the dead-letter queue: SQS deletes it) or reported as a batch item failure with its
- * visibility set to when it should be tried again. A post Slack accepted is never retried.
+ * visibility set to when it should be tried again. A post a chat service accepted is never retried.
  */
-export async function processBatch(
-  records: readonly QueueRecord[],
-  deps: RetryDependencies,
-): Promise<{ batchItemFailures: Array<{ itemIdentifier: string }> }> {
+export async function processBatch(records: readonly QueueRecord[], deps: RetryDependencies): Promise<BatchResult> {
   const failures: Array<{ itemIdentifier: string }> = [];
   for (const record of records) {
     let outcome: RecordOutcome;
     try {
       outcome = await processRecord(record, deps);
     } catch (error) {
-      deps.logger.error('retry failed unexpectedly', { messageId: record.messageId, reason: (error as Error).name });
+      deps.logger.error('retry failed unexpectedly', { messageId: record.messageId, reason: errorName(error) });
       outcome = 'retry_later';
     }
     if (outcome === 'retry_later' || outcome === 'not_attempted') failures.push({ itemIdentifier: record.messageId });
@@ -54,71 +56,48 @@ export async function processBatch(
   return { batchItemFailures: failures };
 }
 
-async function park(deps: RetryDependencies, body: string, reason: string, destination?: string): Promise<RecordOutcome> {
-  if (!deps.deadLetters) {
-    // Without a dead-letter queue of our own, the queue's redrive policy moves it after maxReceiveCount.
-    deps.logger.error('message cannot be delivered and no dead-letter queue is configured', { reason, destination });
-    return 'retry_later';
-  }
-  try {
-    await deps.deadLetters.park(body, reason, destination);
-  } catch (error) {
-    deps.logger.error('could not park a message in the dead-letter queue', { reason: (error as Error).name, destination });
-    return 'retry_later';
-  }
-  deps.logger.error('message parked in the dead-letter queue', { reason, destination });
-  return 'parked';
-}
+const parked = (done: boolean): RecordOutcome => (done ? 'parked' : 'retry_later');
 
 async function processRecord(record: QueueRecord, deps: RetryDependencies): Promise<RecordOutcome> {
+  const { delivery } = deps;
   const job = parseDeliveryJob(record.body);
-  if (!job) return park(deps, record.body, 'malformed_message');
+  if (!job) return parked(await delivery.park(record.body, 'malformed_message'));
   const log = deps.logger.child({ deliveryId: job.deliveryId, destination: job.destination });
 
   let loaded: LoadedConfig;
   try {
-    loaded = (await deps.config.get()).value;
-  } catch (error) {
-    log.error('relay configuration is unavailable; will retry', { reason: (error as Error).name });
+    loaded = await deps.config.current();
+  } catch {
+    // The store has logged why; the message stays on the queue until the configuration is fixed.
     return 'retry_later';
   }
-  const destination = loaded.config.destinations[job.destination];
-  if (!destination) return park(deps, record.body, 'destination_not_configured', job.destination);
+  if (!Object.hasOwn(loaded.config.destinations, job.destination)) {
+    return parked(await delivery.park(record.body, 'destination_not_configured', job.destination));
+  }
+  const destination = loaded.config.destinations[job.destination]!;
+  const target = { name: job.destination, destination };
+  const key = destination.url;
 
   // Leave what cannot be finished to a later invocation rather than be cut off mid-post.
-  const wait = deps.pacer.delayFor(destination.url);
+  const wait = deps.pacer.delayFor(key);
   if (wait + deps.postTimeoutMs + SAFETY_MARGIN_MS > deps.remainingTimeMs()) {
     await deps.messages.changeVisibility(record.receiptHandle, Math.ceil(wait / 1000) + 1);
     return 'not_attempted';
   }
-  await deps.pacer.wait(destination.url);
-  const result = await deps.post(destination.url, job.payload);
+  await deps.pacer.wait(key, deps.minIntervalMs ?? delivery.serviceFor(destination).minIntervalMs);
   const receives = Number(record.attributes.ApproximateReceiveCount ?? '1');
   const attempts = job.attempt + receives;
-  return settle(record, job, result, attempts, destination.url, deps, log);
-}
+  const decision = await delivery.again(job, target, attempts, deps.maxAttempts, deps.remainingTimeMs);
 
-async function settle(
-  record: QueueRecord,
-  job: DeliveryJob,
-  result: PostResult,
-  attempts: number,
-  url: string,
-  deps: RetryDependencies,
-  log: Logger,
-): Promise<RecordOutcome> {
-  if (result.kind === 'delivered') {
+  if (decision.kind === 'delivered') {
     log.info('delivered from the retry queue', { attempts });
     return 'delivered';
   }
-  const reason = result.kind === 'rate_limited' ? 'rate_limited' : result.reason;
-  const updated = JSON.stringify({ ...job, attempt: attempts, lastReason: reason });
-  if (result.kind === 'permanent') return park(deps, updated, reason, job.destination);
-  if (attempts >= deps.maxAttempts) return park(deps, updated, `attempts_exhausted:${reason}`, job.destination);
+  const updated = JSON.stringify({ ...job, attempt: attempts, lastReason: decision.failure });
+  if (decision.kind === 'park') return parked(await delivery.park(updated, decision.reason, job.destination));
 
-  const delay = retryDelaySeconds(result, attempts);
-  if (result.kind === 'rate_limited') deps.pacer.holdFor(url, result.retryAfterMs);
-  await deps.messages.changeVisibility(record.receiptHandle, delay);
-  log.warn('delivery will be retried', { attempts, reason, delaySeconds: delay });
+  if (decision.retryAfterMs !== undefined) deps.pacer.holdFor(key, decision.retryAfterMs);
+  await deps.messages.changeVisibility(record.receiptHandle, decision.delaySeconds);
+  log.warn('delivery will be retried', { attempts, reason: decision.reason, delaySeconds: decision.delaySeconds });
   return 'retry_later';
 }

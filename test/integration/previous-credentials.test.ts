@@ -2,21 +2,24 @@ import { readFile } from 'node:fs/promises';
 import { DescribeSecretCommand, UpdateSecretVersionStageCommand } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthenticator } from '../../lib/auth/authenticate.js';
-import { authenticateWithGrace, previousCredentials } from '../../lib/auth/previous-credentials.js';
+import { previousCredentials } from '../../lib/auth/previous-credentials.js';
+import { createRequestAuthenticator } from '../../lib/auth/request-authenticator.js';
 import { createSsoVerifier } from '../../lib/auth/sso/verify.js';
-import { createRefreshingCache } from '../../lib/config/cache.js';
-import { parseConfigDocument } from '../../lib/config/load.js';
 import type { AuthConfig } from '../../lib/config/schema.js';
 import { secretsManagerReader } from '../../lib/config/secrets-manager.js';
 import { secretConfigSource } from '../../lib/config/source.js';
+import { createRelayConfigStore } from '../../lib/config/store.js';
+import { createDelivery } from '../../lib/delivery/deliver.js';
+import { createChatServices } from '../../lib/delivery/services.js';
 import { fromHttpApiEvent } from '../../lib/http/api-gateway.js';
 import { createLogger } from '../../lib/log/logger.js';
 import { createRelay, type Relay } from '../../lib/relay/relay.js';
-import { createSlackPoster } from '../../lib/slack/post.js';
+import { sleep } from '../../lib/shared/sleep.js';
 import { httpApiEvent } from '../../scripts/http-api-event.js';
 import { awsEnvironment, createSecret, motoUrl, putSecret, secretsClient } from '../helpers/aws.js';
 import { startBundle } from '../helpers/bundle.js';
 import { createSigningKey, signToken, startKeyServer } from '../helpers/key-server.js';
+import { memoryConfigStore } from '../helpers/memory-config-store.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/slack-server.js';
 
 const OLD_PASSWORD = 'old-password-7c2e91';
@@ -72,21 +75,24 @@ describe('SSO with a changed custom header value', () => {
         sso: { issuer: server.issuer, clientId: 'platform', scope: 'cost-alerts' },
         headers: [{ key: 'X-Channel-Token', value }],
       });
-      const loaded = {
-        config: { auth: auth(NEW_HEADER), destinations: {}, routes: [] },
-        previous: async () => ({ auth: auth(OLD_HEADER), destinations: {}, routes: [] }),
-        currentSince: new Date('2026-11-01T00:00:00Z'),
+      const loaded = { config: { auth: auth(NEW_HEADER), destinations: {}, routes: [] }, currentSince: new Date('2026-11-01T00:00:00Z') };
+      const store = memoryConfigStore(loaded, { auth: auth(OLD_HEADER), destinations: {}, routes: [] });
+      let clock = 0;
+      const authenticate = createRequestAuthenticator({ check: createAuthenticator(createSsoVerifier()), store, graceMs: HOUR, now: () => clock });
+      const logger = createLogger({ sink: () => {} });
+      const authenticateWithGrace = async (headers: Record<string, string>, iso: string) => {
+        clock = Date.parse(iso);
+        return (await authenticate(headers, loaded, logger)).outcome;
       };
-      const authenticate = createAuthenticator(createSsoVerifier());
       const token = `Bearer ${await signToken(key, { iss: server.issuer, cid: 'platform', scp: ['cost-alerts'] })}`;
-      const at = (iso: string) => ({ graceMs: HOUR, now: Date.parse(iso) });
+      const at = (iso: string) => iso;
       const headers = { authorization: token, 'x-channel-token': OLD_HEADER };
-      expect(await authenticateWithGrace(authenticate, headers, loaded, at('2026-11-01T00:59:00Z'))).toEqual({
+      expect(await authenticateWithGrace(headers, at('2026-11-01T00:59:00Z'))).toEqual({
         kind: 'accepted',
         via: 'sso',
         previousCredentials: true,
       });
-      expect(await authenticateWithGrace(authenticate, headers, loaded, at('2026-11-01T01:00:00Z'))).toEqual({
+      expect(await authenticateWithGrace(headers, at('2026-11-01T01:00:00Z'))).toEqual({
         kind: 'denied',
         reason: 'wrong_header',
         challenge: 'Bearer error="invalid_token"',
@@ -94,7 +100,7 @@ describe('SSO with a changed custom header value', () => {
       // The old header does not rescue an invalid token.
       const forged = `Bearer ${await signToken(await createSigningKey('ES256', 'k'), { iss: server.issuer, cid: 'platform', scp: ['cost-alerts'] })}`;
       expect(
-        await authenticateWithGrace(authenticate, { authorization: forged, 'x-channel-token': OLD_HEADER }, loaded, at('2026-11-01T00:30:00Z')),
+        await authenticateWithGrace({ authorization: forged, 'x-channel-token': OLD_HEADER }, at('2026-11-01T00:30:00Z')),
       ).toMatchObject({ kind: 'denied', reason: 'bad_signature' });
     } finally {
       await server.close();
@@ -126,13 +132,12 @@ describe.skipIf(!url)('the previous version against Secrets Manager (moto_server
     const source = secretConfigSource(secretsManagerReader(secretsClient(url!)), secretId, {
       onPreviousUnavailable: (reason) => logger.warn('previous version unavailable', { reason }),
     });
+    const store = createRelayConfigStore({ source, ttlSeconds: 300, logger, now });
     const relay: Relay = createRelay({
-      config: createRefreshingCache(async () => parseConfigDocument(await source()), { ttlMs: 300_000, now }),
-      authenticate: createAuthenticator(),
-      post: createSlackPoster({ timeoutMs: 2_000 }),
-      postTimeoutMs: 2_000,
+      config: store,
+      authenticate: createRequestAuthenticator({ check: createAuthenticator(), store, graceMs, now }),
+      delivery: createDelivery({ services: createChatServices(), postTimeoutMs: 2_000, logger, now, sleep }),
       logger,
-      previousCredentialsGraceMs: graceMs,
       now,
     });
     const send = async (headers: Record<string, string>) =>

@@ -85,7 +85,7 @@ async function writeConfig(url: string): Promise<string> {
 const parkedSoFar: Awaited<ReturnType<typeof receiveAll>> = [];
 
 async function waitForParked(stack: RelayStack, title: string, timeoutMs = 10_000) {
-  const find = () => parkedSoFar.find((m) => JSON.stringify(JSON.parse(m.Body!).payload).includes(title));
+  const find = () => parkedSoFar.find((m) => JSON.stringify(JSON.parse(m.Body!).message).includes(title));
   const deadline = Date.now() + timeoutMs;
   while (!find() && Date.now() < deadline) {
     const { Messages = [] } = await stack.sqs.send(

@@ -47,12 +47,12 @@ describe.skipIf(!moto)('delivery-retry parks what it cannot deliver, with the re
   const enqueue = (body: unknown) =>
     sqs!.send(new SendMessageCommand({ QueueUrl: queues.deliveryQueueUrl, MessageBody: typeof body === 'string' ? body : JSON.stringify(body) }));
   const job = (destination: string, attempt: number, title: string) => ({
-    version: 1,
+    version: 2,
     deliveryId: `delivery-${title}`,
     destination,
     attempt,
     firstAttemptAt: new Date().toISOString(),
-    payload: { text: title, blocks: [{ type: 'header', text: { type: 'plain_text', text: title } }] },
+    message: { metadata: { object_type: 'anomaly_alert' }, payload: { title } },
   });
   const waitForParked = async (match: (p: Parked) => boolean, timeoutMs = 20_000): Promise<Parked> => {
     const deadline = Date.now() + timeoutMs;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { escapeAndTruncate, escapeMrkdwn, truncate } from '../../lib/format/text.js';
-import { formatSlackMessage, LIMITS } from '../../lib/format/slack-message.js';
+import { formatSlackMessage, LIMITS } from '../../lib/slack/format.js';
 import { parseTimestamp } from '../../lib/format/time.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
 import { liveSpecialForms, slackLimitViolations } from '../helpers/slack-limits.js';

@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackMessage } from '../../lib/format/slack-message.js';
+import type { SlackMessage } from '../../lib/slack/format.js';
 import { createSlackPoster } from '../../lib/slack/post.js';
 import { freePort } from '../helpers/ports.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/slack-server.js';
@@ -11,7 +11,8 @@ const message: SlackMessage = {
   text: 'Cost anomaly – Amazon EC2 in us-east-1: 42 € über Plan 🚨',
   blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'Größer als erwartet 🚨 <not a link>' } }],
 };
-const post = createSlackPoster({ timeoutMs: 400 });
+const postSlack = createSlackPoster();
+const post = (url: string, payload: SlackMessage) => postSlack(url, payload, { timeoutMs: 400 });
 
 /** A server that answers every request with `answer` and records what it was asked. */
 async function startServer(answer: (res: ServerResponse) => void): Promise<{ url: string; hits: string[]; server: Server }> {
@@ -52,17 +53,17 @@ describe('posting to a Slack incoming webhook', () => {
 
   it("reads Slack's answers: Retry-After on 429, refusal words, server errors", async () => {
     slack.queue(path, { kind: 'rate_limited', retryAfterSeconds: 7 });
-    expect(await post(slack.url(path), message)).toEqual({ kind: 'rate_limited', retryAfterMs: 7000 });
+    expect(await post(slack.url(path), message)).toEqual({ kind: 'retryable', reason: 'rate_limited', retryAfterMs: 7000 });
     slack.queue(path, { kind: 'error', status: 404, body: 'channel_not_found' });
-    expect(await post(slack.url(path), message)).toEqual({ kind: 'permanent', reason: 'channel_not_found' });
+    expect(await post(slack.url(path), message)).toEqual({ kind: 'refused', reason: 'channel_not_found' });
     slack.queue(path, { kind: 'error', status: 503, body: 'service unavailable, try later' });
-    expect(await post(slack.url(path), message)).toEqual({ kind: 'transient', reason: 'http_503' });
+    expect(await post(slack.url(path), message)).toEqual({ kind: 'retryable', reason: 'http_503' });
   });
 
   it('gives up on a webhook that does not answer within the timeout', async () => {
     slack.setBehaviour(path, { kind: 'hang' });
     const started = Date.now();
-    expect(await post(slack.url(path), message)).toEqual({ kind: 'transient', reason: 'timeout' });
+    expect(await post(slack.url(path), message)).toEqual({ kind: 'retryable', reason: 'timeout' });
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 
@@ -70,19 +71,19 @@ describe('posting to a Slack incoming webhook', () => {
     const target = await startServer((res) => res.writeHead(200).end('ok'));
     const redirecting = await startServer((res) => res.writeHead(302, { location: `${target.url}${path}` }).end());
     others.push(target.server, redirecting.server);
-    expect(await post(`${redirecting.url}${path}`, message)).toEqual({ kind: 'transient', reason: 'network_error' });
+    expect(await post(`${redirecting.url}${path}`, message)).toEqual({ kind: 'retryable', reason: 'network_error' });
     expect(redirecting.hits).toEqual([path]);
     expect(target.hits).toEqual([]);
   });
 
   it('reports a refused connection and an answer cut short as network errors, without hanging', async () => {
-    expect(await post(`http://127.0.0.1:${await freePort()}${path}`, message)).toEqual({ kind: 'transient', reason: 'network_error' });
+    expect(await post(`http://127.0.0.1:${await freePort()}${path}`, message)).toEqual({ kind: 'retryable', reason: 'network_error' });
     const cutting = await startServer((res) => {
       res.writeHead(200, { 'content-length': '100' });
       res.write('o');
       res.socket?.destroy();
     });
     others.push(cutting.server);
-    expect(await post(`${cutting.url}${path}`, message)).toEqual({ kind: 'transient', reason: 'network_error' });
+    expect(await post(`${cutting.url}${path}`, message)).toEqual({ kind: 'retryable', reason: 'network_error' });
   });
 });

@@ -1,6 +1,6 @@
 import type { WebhookMessage } from '../message/schema.js';
-import { escapeAndTruncate, singleLine, truncate } from './text.js';
-import { parseTimestamp } from './time.js';
+import { escapeAndTruncate, singleLine, truncate } from '../format/text.js';
+import { parseTimestamp } from '../format/time.js';
 
 export interface PlainText {
   type: 'plain_text';
@@ -34,12 +34,13 @@ export const LIMITS = {
   fallback: 600,
 } as const;
 
-const KNOWN_KINDS: Record<string, { label: string; emoji: string }> = {
-  anomaly_alert: { label: 'Cost anomaly', emoji: ':rotating_light:' },
-};
+// Maps, not object literals: a kind or cloud named `constructor` or `__proto__` is just a string.
+const KNOWN_KINDS = new Map<string, { label: string; emoji: string }>([
+  ['anomaly_alert', { label: 'Cost anomaly', emoji: ':rotating_light:' }],
+]);
 
 export function kindLabel(objectType: string): string {
-  const known = KNOWN_KINDS[objectType];
+  const known = KNOWN_KINDS.get(objectType);
   if (known) return known.label;
   const words = singleLine(objectType.replace(/[_-]+/g, ' '));
   return words.charAt(0).toUpperCase() + words.slice(1);
@@ -53,11 +54,16 @@ function timeText(timestamp: string | undefined): string | undefined {
   return `<!date^${epoch}^{date_short_pretty} {time}|${fallback}>`;
 }
 
-const CLOUDS: Record<string, string> = { aws: 'AWS', azure: 'Azure', gcp: 'GCP', oci: 'OCI' };
+const CLOUDS = new Map([
+  ['aws', 'AWS'],
+  ['azure', 'Azure'],
+  ['gcp', 'GCP'],
+  ['oci', 'OCI'],
+]);
 
 function cloudLabel(value: string | undefined): string | undefined {
   const v = value?.trim();
-  return v ? (CLOUDS[v.toLowerCase()] ?? v) : undefined;
+  return v ? (CLOUDS.get(v.toLowerCase()) ?? v) : undefined;
 }
 
 function accountText(name: string | undefined, id: string | undefined): string | undefined {
@@ -74,7 +80,7 @@ function accountText(name: string | undefined, id: string | undefined): string |
 export function formatSlackMessage(message: WebhookMessage, mention?: string): SlackMessage {
   const { metadata, payload } = message;
   const kind = kindLabel(metadata.object_type);
-  const emoji = KNOWN_KINDS[metadata.object_type]?.emoji ?? ':bell:';
+  const emoji = KNOWN_KINDS.get(metadata.object_type)?.emoji ?? ':bell:';
   const title = singleLine(payload.title ?? '') || kind;
   const body = payload.message?.trim() ?? '';
   const prefix = mention ? `${mention} ` : '';

@@ -1,0 +1,119 @@
+import type { Destination } from '../config/schema.js';
+import type { Logger } from '../log/logger.js';
+import type { WebhookMessage } from '../message/schema.js';
+import { errorName } from '../shared/errors.js';
+import type { Sleep } from '../shared/sleep.js';
+import { destinationType, type ChatService, type ChatServices, type PostOutcome } from './chat-service.js';
+import { decide, type Decision } from './decide.js';
+import { newJob, type DeliveryJob } from './job.js';
+import type { DeadLetters, RetryQueue } from './queues.js';
+
+export interface DeliveryPorts {
+  services: ChatServices;
+  /** Time one post may take at the most; less when the invocation has less left. */
+  postTimeoutMs: number;
+  /** Where retryable failures wait for delivery-retry; without it they are the sender's to retry (503). */
+  retryQueue?: RetryQueue;
+  deadLetters?: DeadLetters;
+  logger: Logger;
+  now: () => number;
+  sleep: Sleep;
+}
+
+/** A configured destination, by the name the configuration gives it. */
+export interface Target {
+  name: string;
+  destination: Destination;
+}
+
+/** What became of one destination after the relay's first attempt. */
+export type DeliveryResult =
+  | { kind: 'delivered' }
+  | { kind: 'queued'; reason: string }
+  /** Refused for good; parked in the dead-letter queue when there is one. */
+  | { kind: 'refused'; reason: string }
+  /** Neither delivered nor stored anywhere: only the sender trying again can help. */
+  | { kind: 'unheld'; reason: string; retryAfterMs?: number };
+
+export interface Delivery {
+  /** The service for this destination's type. */
+  serviceFor(destination: Destination): ChatService;
+  /** One post: format for the destination's service, post, classify the answer. */
+  attempt(target: Target, message: WebhookMessage, remainingTimeMs: () => number): Promise<PostOutcome>;
+  /** The relay's first attempt, with its consequences: queued for later, or parked. */
+  first(deliveryId: string, target: Target, message: WebhookMessage, remainingTimeMs: () => number): Promise<DeliveryResult>;
+  /** A later attempt from the retry queue: what to do next; parking is the caller's to apply with `park`. */
+  again(job: DeliveryJob, target: Target, attempts: number, maxAttempts: number, remainingTimeMs: () => number): Promise<Decision>;
+  /** Parks a message for a human; false when it could not be parked (it must then stay where it is). */
+  park(body: string, reason: string, destination?: string): Promise<boolean>;
+}
+
+/** Kept free at the end of an invocation so that the answer still gets out. */
+export const SAFETY_MARGIN_MS = 500;
+
+export function createDelivery(ports: DeliveryPorts): Delivery {
+  const { logger } = ports;
+  const serviceFor = (destination: Destination) => ports.services[destinationType(destination)];
+  const timeoutFor = (remainingTimeMs: () => number) =>
+    Math.max(1, Math.min(ports.postTimeoutMs, remainingTimeMs() - SAFETY_MARGIN_MS));
+
+  const attempt: Delivery['attempt'] = (target, message, remainingTimeMs) => {
+    const service = serviceFor(target.destination);
+    return service.post(target.destination.url, service.format(message, target.destination), { timeoutMs: timeoutFor(remainingTimeMs) });
+  };
+
+  const park: Delivery['park'] = async (body, reason, destination) => {
+    if (!ports.deadLetters) {
+      logger.error('alert cannot be delivered and no dead-letter queue is configured', { reason, destination });
+      return false;
+    }
+    try {
+      await ports.deadLetters.park(body, reason, destination);
+    } catch (error) {
+      logger.error('could not park an alert in the dead-letter queue', { reason, destination, error: errorName(error) });
+      return false;
+    }
+    logger.error('alert parked in the dead-letter queue', { reason, destination });
+    return true;
+  };
+
+  /** Without a queue, one wait that the service asked for is worth it when it fits. */
+  async function attemptWithOneWait(target: Target, message: WebhookMessage, remainingTimeMs: () => number): Promise<PostOutcome> {
+    const outcome = await attempt(target, message, remainingTimeMs);
+    if (outcome.kind !== 'retryable' || outcome.retryAfterMs === undefined) return outcome;
+    if (outcome.retryAfterMs + ports.postTimeoutMs + SAFETY_MARGIN_MS > remainingTimeMs()) return outcome;
+    await ports.sleep(outcome.retryAfterMs);
+    return attempt(target, message, remainingTimeMs);
+  }
+
+  const first: Delivery['first'] = async (deliveryId, target, message, remainingTimeMs) => {
+    const outcome = ports.retryQueue
+      ? await attempt(target, message, remainingTimeMs)
+      : await attemptWithOneWait(target, message, remainingTimeMs);
+    const decision = decide(outcome, 1);
+    if (decision.kind === 'delivered') return decision;
+    const job = newJob(deliveryId, target.name, message, decision.reason, ports.now());
+    if (decision.kind === 'park') {
+      await park(JSON.stringify(job), decision.reason, target.name);
+      return { kind: 'refused', reason: decision.reason };
+    }
+    const unheld: DeliveryResult = {
+      kind: 'unheld',
+      reason: decision.reason,
+      ...(decision.retryAfterMs !== undefined ? { retryAfterMs: decision.retryAfterMs } : {}),
+    };
+    if (!ports.retryQueue) return unheld;
+    try {
+      await ports.retryQueue.enqueue(job, decision.delaySeconds);
+      return { kind: 'queued', reason: decision.reason };
+    } catch (error) {
+      logger.error('could not queue an alert for a later attempt', { destination: target.name, error: errorName(error) });
+      return unheld;
+    }
+  };
+
+  const again: Delivery['again'] = async (job, target, attempts, maxAttempts, remainingTimeMs) =>
+    decide(await attempt(target, job.message, remainingTimeMs), attempts, maxAttempts);
+
+  return { serviceFor, attempt, first, again, park };
+}

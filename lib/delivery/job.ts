@@ -1,0 +1,43 @@
+import * as z from 'zod/mini';
+import '../validation/english-messages.js';
+import { webhookMessageSchema, type WebhookMessage } from '../message/schema.js';
+import { parseJson } from '../shared/json.js';
+
+/**
+ * A delivery that a chat service could not take yet, as it waits on the retry queue. It
+ * holds the validated webhook message, not a formatted payload: each attempt formats it
+ * with the destination's current type and mention, and nothing a queue sender adds can
+ * reach a chat service. It names the destination, never its URL.
+ */
+export const deliveryJobSchema = z.strictObject({
+  version: z.literal(2),
+  deliveryId: z.string().check(z.minLength(1), z.maxLength(200)),
+  destination: z.string().check(z.minLength(1), z.maxLength(200)),
+  /** Posts made so far, by the relay and by earlier retries. */
+  attempt: z.number().check(z.int(), z.nonnegative()),
+  firstAttemptAt: z.string().check(z.maxLength(40)),
+  lastReason: z.optional(z.string().check(z.maxLength(200))),
+  message: webhookMessageSchema,
+});
+
+export type DeliveryJob = z.infer<typeof deliveryJobSchema>;
+
+export function newJob(deliveryId: string, destination: string, message: WebhookMessage, reason: string, now: number): DeliveryJob {
+  return {
+    version: 2,
+    deliveryId,
+    destination,
+    attempt: 1,
+    firstAttemptAt: new Date(now).toISOString(),
+    lastReason: reason,
+    message,
+  };
+}
+
+/** The job in a queue message body; undefined for anything that is not exactly a job. */
+export function parseDeliveryJob(body: string): DeliveryJob | undefined {
+  const json = parseJson(body);
+  if (!json.ok) return undefined;
+  const result = deliveryJobSchema.safeParse(json.value);
+  return result.success ? result.data : undefined;
+}

@@ -1,0 +1,15 @@
+import type { FetchFunction } from '@slack/webhook';
+import type { ChatService } from '../delivery/chat-service.js';
+import { formatSlackMessage, type SlackMessage } from './format.js';
+import { createSlackPoster } from './post.js';
+
+/** Slack documents about one message per second per incoming webhook; the margin absorbs jitter. */
+export const SLACK_MIN_INTERVAL_MS = 1_100;
+
+export function slackService(transport?: FetchFunction): ChatService<SlackMessage> {
+  return {
+    format: (message, destination) => formatSlackMessage(message, destination.mention),
+    post: createSlackPoster(transport),
+    minIntervalMs: SLACK_MIN_INTERVAL_MS,
+  };
+}
