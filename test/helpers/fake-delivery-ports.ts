@@ -1,0 +1,78 @@
+import type { ChatService, PostOutcome } from '../../lib/delivery/chat-service.js';
+import type { DeliveryJob } from '../../lib/delivery/job.js';
+import type { DeadLetters, RetryQueue } from '../../lib/delivery/queues.js';
+import { createLogger, type Logger } from '../../lib/log/logger.js';
+
+export interface Posted {
+  url: string;
+  payload: { title: string; mention?: string };
+  timeoutMs: number;
+}
+
+/** A chat service in memory: answers from a script (then `delivered`), records every post. */
+export function fakeChatService(script: PostOutcome[] = [], minIntervalMs = 1_000): ChatService & { posts: Posted[]; answer(...next: PostOutcome[]): void } {
+  const answers = [...script];
+  const posts: Posted[] = [];
+  return {
+    posts,
+    minIntervalMs,
+    answer: (...next) => answers.push(...next),
+    format: (message, destination) => ({
+      title: message.payload.title ?? '',
+      ...(destination.mention ? { mention: destination.mention } : {}),
+    }),
+    async post(url, payload, options) {
+      posts.push({ url, payload: payload as Posted['payload'], timeoutMs: options.timeoutMs });
+      return answers.shift() ?? { kind: 'delivered' };
+    },
+  };
+}
+
+export function memoryRetryQueue(failWith?: Error): RetryQueue & { jobs: Array<{ job: DeliveryJob; delaySeconds: number }> } {
+  const jobs: Array<{ job: DeliveryJob; delaySeconds: number }> = [];
+  return {
+    jobs,
+    async enqueue(job, delaySeconds) {
+      if (failWith) throw failWith;
+      jobs.push({ job, delaySeconds });
+    },
+  };
+}
+
+export function memoryDeadLetters(failWith?: Error): DeadLetters & { parked: Array<{ body: string; reason: string; destination?: string }> } {
+  const parked: Array<{ body: string; reason: string; destination?: string }> = [];
+  return {
+    parked,
+    async park(body, reason, destination) {
+      if (failWith) throw failWith;
+      parked.push({ body, reason, ...(destination !== undefined ? { destination } : {}) });
+    },
+  };
+}
+
+/** A logger whose lines the test reads back. */
+export function capturedLogger(): { logger: Logger; lines: string[]; records: () => Array<Record<string, unknown>> } {
+  const lines: string[] = [];
+  return {
+    logger: createLogger({ sink: (line) => lines.push(line), level: 'debug' }),
+    lines,
+    records: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
+}
+
+/** A clock the test moves; `sleep` moves it instead of waiting. */
+export function manualClock(start = Date.parse('2026-11-22T12:00:00Z')): { now: () => number; sleep: (ms: number) => Promise<void>; advance(ms: number): void; slept: number[] } {
+  let t = start;
+  const slept: number[] = [];
+  return {
+    now: () => t,
+    advance: (ms) => {
+      t += ms;
+    },
+    slept,
+    sleep: async (ms) => {
+      slept.push(ms);
+      t += ms;
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import type { DeliveryResult } from '../../lib/delivery/deliver.js';
+import { answerFor } from '../../lib/relay/answer.js';
+
+const r = (destination: string, result: DeliveryResult) => ({ destination, result });
+const body = (response: { body: string }) => JSON.parse(response.body) as Record<string, unknown>;
+
+describe('one answer for the whole fan-out', () => {
+  it('200 only when every destination took the alert', () => {
+    const { outcome, response } = answerFor([r('a', { kind: 'delivered' }), r('b', { kind: 'delivered' })]);
+    expect([outcome, response.statusCode]).toEqual(['delivered', 200]);
+    expect(body(response)).toEqual({ status: 200, delivered: ['a', 'b'] });
+  });
+
+  it('202 when the rest waits on the retry queue', () => {
+    const { response } = answerFor([r('a', { kind: 'delivered' }), r('b', { kind: 'queued', reason: 'http_500' })]);
+    expect(body(response)).toEqual({ status: 202, delivered: ['a'], queued: ['b'] });
+  });
+
+  it('502 naming the refusing destinations and reasons, ahead of 202', () => {
+    const { response } = answerFor([r('a', { kind: 'queued', reason: 'http_500' }), r('b', { kind: 'refused', reason: 'channel_is_archived' })]);
+    expect(response.statusCode).toBe(502);
+    expect(body(response)['destinations']).toEqual([{ name: 'b', reason: 'channel_is_archived' }]);
+  });
+
+  it('503 with Retry-After when some destination has the alert nowhere, ahead of everything else', () => {
+    const { outcome, response } = answerFor([
+      r('a', { kind: 'refused', reason: 'invalid_payload' }),
+      r('b', { kind: 'unheld', reason: 'rate_limited', retryAfterMs: 2_500 }),
+      r('c', { kind: 'unheld', reason: 'timeout' }),
+    ]);
+    expect([outcome, response.statusCode, response.headers['retry-after']]).toEqual(['retryable', 503, '3']);
+    expect(body(response)['destinations']).toEqual(['b', 'c']);
+  });
+
+  it('asks for at least one second', () => {
+    expect(answerFor([r('a', { kind: 'unheld', reason: 'network_error' })]).response.headers['retry-after']).toBe('1');
+  });
+});

@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { createAuthenticator } from '../../lib/auth/authenticate.js';
+import { createRequestAuthenticator } from '../../lib/auth/request-authenticator.js';
+import { ConfigInvalidError } from '../../lib/config/errors.js';
+import type { RelayConfig } from '../../lib/config/schema.js';
+import type { PostOutcome } from '../../lib/delivery/chat-service.js';
+import { createDelivery } from '../../lib/delivery/deliver.js';
+import type { HttpRequest } from '../../lib/http/types.js';
+import { createRelay } from '../../lib/relay/relay.js';
+import { capturedLogger, fakeChatService, manualClock, memoryRetryQueue } from '../helpers/fake-delivery-ports.js';
+import { memoryConfigStore } from '../helpers/memory-config-store.js';
+
+const PASSWORD = 'pipeline-secret-9f1';
+const config: RelayConfig = {
+  auth: { method: 'basic', basic: { username: 'relay', password: PASSWORD }, headers: [] },
+  destinations: {
+    default: { url: 'https://hooks.slack.com/services/T0/B0/default-hook' },
+    aws: { url: 'https://hooks.slack.com/services/T0/B1/aws-hook' },
+  },
+  routes: [{ when: { cloudProvider: ['aws'] }, to: ['aws', 'default'] }],
+};
+const authorization = `Basic ${Buffer.from(`relay:${PASSWORD}`).toString('base64')}`;
+const alert = { metadata: { object_type: 'anomaly_alert' }, payload: { title: 'EC2 up 40%', cloud_provider_type: 'AWS', account_id: '123' } };
+
+function request(overrides: Partial<HttpRequest> = {}): HttpRequest {
+  return {
+    requestId: 'req-1',
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization },
+    body: JSON.stringify(alert),
+    isBase64Encoded: false,
+    ...overrides,
+  };
+}
+
+function setup(script: PostOutcome[] = [], current: RelayConfig | Error = config, queue = false) {
+  const clock = manualClock();
+  const log = capturedLogger();
+  const slack = fakeChatService(script);
+  const store = memoryConfigStore(current instanceof Error ? current : { config: current });
+  const retryQueue = memoryRetryQueue();
+  const relay = createRelay({
+    config: store,
+    authenticate: createRequestAuthenticator({ check: createAuthenticator(), store, graceMs: 0, now: clock.now }),
+    delivery: createDelivery({ services: { slack }, postTimeoutMs: 5_000, logger: log.logger, now: clock.now, sleep: clock.sleep, ...(queue ? { retryQueue } : {}) }),
+    logger: log.logger,
+    now: clock.now,
+  });
+  const send = (overrides?: Partial<HttpRequest>) => relay(request(overrides), { remainingTimeMs: () => 10_000 });
+  return { send, slack, store, log, retryQueue };
+}
+
+const bodyOf = (response: { body: string }) => JSON.parse(response.body) as Record<string, unknown>;
+
+describe('the relay pipeline, in process', () => {
+  it('routes by cloud (ignoring case), fans out once per destination and answers 200', async () => {
+    const { send, slack, log } = setup();
+    const response = await send();
+    expect(response.statusCode).toBe(200);
+    expect(bodyOf(response)['delivered']).toEqual(['aws', 'default']);
+    expect(slack.posts.map((p) => p.url)).toEqual([config.destinations['aws']!.url, config.destinations['default']!.url]);
+    const line = log.records().find((r) => r['message'] === 'delivery');
+    expect(line).toMatchObject({ outcome: 'delivered', status: 200, destinations: ['aws', 'default'], objectType: 'anomaly_alert', requestId: 'req-1' });
+    expect(log.lines.join('\n')).not.toMatch(/hook|EC2 up|pipeline-secret/);
+  });
+
+  it('refuses bad requests before reading the configuration', async () => {
+    const { send, store } = setup();
+    expect((await send({ method: 'GET' })).statusCode).toBe(405);
+    expect((await send({ headers: { 'content-type': 'text/plain', authorization } })).statusCode).toBe(415);
+    expect((await send({ body: 'x'.repeat(70_000) })).statusCode).toBe(413);
+    expect(store.reads.current).toBe(0);
+  });
+
+  it('401 with a challenge for wrong credentials, the same answer whatever was wrong', async () => {
+    const { send } = setup();
+    const wrong = await send({ headers: { 'content-type': 'application/json', authorization: 'Basic eDp5' } });
+    const missing = await send({ headers: { 'content-type': 'application/json' } });
+    for (const response of [wrong, missing]) {
+      expect(response.statusCode).toBe(401);
+      expect(response.headers['www-authenticate']).toBe('Basic realm="cost-alert-relay"');
+      expect(response.body).toBe(wrong.body);
+    }
+  });
+
+  it('authenticates before it parses: a stranger learns nothing about the body', async () => {
+    const { send } = setup();
+    expect((await send({ headers: { 'content-type': 'application/json' }, body: '{' })).statusCode).toBe(401);
+  });
+
+  it('400 for a body that is not JSON, 422 naming field paths only', async () => {
+    const { send } = setup();
+    expect((await send({ body: '{"metadata":' })).statusCode).toBe(400);
+    const invalid = await send({ body: JSON.stringify({ metadata: { object_type: '' }, payload: { title: 'secret title' } }) });
+    expect(invalid.statusCode).toBe(422);
+    expect(bodyOf(invalid)['fields']).toEqual([expect.objectContaining({ path: 'metadata.object_type' })]);
+    expect(invalid.body).not.toContain('secret title');
+  });
+
+  it('503 when the configuration is unusable, without details in the answer', async () => {
+    const { send } = setup([], new ConfigInvalidError([{ path: 'auth.basic', problem: 'is required' }]));
+    const response = await send();
+    expect(response.statusCode).toBe(503);
+    expect(response.body).not.toContain('auth.basic');
+  });
+
+  it('202 when a destination waits on the retry queue; the log names it and the reason', async () => {
+    const { send, log, retryQueue } = setup([{ kind: 'delivered' }, { kind: 'retryable', reason: 'http_500' }], config, true);
+    const response = await send();
+    expect(bodyOf(response)).toEqual({ status: 202, delivered: ['aws'], queued: ['default'] });
+    expect(retryQueue.jobs).toHaveLength(1);
+    expect(log.records().find((r) => r['message'] === 'delivery')).toMatchObject({ failures: [{ destination: 'default', reason: 'http_500' }] });
+  });
+
+  it('an unexpected failure still gets a contract answer', async () => {
+    const { send, slack } = setup();
+    slack.format = () => {
+      throw new TypeError('formatter bug');
+    };
+    const response = await send();
+    expect(response.statusCode).toBe(503);
+    expect(bodyOf(response)['error']).toBe('internal_error');
+  });
+});
