@@ -93,13 +93,13 @@ export const relayConfigSchema = z
       if (!config.destinations['default']) {
         ctx.addIssue({ code: 'custom', path: ['destinations', 'default'], message: 'is required' });
       }
-      config.routes.forEach((route, r) =>
-        route.to.forEach((name, t) => {
+      for (const [r, route] of config.routes.entries()) {
+        for (const [t, name] of route.to.entries()) {
           if (!Object.hasOwn(config.destinations, name)) {
             ctx.addIssue({ code: 'custom', path: ['routes', r, 'to', t], message: 'names no destination' });
           }
-        }),
-      );
+        }
+      }
     }),
   );
 

@@ -1,4 +1,4 @@
-import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { GetSecretValueCommand, type GetSecretValueCommandOutput, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { errorName } from '../shared/errors.js';
 import { ConfigUnavailableError } from './errors.js';
 import type { SecretReader } from './source.js';
@@ -6,7 +6,7 @@ import type { SecretReader } from './source.js';
 export function secretsManagerReader(client: SecretsManagerClient): SecretReader {
   return {
     async getSecretString(secretId, versionStage) {
-      let output;
+      let output: GetSecretValueCommandOutput;
       try {
         output = await client.send(
           new GetSecretValueCommand({ SecretId: secretId, ...(versionStage ? { VersionStage: versionStage } : {}) }),

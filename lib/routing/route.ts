@@ -34,7 +34,8 @@ export function routeMatches(route: Route, facts: RouteFacts): boolean {
 export function selectDestinations(config: Pick<RelayConfig, 'routes'>, facts: RouteFacts): string[] {
   const names = new Set<string>();
   for (const route of config.routes) {
-    if (routeMatches(route, facts)) route.to.forEach((name) => names.add(name));
+    if (!routeMatches(route, facts)) continue;
+    for (const name of route.to) names.add(name);
   }
   return names.size > 0 ? [...names] : ['default'];
 }

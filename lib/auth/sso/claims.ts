@@ -11,10 +11,12 @@ const words = (value: string): string[] => value.split(' ').filter((w) => w.leng
 
 function grantedScopes(claims: Claims): Set<string> {
   const granted = new Set<string>();
-  if (typeof claims['scope'] === 'string') words(claims['scope']).forEach((s) => granted.add(s));
-  const scp = claims['scp'];
-  if (typeof scp === 'string') words(scp).forEach((s) => granted.add(s));
-  if (Array.isArray(scp)) scp.forEach((s) => typeof s === 'string' && granted.add(s));
+  const add = (value: unknown) => {
+    if (typeof value === 'string') for (const word of words(value)) granted.add(word);
+    if (Array.isArray(value)) for (const item of value) if (typeof item === 'string') granted.add(item);
+  };
+  add(claims['scope']);
+  add(claims['scp']);
   return granted;
 }
 
