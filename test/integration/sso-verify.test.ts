@@ -343,3 +343,75 @@ describe('SSO: an identity provider that cannot be asked means 503, not 401', ()
     }
   });
 });
+
+describe('SSO keys: withdrawn keys stop working, new keys are found at once', () => {
+  it('a key the provider withdraws is refused once the key set has passed its lifetime', async () => {
+    let now = Date.now();
+    const verify = verifier({ now: () => now, keysLifetimeMs: 3_600_000 });
+    const fresh = await startKeyServer();
+    const leaked = await createSigningKey('ES256', 'leaked');
+    fresh.publish([rsa.publicJwk, leaked.publicJwk]);
+    try {
+      const auth = ssoAuth({ issuer: fresh.issuer });
+      const token = bearer(await signToken(leaked, okta({ iss: fresh.issuer, exp: Math.floor(now / 1000) + 86_400 })));
+      expect(await verify(token, auth)).toMatchObject({ kind: 'accepted' });
+      fresh.publish([rsa.publicJwk]);
+      now += 3_600_001;
+      expect(await verify(token, auth)).toEqual({ kind: 'denied', reason: 'unknown_key', challenge: 'Bearer error="invalid_token"' });
+      // The refresh for age, then one look-up for the kid now missing; asking again costs nothing.
+      expect(fresh.jwksRequests()).toBe(3);
+      expect(await verify(token, auth)).toMatchObject({ kind: 'denied', reason: 'unknown_key' });
+      expect(fresh.jwksRequests()).toBe(3);
+      // The keys still published keep working.
+      expect(await verify(bearer(await signToken(rsa, okta({ iss: fresh.issuer, iat: Math.floor(now / 1000) }))), auth)).toMatchObject({ kind: 'accepted' });
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('a key the provider rotates to right after a cold start is looked up at once', async () => {
+    const now = Date.now();
+    const verify = verifier({ now: () => now });
+    const fresh = await startKeyServer();
+    fresh.publish([rsa.publicJwk]);
+    try {
+      const auth = ssoAuth({ issuer: fresh.issuer });
+      expect(await verify(bearer(await signToken(rsa, okta({ iss: fresh.issuer }))), auth)).toMatchObject({ kind: 'accepted' });
+      const next = await createSigningKey('RS256', 'rsa-next');
+      fresh.publish([rsa.publicJwk, next.publicJwk]);
+      // Same instant as the first download: no cooldown stands in the way of a kid never looked up.
+      expect(await verify(bearer(await signToken(next, okta({ iss: fresh.issuer }))), auth)).toMatchObject({ kind: 'accepted' });
+      expect(fresh.jwksRequests()).toBe(2);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('a flood of different made-up kids causes only a few downloads', async () => {
+    let now = Date.now();
+    const verify = verifier({ now: () => now });
+    const fresh = await startKeyServer();
+    fresh.publish([rsa.publicJwk]);
+    try {
+      const auth = ssoAuth({ issuer: fresh.issuer });
+      await verify(bearer(await signToken(rsa, okta({ iss: fresh.issuer }))), auth);
+      const forger = await createSigningKey('RS256', 'forger');
+      for (let i = 0; i < 60; i++) {
+        const token = bearer(await signToken({ ...forger, kid: `bogus-${i}` }, okta({ iss: fresh.issuer })));
+        expect(await verify(token, auth)).toMatchObject({ kind: 'denied', reason: 'unknown_key' });
+        now += 500;
+      }
+      // 30 s of flood: a burst of 3, then one per 10 s.
+      expect(fresh.jwksRequests()).toBeLessThanOrEqual(1 + 3 + 3);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it("accepts Entra ID app-only tokens: the scope granted as an app role, the client in azp", async () => {
+    const verify = verifier();
+    const appOnly = entra({ scp: undefined, appid: undefined, azp: CLIENT, roles: [SCOPE] });
+    expect(await verify(bearer(await signToken(rsa, appOnly)), ssoAuth())).toEqual({ kind: 'accepted', via: 'sso' });
+    expect(await verify(bearer(await signToken(rsa, { ...appOnly, roles: ['Other.Role'] })), ssoAuth())).toMatchObject({ kind: 'denied', reason: 'missing_scope' });
+  });
+});

@@ -1,7 +1,8 @@
 /**
  * Identity providers name the same facts differently (shared/reference/cost-api.md): the
  * client id is in `client_id`, `cid` (Okta), `azp` or `appid` (Entra ID); scopes are in
- * `scope` (space-separated) or `scp` (array or space-separated string).
+ * `scope` (space-separated) or `scp` (array or space-separated string), and for app-only
+ * tokens of Entra ID in `roles` (array).
  */
 export type Claims = Record<string, unknown>;
 
@@ -17,6 +18,8 @@ function grantedScopes(claims: Claims): Set<string> {
   };
   add(claims['scope']);
   add(claims['scp']);
+  // Entra ID's app-only (client-credentials) tokens carry the granted permission as an app role.
+  add(claims['roles']);
   return granted;
 }
 

@@ -93,6 +93,8 @@ export function createSsoVerifier(options: SsoVerifierOptions = {}): SsoVerifier
     timeoutMs: options.timeoutMs ?? 3_000,
     refetchCooldownMs: options.refetchCooldownMs ?? 30_000,
     failureBackoffMs: options.failureBackoffMs ?? 5_000,
+    ...(options.keysLifetimeMs !== undefined ? { keysLifetimeMs: options.keysLifetimeMs } : {}),
+    ...(options.unknownKidBurst !== undefined ? { unknownKidBurst: options.unknownKidBurst } : {}),
     now,
   });
 
