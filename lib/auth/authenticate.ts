@@ -1,6 +1,7 @@
 import type { AuthConfig } from '../config/schema.js';
 import { basicCredentialsMatch, parseBasicAuthorization } from './basic.js';
-import { customHeadersMatch } from './headers.js';
+import { customHeadersMatch, headerValue } from './headers.js';
+import type { PreviousCredentials } from './previous-credentials.js';
 
 export const BASIC_CHALLENGE = 'Basic realm="cost-alert-relay"';
 /** RFC 6750 section 3.1; the same for every SSO failure so that the answer does not say which check failed. */
@@ -12,24 +13,28 @@ export type AuthOutcome =
   | { kind: 'denied'; reason: string; challenge?: string }
   | { kind: 'unavailable'; reason: string };
 
-export type Authenticator = (headers: Record<string, string>, auth: AuthConfig) => Promise<AuthOutcome>;
+/** Checks headers against one `auth` block; `previous` adds the old values that grace still accepts. */
+export type Authenticator = (headers: Record<string, string>, auth: AuthConfig, previous?: PreviousCredentials) => Promise<AuthOutcome>;
 
 /**
- * Checks a delivery against one version of the configuration. SSO is verified by
- * `ssoVerifier` when one is wired in; without one, SSO cannot be checked and the relay
- * answers 503 rather than let an unverified request through.
+ * Checks a delivery against the configuration. SSO is verified by `ssoVerifier` when one is
+ * wired in; without one, SSO cannot be checked and the relay answers 503 rather than let an
+ * unverified request through.
  */
 export function createAuthenticator(
   ssoVerifier?: (authorization: string | undefined, auth: AuthConfig) => Promise<AuthOutcome>,
 ): Authenticator {
-  return async (headers, auth) => {
-    const headersOk = customHeadersMatch(headers, auth.headers);
+  return async (headers, auth, previous) => {
+    const headersOk = customHeadersMatch(headers, auth.headers, previous?.headers);
+    const authorization = headerValue(headers, 'authorization');
     switch (auth.method) {
       case 'none':
         return headersOk ? { kind: 'accepted', via: 'none' } : { kind: 'denied', reason: 'wrong_header' };
       case 'basic': {
-        const supplied = parseBasicAuthorization(headers['authorization']);
-        const credentialsOk = supplied !== undefined && auth.basic !== undefined && basicCredentialsMatch(supplied, auth.basic);
+        const supplied = parseBasicAuthorization(authorization);
+        const matchesEither = (expected: AuthConfig['basic']) =>
+          supplied !== undefined && expected !== undefined && basicCredentialsMatch(supplied, expected);
+        const credentialsOk = matchesEither(auth.basic) || matchesEither(previous?.basic);
         if (credentialsOk && headersOk) return { kind: 'accepted', via: 'basic' };
         return {
           kind: 'denied',
@@ -39,7 +44,7 @@ export function createAuthenticator(
       }
       case 'sso': {
         if (!ssoVerifier) return { kind: 'unavailable', reason: 'sso_not_supported' };
-        const outcome = await ssoVerifier(headers['authorization'], auth);
+        const outcome = await ssoVerifier(authorization, auth);
         if (outcome.kind === 'accepted' && !headersOk) return { kind: 'denied', reason: 'wrong_header', challenge: BEARER_CHALLENGE };
         return outcome;
       }

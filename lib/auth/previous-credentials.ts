@@ -1,19 +1,24 @@
 import type { LoadedConfig } from '../config/load.js';
-import type { AuthConfig } from '../config/schema.js';
+import type { AuthConfig, BasicCredentials, CustomHeader } from '../config/schema.js';
+
+/** Old values the previous secret version may still vouch for, one per requirement that both versions have. */
+export interface PreviousCredentials {
+  basic?: BasicCredentials;
+  headers: CustomHeader[];
+}
 
 /**
- * What the previous version of the secret may still vouch for: its Basic credentials and
- * its custom header values, nothing else. SSO settings always come from the current version
- * (a previous issuer or client is not a "credential" the platform keeps sending), and a
- * previous version that demanded nothing at all grants nothing, so that adding credentials
- * to an open relay takes effect at once.
+ * Grace covers changed values only: the previous Basic pair while both versions use Basic,
+ * and the previous value of each custom header that both versions require. A requirement
+ * the current version adds, or a change of method, takes effect at once; SSO tokens are
+ * always checked against the current settings. Undefined when nothing qualifies.
  */
-export function previousCredentials(current: AuthConfig, previous: AuthConfig): AuthConfig | undefined {
-  if (previous.method === 'sso') {
-    return current.method === 'sso' && current.sso ? { ...previous, sso: current.sso } : undefined;
-  }
-  if (previous.method === 'none' && previous.headers.length === 0) return undefined;
-  return previous;
+export function previousCredentials(current: AuthConfig, previous: AuthConfig): PreviousCredentials | undefined {
+  const basic = current.method === 'basic' && previous.method === 'basic' ? previous.basic : undefined;
+  const required = new Set(current.headers.map((h) => h.key.toLowerCase()));
+  const headers = previous.headers.filter((h) => required.has(h.key.toLowerCase()));
+  if (!basic && headers.length === 0) return undefined;
+  return { ...(basic ? { basic } : {}), headers };
 }
 
 /** When the grace for the previous version's credentials ends; undefined when there is none. */

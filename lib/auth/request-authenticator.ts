@@ -41,7 +41,7 @@ export function createRequestAuthenticator(options: RequestAuthenticatorOptions)
     const previous = await store.previous(loaded);
     const fallback = previous && previousCredentials(loaded.config.auth, previous.auth);
     if (!fallback) return outcome;
-    const old = await check(headers, fallback);
+    const old = await check(headers, loaded.config.auth, fallback);
     if (old.kind !== 'accepted') return outcome;
     log.warn('accepted credentials of the previous secret version; update the channel at the cost platform before they stop working', {
       via: old.via,

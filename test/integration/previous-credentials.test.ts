@@ -43,24 +43,76 @@ describe('which credentials of the previous version stay accepted', () => {
   });
   const header = (value: string) => [{ key: 'X-Channel-Token', value }];
 
-  it('Basic credentials and header values, as they were', () => {
-    expect(previousCredentials(basic(NEW_PASSWORD), basic(OLD_PASSWORD, header(OLD_HEADER)))).toEqual(basic(OLD_PASSWORD, header(OLD_HEADER)));
-    expect(previousCredentials(basic(NEW_PASSWORD), { method: 'none', headers: header(OLD_HEADER) })).toEqual({
-      method: 'none',
+  it('a changed password and a changed header value, as they were', () => {
+    expect(previousCredentials(basic(NEW_PASSWORD, header(NEW_HEADER)), basic(OLD_PASSWORD, header(OLD_HEADER)))).toEqual({
+      basic: { username: 'relay', password: OLD_PASSWORD },
       headers: header(OLD_HEADER),
     });
   });
 
-  it('header values under SSO, but always with the current SSO settings', () => {
-    expect(previousCredentials(sso('new-client', header(NEW_HEADER)), sso('old-client', header(OLD_HEADER)))).toEqual(
-      sso('new-client', header(OLD_HEADER)),
-    );
-    // A previous SSO version does not keep tokens valid once SSO is switched off.
+  it('header values under SSO; tokens are always checked against the current settings', () => {
+    expect(previousCredentials(sso('new-client', header(NEW_HEADER)), sso('old-client', header(OLD_HEADER)))).toEqual({ headers: header(OLD_HEADER) });
+  });
+
+  it('a method changed or a requirement added takes effect at once', () => {
+    // Basic -> SSO: the old password is no credential for SSO.
+    expect(previousCredentials(sso('client'), basic(OLD_PASSWORD))).toBeUndefined();
+    // SSO -> Basic: a previous SSO version keeps no token valid.
     expect(previousCredentials(basic(NEW_PASSWORD), sso('old-client', header(OLD_HEADER)))).toBeUndefined();
+    // Basic on top of a header-only relay: the header alone no longer passes.
+    expect(previousCredentials(basic(NEW_PASSWORD, header(NEW_HEADER)), { method: 'none', headers: header(OLD_HEADER) })).toEqual({ headers: header(OLD_HEADER) });
+    // A header added as a second lock: nothing of the previous version stands in for it.
+    expect(previousCredentials(basic(NEW_PASSWORD, header(NEW_HEADER)), basic(NEW_PASSWORD))).toEqual({ basic: { username: 'relay', password: NEW_PASSWORD }, headers: [] });
   });
 
   it('nothing from a version that demanded nothing', () => {
     expect(previousCredentials(basic(NEW_PASSWORD), { method: 'none', headers: [] })).toBeUndefined();
+  });
+});
+
+describe('grace, end to end through the authenticator', () => {
+  const authenticate = createAuthenticator();
+  const basicAuth = (password: string, headers: AuthConfig['headers'] = []): AuthConfig => ({ method: 'basic', basic: { username: 'relay', password }, headers });
+  const lock = (value: string) => [{ key: 'X-Channel-Token', value }];
+  const since = new Date('2026-11-01T00:00:00Z');
+  const during = () => since.getTime() + 60_000;
+  const run = async (current: AuthConfig, previous: AuthConfig, headers: Record<string, string>) => {
+    const store = memoryConfigStore({ config: { auth: current, destinations: {}, routes: [] }, currentSince: since }, { auth: previous, destinations: {}, routes: [] });
+    const check = createRequestAuthenticator({ check: authenticate, store, graceMs: HOUR, now: during });
+    return (await check(headers, await store.current(), createLogger({ sink: () => {} }))).outcome;
+  };
+
+  it('switching Basic to SSO refuses the old password at once', async () => {
+    const current: AuthConfig = { method: 'sso', sso: { issuer: 'https://idp.example.com', clientId: 'c', scope: 's' }, headers: [] };
+    const outcome = await run(current, basicAuth(OLD_PASSWORD), { authorization: basicHeader(OLD_PASSWORD) });
+    // Without a verifier SSO cannot be checked at all; what matters is that Basic does not get in.
+    expect(outcome.kind).not.toBe('accepted');
+  });
+
+  it('a custom header added as a second lock is enforced at once', async () => {
+    expect(await run(basicAuth(NEW_PASSWORD, lock(NEW_HEADER)), basicAuth(NEW_PASSWORD), { authorization: basicHeader(NEW_PASSWORD) })).toMatchObject({
+      kind: 'denied',
+      reason: 'wrong_header',
+    });
+  });
+
+  it('Basic added on top of a header-only relay stops header-only requests at once', async () => {
+    const outcome = await run(basicAuth(NEW_PASSWORD, lock(OLD_HEADER)), { method: 'none', headers: lock(OLD_HEADER) }, { 'x-channel-token': OLD_HEADER });
+    expect(outcome).toMatchObject({ kind: 'denied', reason: 'missing_basic' });
+  });
+
+  it('a changed password and a changed header each accept the old value during the grace', async () => {
+    const outcome = await run(basicAuth(NEW_PASSWORD, lock(NEW_HEADER)), basicAuth(OLD_PASSWORD, lock(OLD_HEADER)), {
+      authorization: basicHeader(OLD_PASSWORD),
+      'x-channel-token': NEW_HEADER,
+    });
+    expect(outcome).toEqual({ kind: 'accepted', via: 'basic', previousCredentials: true });
+  });
+
+  it('a configured header named like an Object property is compared as a string', async () => {
+    const current = basicAuth(NEW_PASSWORD, [{ key: 'Constructor', value: NEW_HEADER }]);
+    expect(await run(current, current, { authorization: basicHeader(NEW_PASSWORD) })).toMatchObject({ kind: 'denied', reason: 'wrong_header' });
+    expect(await run(current, current, { authorization: basicHeader(NEW_PASSWORD), constructor: NEW_HEADER })).toMatchObject({ kind: 'accepted' });
   });
 });
 
