@@ -10,6 +10,8 @@ export interface PlainText {
 export interface Mrkdwn {
   type: 'mrkdwn';
   text: string;
+  /** Always true: Slack must not turn sender URLs, #channel names or @channel-style words into links and mentions. */
+  verbatim: true;
 }
 export type SlackBlock =
   | { type: 'header'; text: PlainText }
@@ -89,7 +91,7 @@ export function formatSlackMessage(message: WebhookMessage, mention?: string): S
     { type: 'header', text: { type: 'plain_text', text: truncate(`${emoji} ${title}`, LIMITS.header), emoji: true } },
   ];
   if (body || mention) {
-    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: (prefix + escapeAndTruncate(body, LIMITS.body)).trim() } });
+    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: (prefix + escapeAndTruncate(body, LIMITS.body)).trim(), verbatim: true } });
   }
 
   const facts: Array<[string, string | undefined]> = [
@@ -102,13 +104,14 @@ export function formatSlackMessage(message: WebhookMessage, mention?: string): S
     .map(([label, value]) => ({
       type: 'mrkdwn' as const,
       text: `*${label}*\n${escapeAndTruncate(singleLine(value), LIMITS.field)}`,
+      verbatim: true as const,
     }));
   blocks.push({ type: 'section', fields });
 
   const time = timeText(metadata.timestamp);
   blocks.push({
     type: 'context',
-    elements: [{ type: 'mrkdwn', text: time ? `:clock3: ${time}` : 'Sent by the cost platform' }],
+    elements: [{ type: 'mrkdwn', text: time ? `:clock3: ${time}` : 'Sent by the cost platform', verbatim: true }],
   });
 
   const summary = body ? `${title}: ${singleLine(body)}` : title;

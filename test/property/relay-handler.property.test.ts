@@ -29,11 +29,11 @@ const field = fc.oneof(text, fc.integer(), fc.constant(null), fc.constant(undefi
 const message = fc.record(
   {
     metadata: fc.record(
-      { object_type: fc.oneof(fc.constantFrom('anomaly_alert', 'recommendation_report'), text, field), timestamp: fc.oneof(text, fc.date().map((d) => (Number.isNaN(d.getTime()) ? 'x' : d.toISOString())), field) },
+      { object_type: fc.oneof(fc.constantFrom('anomaly_alert', 'recommendation_report', '__proto__', 'constructor', 'toString', 'hasOwnProperty'), text, field), timestamp: fc.oneof(text, fc.date().map((d) => (Number.isNaN(d.getTime()) ? 'x' : d.toISOString())), field) },
       { requiredKeys: [] },
     ),
     payload: fc.record(
-      { title: fc.oneof(text, field), message: fc.oneof(text, field), cloud_provider_type: fc.oneof(fc.constantFrom('aws', 'AZURE'), text), account_id: fc.oneof(text, fc.integer()), account_name: text },
+      { title: fc.oneof(text, field), message: fc.oneof(text, field), cloud_provider_type: fc.oneof(fc.constantFrom('aws', 'AZURE', 'constructor', '__proto__', 'valueOf'), text), account_id: fc.oneof(text, fc.integer()), account_name: text },
       { requiredKeys: [] },
     ),
   },
@@ -104,8 +104,8 @@ describe('the relay handler, for arbitrary requests', () => {
 
   it('turns any well-formed message into a Slack payload within limits, with no mention or link from the sender', async () => {
     const wellFormed = fc.record({
-      metadata: fc.record({ object_type: fc.oneof(fc.constantFrom('anomaly_alert', 'recommendation_report'), text), timestamp: fc.oneof(text, fc.date().map((d) => (Number.isNaN(d.getTime()) ? 'x' : d.toISOString()))) }),
-      payload: fc.record({ title: text, message: text, cloud_provider_type: fc.oneof(fc.constantFrom('aws', 'AZURE'), text), account_id: fc.oneof(text, fc.integer()), account_name: text }),
+      metadata: fc.record({ object_type: fc.oneof(fc.constantFrom('anomaly_alert', 'recommendation_report', '__proto__', 'constructor', 'toString', 'hasOwnProperty'), text), timestamp: fc.oneof(text, fc.date().map((d) => (Number.isNaN(d.getTime()) ? 'x' : d.toISOString()))) }),
+      payload: fc.record({ title: text, message: text, cloud_provider_type: fc.oneof(fc.constantFrom('aws', 'AZURE', 'constructor', '__proto__', 'valueOf'), text), account_id: fc.oneof(text, fc.integer()), account_name: text }),
     });
     let delivered = 0;
     await fc.assert(

@@ -97,3 +97,31 @@ describe('formatSlackMessage', () => {
     expect(out.text.endsWith('…')).toBe(true);
   });
 });
+
+describe('Slack must not auto-link sender text', () => {
+  it('every mrkdwn object is verbatim, so URLs, #channels and @channel words stay text', () => {
+    const message = formatSlackMessage(
+      {
+        metadata: { object_type: 'anomaly_alert', timestamp: 'soon', destination_url: undefined },
+        payload: { title: 'see https://evil.example', message: 'ping @channel in #general www.evil.example', cloud_provider_type: 'aws', account_id: '1', account_name: '@here' },
+      },
+      '<!here>',
+    );
+    const mrkdwn = JSON.stringify(message.blocks).match(/"type":"mrkdwn"[^}]*}/g) ?? [];
+    expect(mrkdwn.length).toBeGreaterThanOrEqual(3);
+    for (const object of mrkdwn) expect(object).toContain('"verbatim":true');
+    // The configured mention still leads the message as a live special form.
+    expect(JSON.stringify(message.blocks)).toContain('<!here> ping @channel');
+  });
+
+  it('kinds and clouds named like Object properties are just strings', () => {
+    const message = formatSlackMessage({
+      metadata: { object_type: '__proto__', timestamp: undefined, destination_url: undefined },
+      payload: { title: 't', message: undefined, cloud_provider_type: 'constructor', account_id: undefined, account_name: undefined },
+    });
+    const text = JSON.stringify(message);
+    expect(text).not.toContain('undefined');
+    expect(text).not.toContain('function');
+    expect(text).toContain('constructor');
+  });
+});

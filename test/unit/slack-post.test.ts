@@ -9,7 +9,7 @@ import { startFakeSlack, type FakeSlack } from '../helpers/slack-server.js';
 // The poster's default transport is node:http(s), not fetch; these run it against loopback servers.
 const message: SlackMessage = {
   text: 'Cost anomaly – Amazon EC2 in us-east-1: 42 € über Plan 🚨',
-  blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'Größer als erwartet 🚨 <not a link>' } }],
+  blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'Größer als erwartet 🚨 <not a link>', verbatim: true } }],
 };
 const postSlack = createSlackPoster();
 const post = (url: string, payload: SlackMessage) => postSlack(url, payload, { timeoutMs: 400 });
