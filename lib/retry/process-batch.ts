@@ -33,6 +33,9 @@ export type BatchResult = { batchItemFailures: Array<{ itemIdentifier: string }>
 
 type RecordOutcome = 'delivered' | 'retry_later' | 'parked' | 'not_attempted';
 
+/** A record that fails unexpectedly this many times fails the same way every time: park it with the reason. */
+export const UNEXPECTED_FAILURES_BEFORE_PARKING = 3;
+
 /** Kept free so that a post never starts when it could be cut off by the Lambda timeout. */
 const SAFETY_MARGIN_MS = 1_000;
 
@@ -49,7 +52,11 @@ export async function processBatch(records: readonly QueueRecord[], deps: RetryD
       outcome = await processRecord(record, deps);
     } catch (error) {
       deps.logger.error('retry failed unexpectedly', { messageId: record.messageId, reason: errorName(error) });
-      outcome = 'retry_later';
+      const receives = Number(record.attributes.ApproximateReceiveCount ?? '1');
+      outcome =
+        receives >= UNEXPECTED_FAILURES_BEFORE_PARKING
+          ? parked(await deps.delivery.park(record.body, `unexpected_error:${errorName(error)}`))
+          : 'retry_later';
     }
     if (outcome === 'retry_later' || outcome === 'not_attempted') failures.push({ itemIdentifier: record.messageId });
   }

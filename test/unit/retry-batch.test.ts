@@ -135,3 +135,17 @@ describe('delivery-retry, one batch', () => {
     expect(log.lines.join('\n')).toContain('retry failed unexpectedly');
   });
 });
+
+describe('delivery-retry, a job that fails the same way every time', () => {
+  it('is retried twice, then parked with the reason instead of waiting for the redrive policy', async () => {
+    const { deps, slack, deadLetters } = setup();
+    slack.format = () => {
+      throw new RangeError('formatter bug');
+    };
+    const body = job('poison');
+    expect((await processBatch([record(body, 1)], deps)).batchItemFailures).toHaveLength(1);
+    expect((await processBatch([record(body, 2)], deps)).batchItemFailures).toHaveLength(1);
+    expect(await processBatch([record(body, 3)], deps)).toEqual({ batchItemFailures: [] });
+    expect(deadLetters.parked.map((p) => p.reason)).toEqual(['unexpected_error:RangeError']);
+  });
+});
