@@ -1,6 +1,6 @@
 // Loopback stand-ins that count what the relay asks of its dependencies.
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
-import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { closeServer } from '../test/helpers/loopback-server.js';
 
@@ -12,38 +12,8 @@ async function listen(handler: (req: IncomingMessage, res: ServerResponse) => vo
 
 const close = (server: Server): Promise<void> => closeServer(server);
 
-export interface CountingProxy {
-  url: string;
-  /** Requests seen for one `X-Amz-Target`, e.g. `secretsmanager.GetSecretValue`. */
-  count(target: string): number;
-  reset(): void;
-  close(): Promise<void>;
-}
-
-/** Forwards every request to `upstream` (moto_server) and counts them by AWS JSON-protocol target. */
-export async function startCountingProxy(upstream: string): Promise<CountingProxy> {
-  const counts = new Map<string, number>();
-  const agent = new Agent({ keepAlive: true });
-  const { server, origin } = await listen((req, res) => {
-    const target = String(req.headers['x-amz-target'] ?? 'none');
-    counts.set(target, (counts.get(target) ?? 0) + 1);
-    const forwarded = request(`${upstream}${req.url ?? '/'}`, { method: req.method, headers: req.headers, agent }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    forwarded.on('error', () => res.writeHead(502).end());
-    req.pipe(forwarded);
-  });
-  return {
-    url: origin,
-    count: (target) => counts.get(target) ?? 0,
-    reset: () => counts.clear(),
-    close: async () => {
-      await close(server);
-      agent.destroy();
-    },
-  };
-}
+/** Counting stand-in for moto_server: the tests' AWS proxy, with no faults injected. */
+export { startAwsProxy as startCountingProxy, type AwsProxy as CountingProxy } from '../test/helpers/aws-proxy.js';
 
 export interface KeyServer {
   /** The issuer to configure as `auth.sso.issuer`. */

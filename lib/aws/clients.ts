@@ -15,9 +15,12 @@ export interface AwsCallLimits {
  */
 export const SECRETS_MANAGER_READ_LIMITS: AwsCallLimits = { connectionTimeoutMs: 2_000, requestTimeoutMs: 4_000, maxAttempts: 2 };
 
+// Without throwOnRequestTimeout the SDK's node:http handler only logs a warning when
+// requestTimeout passes and keeps waiting for a server that accepted the connection.
 const requestHandler = (limits: AwsCallLimits) => ({
   connectionTimeout: limits.connectionTimeoutMs,
   requestTimeout: limits.requestTimeoutMs,
+  throwOnRequestTimeout: true,
 });
 
 /** The one Secrets Manager client factory; region and `AWS_ENDPOINT_URL` come from the environment as usual. */

@@ -1,7 +1,8 @@
 import type { Destination } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import type { WebhookMessage } from '../message/schema.js';
-import { errorName } from '../shared/errors.js';
+import { budget, withDeadline } from '../shared/deadline.js';
+import { errorReason } from '../shared/errors.js';
 import type { Sleep } from '../shared/sleep.js';
 import { destinationType, type ChatService, type ChatServices, type PostOutcome } from './chat-service.js';
 import { decide, type Decision } from './decide.js';
@@ -45,32 +46,37 @@ export interface Delivery {
   /** A later attempt from the retry queue: what to do next; parking is the caller's to apply with `park`. */
   again(job: DeliveryJob, target: Target, attempts: number, maxAttempts: number, remainingTimeMs: () => number): Promise<Decision>;
   /** Parks a message for a human; false when it could not be parked (it must then stay where it is). */
-  park(body: string, reason: string, destination?: string): Promise<boolean>;
+  park(body: string, reason: string, destination: string | undefined, remainingTimeMs: () => number): Promise<boolean>;
 }
 
 /** Kept free at the end of an invocation so that the answer still gets out. */
 export const SAFETY_MARGIN_MS = 500;
+/** The most one SQS call (queue or park) may take; SQS answers in tens of milliseconds when it is well. */
+export const QUEUE_CALL_BUDGET_MS = 2_000;
 
 export function createDelivery(ports: DeliveryPorts): Delivery {
   const { logger } = ports;
   const serviceFor = (destination: Destination) => ports.services[destinationType(destination)];
-  const timeoutFor = (remainingTimeMs: () => number) =>
-    Math.max(1, Math.min(ports.postTimeoutMs, remainingTimeMs() - SAFETY_MARGIN_MS));
+  // A post leaves room for the queue call that may follow it, so the answer is never late.
+  const afterPost = ports.retryQueue || ports.deadLetters ? QUEUE_CALL_BUDGET_MS + SAFETY_MARGIN_MS : SAFETY_MARGIN_MS;
+  const timeoutFor = (remainingTimeMs: () => number) => Math.max(1, budget(remainingTimeMs, ports.postTimeoutMs, afterPost));
+  const queueBudget = (remainingTimeMs: () => number) => budget(remainingTimeMs, QUEUE_CALL_BUDGET_MS, SAFETY_MARGIN_MS);
 
   const attempt: Delivery['attempt'] = (target, message, remainingTimeMs) => {
     const service = serviceFor(target.destination);
     return service.post(target.destination.url, service.format(message, target.destination), { timeoutMs: timeoutFor(remainingTimeMs) });
   };
 
-  const park: Delivery['park'] = async (body, reason, destination) => {
-    if (!ports.deadLetters) {
+  const park: Delivery['park'] = async (body, reason, destination, remainingTimeMs) => {
+    const { deadLetters } = ports;
+    if (!deadLetters) {
       logger.error('alert cannot be delivered and no dead-letter queue is configured', { reason, destination });
       return false;
     }
     try {
-      await ports.deadLetters.park(body, reason, destination);
+      await withDeadline('dead_letter_queue', queueBudget(remainingTimeMs), (signal) => deadLetters.park(body, reason, destination, signal));
     } catch (error) {
-      logger.error('could not park an alert in the dead-letter queue', { reason, destination, error: errorName(error) });
+      logger.error('could not park an alert in the dead-letter queue', { reason, destination, error: errorReason(error) });
       return false;
     }
     logger.error('alert parked in the dead-letter queue', { reason, destination });
@@ -81,7 +87,7 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
   async function attemptWithOneWait(target: Target, message: WebhookMessage, remainingTimeMs: () => number): Promise<PostOutcome> {
     const outcome = await attempt(target, message, remainingTimeMs);
     if (outcome.kind !== 'retryable' || outcome.retryAfterMs === undefined) return outcome;
-    if (outcome.retryAfterMs + ports.postTimeoutMs + SAFETY_MARGIN_MS > remainingTimeMs()) return outcome;
+    if (outcome.retryAfterMs + ports.postTimeoutMs + afterPost > remainingTimeMs()) return outcome;
     await ports.sleep(outcome.retryAfterMs);
     return attempt(target, message, remainingTimeMs);
   }
@@ -94,7 +100,7 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
     if (decision.kind === 'delivered') return decision;
     const job = newJob(deliveryId, target.name, message, decision.reason, ports.now());
     if (decision.kind === 'park') {
-      await park(JSON.stringify(job), decision.reason, target.name);
+      await park(JSON.stringify(job), decision.reason, target.name, remainingTimeMs);
       return { kind: 'refused', reason: decision.reason };
     }
     const unheld: DeliveryResult = {
@@ -102,12 +108,13 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
       reason: decision.reason,
       ...(decision.retryAfterMs !== undefined ? { retryAfterMs: decision.retryAfterMs } : {}),
     };
-    if (!ports.retryQueue) return unheld;
+    const { retryQueue } = ports;
+    if (!retryQueue) return unheld;
     try {
-      await ports.retryQueue.enqueue(job, decision.delaySeconds);
+      await withDeadline('retry_queue', queueBudget(remainingTimeMs), (signal) => retryQueue.enqueue(job, decision.delaySeconds, signal));
       return { kind: 'queued', reason: decision.reason };
     } catch (error) {
-      logger.error('could not queue an alert for a later attempt', { destination: target.name, error: errorName(error) });
+      logger.error('could not queue an alert for a later attempt', { destination: target.name, error: errorReason(error) });
       return unheld;
     }
   };

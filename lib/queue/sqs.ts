@@ -4,7 +4,7 @@ import type { DeadLetters, RetryQueue } from '../delivery/queues.js';
 
 /** What the retry worker does to a message it received. */
 export interface QueueMessageOps {
-  changeVisibility(receiptHandle: string, seconds: number): Promise<void>;
+  changeVisibility(receiptHandle: string, seconds: number, signal?: AbortSignal): Promise<void>;
 }
 
 /** One message with string attributes (absent ones left out) and an optional delay. */
@@ -13,7 +13,8 @@ async function sendMessage(
   queueUrl: string,
   body: string,
   attributes: Record<string, string | undefined>,
-  delaySeconds?: number,
+  delaySeconds: number | undefined,
+  signal: AbortSignal | undefined,
 ): Promise<void> {
   const { client, sdk } = await sqs();
   const messageAttributes = Object.fromEntries(
@@ -28,25 +29,27 @@ async function sendMessage(
       MessageAttributes: messageAttributes,
       ...(delaySeconds === undefined ? {} : { DelaySeconds: clampSeconds(delaySeconds) }),
     }),
+    signal ? { abortSignal: signal } : {},
   );
 }
 
 export function sqsRetryQueue(sqs: LazySqs, queueUrl: string): RetryQueue {
   return {
-    enqueue: (job, delaySeconds) => sendMessage(sqs, queueUrl, JSON.stringify(job), { destination: job.destination }, delaySeconds),
+    enqueue: (job, delaySeconds, signal) => sendMessage(sqs, queueUrl, JSON.stringify(job), { destination: job.destination }, delaySeconds, signal),
   };
 }
 
 export function sqsDeadLetters(sqs: LazySqs, queueUrl: string): DeadLetters {
-  return { park: (body, reason, destination) => sendMessage(sqs, queueUrl, body, { reason, destination }) };
+  return { park: (body, reason, destination, signal) => sendMessage(sqs, queueUrl, body, { reason, destination }, undefined, signal) };
 }
 
 export function sqsMessageOps(sqs: LazySqs, queueUrl: string): QueueMessageOps {
   return {
-    async changeVisibility(receiptHandle, seconds) {
+    async changeVisibility(receiptHandle, seconds, signal) {
       const { client, sdk } = await sqs();
       await client.send(
         new sdk.ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: clampSeconds(seconds) }),
+        signal ? { abortSignal: signal } : {},
       );
     },
   };

@@ -8,7 +8,8 @@ import type { HttpRequest, HttpResponse } from '../http/types.js';
 import type { Logger } from '../log/logger.js';
 import { webhookMessageSchema } from '../message/schema.js';
 import { routeFacts, selectDestinations } from '../routing/route.js';
-import { errorName } from '../shared/errors.js';
+import { budget, withDeadline } from '../shared/deadline.js';
+import { errorName, errorReason } from '../shared/errors.js';
 import { describeIssues } from '../shared/zod-issues.js';
 import { answerFor, reasonOf, type DestinationResult } from './answer.js';
 
@@ -28,6 +29,16 @@ export type Relay = (request: HttpRequest, context: InvocationContext) => Promis
 
 const unavailable = (error: string, message: string) => jsonResponse(503, { error, message });
 
+/**
+ * The most the configuration read and the authentication may each take. With the post and
+ * one queue call after them, the worst case stays under the function's 15 s timeout (see
+ * the README's "Deadlines"); each is cut shorter when the invocation has less time left.
+ */
+export const CONFIG_READ_BUDGET_MS = 4_000;
+export const AUTHENTICATION_BUDGET_MS = 4_000;
+/** Kept free for answering and logging. */
+const ANSWER_RESERVE_MS = 500;
+
 /** The contract pipeline: body -> configuration -> authenticate -> validate -> route -> deliver -> answer. */
 export function createRelay(deps: RelayDependencies): Relay {
   const now = deps.now ?? Date.now;
@@ -45,15 +56,22 @@ export function createRelay(deps: RelayDependencies): Relay {
     const body = readBody(request);
     if (!body.ok) return finish(body.response, 'rejected_request');
 
+    const stepBudget = (capMs: number) => budget(context.remainingTimeMs, capMs, ANSWER_RESERVE_MS);
     let current: LoadedConfig;
     try {
-      current = await deps.config.current();
-    } catch {
+      current = await withDeadline('configuration', stepBudget(CONFIG_READ_BUDGET_MS), () => deps.config.current());
+    } catch (error) {
       const response = unavailable('configuration_unavailable', 'The relay is not configured correctly; its operator has been told.');
-      return finish(response, 'configuration_unavailable');
+      return finish(response, 'configuration_unavailable', { reason: errorReason(error) });
     }
 
-    const { outcome: auth, loaded } = await deps.authenticate(request.headers, current, log);
+    let decision: Awaited<ReturnType<RequestAuthenticator>>;
+    try {
+      decision = await withDeadline('authentication', stepBudget(AUTHENTICATION_BUDGET_MS), () => deps.authenticate(request.headers, current, log));
+    } catch (error) {
+      decision = { outcome: { kind: 'unavailable', reason: errorReason(error) }, loaded: current };
+    }
+    const { outcome: auth, loaded } = decision;
     if (auth.kind === 'unavailable') {
       const response = unavailable('authentication_unavailable', 'Deliveries cannot be authenticated right now; try again later.');
       return finish(response, 'auth_unavailable', { reason: auth.reason });

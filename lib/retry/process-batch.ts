@@ -4,6 +4,8 @@ import type { Delivery } from '../delivery/deliver.js';
 import { parseDeliveryJob } from '../delivery/job.js';
 import type { Logger } from '../log/logger.js';
 import type { QueueMessageOps } from '../queue/sqs.js';
+import { QUEUE_CALL_BUDGET_MS, SAFETY_MARGIN_MS as ANSWER_RESERVE_MS } from '../delivery/deliver.js';
+import { budget, withDeadline } from '../shared/deadline.js';
 import { errorName } from '../shared/errors.js';
 import type { Pacer } from './pacer.js';
 
@@ -36,8 +38,8 @@ type RecordOutcome = 'delivered' | 'retry_later' | 'parked' | 'not_attempted';
 /** A record that fails unexpectedly this many times fails the same way every time: park it with the reason. */
 export const UNEXPECTED_FAILURES_BEFORE_PARKING = 3;
 
-/** Kept free so that a post never starts when it could be cut off by the Lambda timeout. */
-const SAFETY_MARGIN_MS = 1_000;
+/** Kept free after a post: the queue call that settles the record, and the batch answer. */
+const SAFETY_MARGIN_MS = QUEUE_CALL_BUDGET_MS + 1_000;
 
 /**
  * Works through one SQS batch in order. Each record is either done (delivered or parked in
@@ -55,7 +57,7 @@ export async function processBatch(records: readonly QueueRecord[], deps: RetryD
       const receives = Number(record.attributes.ApproximateReceiveCount ?? '1');
       outcome =
         receives >= UNEXPECTED_FAILURES_BEFORE_PARKING
-          ? parked(await deps.delivery.park(record.body, `unexpected_error:${errorName(error)}`))
+          ? parked(await deps.delivery.park(record.body, `unexpected_error:${errorName(error)}`, undefined, deps.remainingTimeMs))
           : 'retry_later';
     }
     if (outcome === 'retry_later' || outcome === 'not_attempted') failures.push({ itemIdentifier: record.messageId });
@@ -65,10 +67,16 @@ export async function processBatch(records: readonly QueueRecord[], deps: RetryD
 
 const parked = (done: boolean): RecordOutcome => (done ? 'parked' : 'retry_later');
 
+/** A visibility change that cannot hang the batch: a late one only means SQS's own visibility timeout applies. */
+function changeVisibility(deps: RetryDependencies, record: QueueRecord, seconds: number): Promise<void> {
+  const ms = budget(deps.remainingTimeMs, QUEUE_CALL_BUDGET_MS, ANSWER_RESERVE_MS);
+  return withDeadline('retry_queue', ms, (signal) => deps.messages.changeVisibility(record.receiptHandle, seconds, signal));
+}
+
 async function processRecord(record: QueueRecord, deps: RetryDependencies): Promise<RecordOutcome> {
   const { delivery } = deps;
   const job = parseDeliveryJob(record.body);
-  if (!job) return parked(await delivery.park(record.body, 'malformed_message'));
+  if (!job) return parked(await delivery.park(record.body, 'malformed_message', undefined, deps.remainingTimeMs));
   const log = deps.logger.child({ deliveryId: job.deliveryId, destination: job.destination });
 
   let loaded: LoadedConfig;
@@ -79,7 +87,7 @@ async function processRecord(record: QueueRecord, deps: RetryDependencies): Prom
     return 'retry_later';
   }
   if (!Object.hasOwn(loaded.config.destinations, job.destination)) {
-    return parked(await delivery.park(record.body, 'destination_not_configured', job.destination));
+    return parked(await delivery.park(record.body, 'destination_not_configured', job.destination, deps.remainingTimeMs));
   }
   const destination = loaded.config.destinations[job.destination]!;
   const target = { name: job.destination, destination };
@@ -88,7 +96,7 @@ async function processRecord(record: QueueRecord, deps: RetryDependencies): Prom
   // Leave what cannot be finished to a later invocation rather than be cut off mid-post.
   const wait = deps.pacer.delayFor(key);
   if (wait + deps.postTimeoutMs + SAFETY_MARGIN_MS > deps.remainingTimeMs()) {
-    await deps.messages.changeVisibility(record.receiptHandle, Math.ceil(wait / 1000) + 1);
+    await changeVisibility(deps, record, Math.ceil(wait / 1000) + 1).catch(() => undefined);
     return 'not_attempted';
   }
   await deps.pacer.wait(key, deps.minIntervalMs ?? delivery.serviceFor(destination).minIntervalMs);
@@ -101,10 +109,12 @@ async function processRecord(record: QueueRecord, deps: RetryDependencies): Prom
     return 'delivered';
   }
   const updated = JSON.stringify({ ...job, attempt: attempts, lastReason: decision.failure });
-  if (decision.kind === 'park') return parked(await delivery.park(updated, decision.reason, job.destination));
+  if (decision.kind === 'park') return parked(await delivery.park(updated, decision.reason, job.destination, deps.remainingTimeMs));
 
   if (decision.retryAfterMs !== undefined) deps.pacer.holdFor(key, decision.retryAfterMs);
-  await deps.messages.changeVisibility(record.receiptHandle, decision.delaySeconds);
+  await changeVisibility(deps, record, decision.delaySeconds).catch((error: unknown) =>
+    log.warn('could not set when to retry; the queue visibility timeout applies', { error: errorName(error) }),
+  );
   log.warn('delivery will be retried', { attempts, reason: decision.reason, delaySeconds: decision.delaySeconds });
   return 'retry_later';
 }

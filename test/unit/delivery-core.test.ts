@@ -35,10 +35,29 @@ describe("the relay's first attempt", () => {
     expect(slack.posts).toEqual([{ url: URL, payload: { title: 'EC2 spend up', mention: '<!here>' }, timeoutMs: 5_000 }]);
   });
 
-  it('gives the post no more time than the invocation has left, minus a margin', async () => {
-    const { delivery, slack } = setup([]);
-    await delivery.first('req-1', target, message, () => 2_000);
-    expect(slack.posts[0]?.timeoutMs).toBe(1_500);
+  it('gives the post no more time than the invocation has left, keeping room for a queue call and the answer', async () => {
+    const withQueues = setup([]);
+    await withQueues.delivery.first('req-1', target, message, () => 6_000);
+    expect(withQueues.slack.posts[0]?.timeoutMs).toBe(3_500);
+    const bare = setup([], { deadLetters: false });
+    await bare.delivery.first('req-1', target, message, () => 2_000);
+    expect(bare.slack.posts[0]?.timeoutMs).toBe(1_500);
+  });
+
+  it('a retry queue that hangs is given up on in time: the destination is unheld, the answer not late', async () => {
+    const clock = manualClock();
+    const delivery = createDelivery({
+      services: { slack: fakeChatService([{ kind: 'retryable', reason: 'http_500' }]) },
+      postTimeoutMs: 5_000,
+      retryQueue: { enqueue: () => new Promise<void>(() => {}) },
+      logger: capturedLogger().logger,
+      now: clock.now,
+      sleep: clock.sleep,
+    });
+    const started = Date.now();
+    // One second left: the queue call gets what remains after the answer's reserve.
+    expect(await delivery.first('req-1', target, message, () => 1_000)).toEqual({ kind: 'unheld', reason: 'http_500' });
+    expect(Date.now() - started).toBeLessThan(900);
   });
 
   it('queues a retryable failure with its delay and answers queued; no second post', async () => {

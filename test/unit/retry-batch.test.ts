@@ -5,6 +5,7 @@ import type { PostOutcome } from '../../lib/delivery/chat-service.js';
 import { createDelivery } from '../../lib/delivery/deliver.js';
 import { newJob } from '../../lib/delivery/job.js';
 import { createPacer } from '../../lib/retry/pacer.js';
+import type { QueueMessageOps } from '../../lib/queue/sqs.js';
 import { processBatch, type QueueRecord } from '../../lib/retry/process-batch.js';
 import { capturedLogger, fakeChatService, manualClock, memoryDeadLetters } from '../helpers/fake-delivery-ports.js';
 import { memoryConfigStore } from '../helpers/memory-config-store.js';
@@ -40,7 +41,11 @@ function setup(script: PostOutcome[] = [], options: { remainingMs?: number; conf
   const deps = {
     config: store,
     delivery: createDelivery({ services: { slack }, postTimeoutMs: 5_000, deadLetters, logger: log.logger, now: clock.now, sleep: clock.sleep }),
-    messages: { changeVisibility: async (receiptHandle: string, seconds: number) => void visibility.push({ receiptHandle, seconds }) },
+    messages: {
+      changeVisibility: async (receiptHandle: string, seconds: number): Promise<void> => {
+        visibility.push({ receiptHandle, seconds });
+      },
+    } as QueueMessageOps,
     pacer: createPacer(clock.now, clock.sleep),
     maxAttempts: 5,
     postTimeoutMs: 5_000,
@@ -125,14 +130,29 @@ describe('delivery-retry, one batch', () => {
   });
 
   it('an unexpected failure on one record does not lose the others', async () => {
-    const { deps, slack, log } = setup([{ kind: 'retryable', reason: 'http_500' }, { kind: 'delivered' }]);
-    deps.messages.changeVisibility = async () => {
-      throw new Error('boom');
+    const { deps, slack, log } = setup();
+    const format = slack.format;
+    slack.format = (message, destination) => {
+      if (message.payload.title === 'x') throw new TypeError('boom');
+      return format(message, destination);
     };
     const records = [record(job('x')), record(job('y', 'ops'))];
     expect(await processBatch(records, deps)).toEqual({ batchItemFailures: [{ itemIdentifier: records[0]!.messageId }] });
-    expect(slack.posts).toHaveLength(2);
+    expect(slack.posts.map((p) => p.payload.title)).toEqual(['y']);
     expect(log.lines.join('\n')).toContain('retry failed unexpectedly');
+  });
+});
+
+describe('delivery-retry, against a queue that hangs', () => {
+  it('gives up on a visibility change in time and still answers the batch', async () => {
+    const { deps, log } = setup([{ kind: 'retryable', reason: 'http_500' }, { kind: 'delivered' }], { remainingMs: 9_000 });
+    deps.messages.changeVisibility = () => new Promise<void>(() => {});
+    const started = Date.now();
+    const records = [record(job('slow')), record(job('next', 'ops'))];
+    // The clock is manual, so the deadline is real time: at most QUEUE_CALL_BUDGET_MS.
+    expect(await processBatch(records, deps)).toEqual({ batchItemFailures: [{ itemIdentifier: records[0]!.messageId }] });
+    expect(Date.now() - started).toBeLessThan(2_900);
+    expect(log.lines.join('\n')).toContain('queue visibility timeout applies');
   });
 });
 
