@@ -1,6 +1,7 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { FetchFunction } from '@slack/webhook';
+import { ReasonedError } from '../shared/errors.js';
 
 type FetchResponse = Awaited<ReturnType<FetchFunction>>;
 
@@ -8,6 +9,16 @@ type FetchResponse = Awaited<ReturnType<FetchFunction>>;
 export const MAX_ANSWER_BYTES = 64 * 1024;
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * A peer answered with a redirect. Nothing here follows one: the request may carry a
+ * credential (a webhook URL's secret, a token), and the next hop could be anyone.
+ */
+export class RedirectRefusedError extends ReasonedError<'redirect_refused'> {
+  constructor(readonly status: number) {
+    super(`Redirect refused (HTTP ${status})`, 'redirect_refused');
+  }
+}
 
 function headerValue(headers: IncomingHttpHeaders, name: string): string | null {
   const value = headers[name.toLowerCase()];
@@ -44,7 +55,7 @@ export const fetchOverNodeHttp: FetchFunction = (input, init = {}) =>
         const status = response.statusCode ?? 0;
         if (REDIRECTS.has(status)) {
           response.destroy();
-          return reject(new TypeError(`Redirect refused (${status})`));
+          return reject(new RedirectRefusedError(status));
         }
         const chunks: Buffer[] = [];
         let size = 0;

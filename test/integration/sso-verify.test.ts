@@ -415,3 +415,25 @@ describe('SSO keys: withdrawn keys stop working, new keys are found at once', ()
     expect(await verify(bearer(await signToken(rsa, { ...appOnly, roles: ['Other.Role'] })), ssoAuth())).toMatchObject({ kind: 'denied', reason: 'missing_scope' });
   });
 });
+
+describe('SSO: no redirect is followed', () => {
+  it('a discovery URL that redirects is refused, and the redirect target never hears from us', async () => {
+    const { createServer } = await import('node:http');
+    const hits: string[] = [];
+    const target = createServer((req, res) => {
+      hits.push(req.url ?? '');
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+    const redirecting = createServer((_req, res) => res.writeHead(307, { location: `http://127.0.0.1:${(target.address() as { port: number }).port}/x` }).end());
+    await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+    try {
+      const issuer = `http://127.0.0.1:${(redirecting.address() as { port: number }).port}/oauth2/default`;
+      const outcome = await verifier()(bearer(await signToken(rsa, okta({ iss: issuer }))), ssoAuth({ issuer }));
+      expect(outcome).toEqual({ kind: 'unavailable', reason: 'discovery_redirect_refused' });
+      expect(hits).toEqual([]);
+    } finally {
+      await Promise.all([target, redirecting].map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+    }
+  });
+});

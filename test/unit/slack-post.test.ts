@@ -71,7 +71,7 @@ describe('posting to a Slack incoming webhook', () => {
     const target = await startServer((res) => res.writeHead(200).end('ok'));
     const redirecting = await startServer((res) => res.writeHead(302, { location: `${target.url}${path}` }).end());
     others.push(target.server, redirecting.server);
-    expect(await post(`${redirecting.url}${path}`, message)).toEqual({ kind: 'retryable', reason: 'network_error' });
+    expect(await post(`${redirecting.url}${path}`, message)).toEqual({ kind: 'refused', reason: 'redirect_refused' });
     expect(redirecting.hits).toEqual([path]);
     expect(target.hits).toEqual([]);
   });

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { isAllowedEndpoint } from '../../config/schema.js';
-import { fetchOverNodeHttp } from '../../http/fetch-over-node-http.js';
+import { fetchOverNodeHttp, RedirectRefusedError } from '../../http/fetch-over-node-http.js';
 import { IdentityProviderUnavailableError } from './errors.js';
 
 const discoveryDocumentSchema = z.object({ issuer: z.string(), jwks_uri: z.string() });
@@ -11,6 +11,7 @@ export function discoveryUrl(issuer: string): string {
 }
 
 export function fetchFailureReason(prefix: string, error: unknown): string {
+  if (error instanceof RedirectRefusedError) return `${prefix}_redirect_refused`;
   const name = error instanceof Error ? error.name : '';
   return name === 'TimeoutError' || name === 'AbortError' ? `${prefix}_timeout` : `${prefix}_unreachable`;
 }
