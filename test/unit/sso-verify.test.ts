@@ -7,7 +7,7 @@ import { createSigningKey, signToken, startKeyServer, type KeyServer, type Signi
 import { freePort } from '../helpers/ports.js';
 
 // Lib level: the verifier against a loopback key server (discovery + JWKS over HTTP), with
-// claim sets as Okta and Entra ID issue them. Through the built bundle: sso-relay.test.ts.
+// claim sets as Okta and Entra ID issue them. Through the built bundle: test/integration/sso-relay.test.ts.
 
 const CLIENT = '0oa1platformclient';
 const SCOPE = 'cost-alerts';

@@ -1,0 +1,69 @@
+import { createHash } from 'node:crypto';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { closeServer } from './loopback-server.js';
+
+/** One AWS JSON-protocol call as the fake received it. */
+export interface AwsCall {
+  target: string;
+  path: string;
+  body: Record<string, unknown>;
+}
+
+/** How the fake answers one target: a JSON body (status 200), an AWS error, or never. */
+export type AwsAnswer = Record<string, unknown> | { error: string; status?: number } | 'hang';
+
+export interface FakeAws {
+  url: string;
+  calls: AwsCall[];
+  answer(target: string, answer: AwsAnswer | ((call: AwsCall) => AwsAnswer)): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A loopback stand-in for AWS services that speak the JSON protocol (Secrets Manager, SQS),
+ * for in-process tests of our adapters: it records each call and answers as told. SQS
+ * SendMessage answers carry the body's MD5, which the SDK checks.
+ */
+export async function startFakeAws(): Promise<FakeAws> {
+  const calls: AwsCall[] = [];
+  const answers = new Map<string, AwsAnswer | ((call: AwsCall) => AwsAnswer)>();
+  const hanging = new Set<ServerResponse>();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const target = String(req.headers['x-amz-target'] ?? '');
+      const text = Buffer.concat(chunks).toString('utf8');
+      const call: AwsCall = { target, path: req.url ?? '/', body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+      calls.push(call);
+      const configured = answers.get(target);
+      const answer = typeof configured === 'function' ? configured(call) : (configured ?? defaultAnswer(call));
+      if (answer === 'hang') {
+        hanging.add(res);
+        return;
+      }
+      const headers = { 'content-type': 'application/x-amz-json-1.0' };
+      if ('error' in answer && typeof answer['error'] === 'string') {
+        res.writeHead(Number(answer['status'] ?? 400), { ...headers, 'x-amzn-errortype': answer['error'] }).end(JSON.stringify({ __type: answer['error'], message: 'fake' }));
+        return;
+      }
+      res.writeHead(200, headers).end(JSON.stringify(answer));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    calls,
+    answer: (target, answer) => answers.set(target, answer),
+    close: () => closeServer(server, hanging),
+  };
+}
+
+function defaultAnswer(call: AwsCall): AwsAnswer {
+  if (call.target === 'AmazonSQS.SendMessage') {
+    const md5 = createHash('md5').update(String(call.body['MessageBody'] ?? '')).digest('hex');
+    return { MessageId: 'm-1', MD5OfMessageBody: md5 };
+  }
+  return {};
+}

@@ -1,0 +1,106 @@
+import { createHash } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createSecretsManagerClient, lazySqs } from '../../lib/aws/clients.js';
+import { secretsManagerReader } from '../../lib/config/secrets-manager.js';
+import { newJob } from '../../lib/delivery/job.js';
+import { webhookMessageSchema } from '../../lib/message/schema.js';
+import { sqsDeadLetters, sqsMessageOps, sqsRetryQueue } from '../../lib/queue/sqs.js';
+import { startFakeAws, type FakeAws } from '../helpers/fake-aws.js';
+
+// The adapters against a loopback fake speaking the AWS JSON protocol: what they send, and
+// how they fail. The real emulator is the acceptance tests' business.
+let aws: FakeAws;
+const saved = { ...process.env };
+
+beforeAll(async () => {
+  aws = await startFakeAws();
+  Object.assign(process.env, { AWS_ENDPOINT_URL: aws.url, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'y' });
+});
+afterEach(() => {
+  aws.calls.length = 0;
+});
+afterAll(async () => {
+  process.env = saved;
+  await aws.close();
+});
+
+const limits = { connectionTimeoutMs: 500, requestTimeoutMs: 300, maxAttempts: 1 };
+const message = webhookMessageSchema.parse({ metadata: { object_type: 'anomaly_alert' }, payload: { title: 'Spend up' } });
+
+describe('the SQS adapters', () => {
+  const queueUrl = () => `${aws.url}/123456789012/delivery-retry`;
+
+  it('queue a job with its destination as an attribute and a delay within SQS limits', async () => {
+    const sqs = lazySqs(limits);
+    await sqsRetryQueue(sqs, queueUrl()).enqueue(newJob('d1', 'finops', message, 'http_500', 0), 4_000);
+    const [call] = aws.calls;
+    expect(call?.target).toBe('AmazonSQS.SendMessage');
+    expect(call?.body).toMatchObject({
+      QueueUrl: queueUrl(),
+      DelaySeconds: 900,
+      MessageAttributes: { destination: { DataType: 'String', StringValue: 'finops' } },
+    });
+    expect(JSON.parse(String(call?.body['MessageBody']))).toMatchObject({ version: 2, destination: 'finops' });
+  });
+
+  it('park with reason and destination, leaving out what is absent', async () => {
+    const sqs = lazySqs(limits);
+    await sqsDeadLetters(sqs, queueUrl()).park('{"x":1}', 'malformed_message');
+    expect(aws.calls[0]?.body['MessageAttributes']).toEqual({ reason: { DataType: 'String', StringValue: 'malformed_message' } });
+    expect(aws.calls[0]?.body).not.toHaveProperty('DelaySeconds');
+  });
+
+  it('change visibility in whole seconds', async () => {
+    await sqsMessageOps(lazySqs(limits), queueUrl()).changeVisibility('handle-1', 12.2);
+    expect(aws.calls[0]).toMatchObject({ target: 'AmazonSQS.ChangeMessageVisibility', body: { ReceiptHandle: 'handle-1', VisibilityTimeout: 13 } });
+  });
+
+  it('load the SDK once per container', async () => {
+    const sqs = lazySqs(limits);
+    const [a, b] = await Promise.all([sqs(), sqs()]);
+    expect(a.client).toBe(b.client);
+  });
+
+  it('give up on a queue that accepts the connection and never answers', async () => {
+    aws.answer('AmazonSQS.SendMessage', 'hang');
+    const started = Date.now();
+    await expect(sqsDeadLetters(lazySqs(limits), queueUrl()).park('{}', 'x')).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(2_000);
+    aws.answer('AmazonSQS.SendMessage', (call) => ({ MessageId: 'm', MD5OfMessageBody: createHash('md5').update(String(call.body['MessageBody'])).digest('hex') }));
+  });
+
+  it('stop at once when the caller aborts', async () => {
+    aws.answer('AmazonSQS.ChangeMessageVisibility', 'hang');
+    const controller = new AbortController();
+    const pending = sqsMessageOps(lazySqs({ ...limits, requestTimeoutMs: 10_000 }), queueUrl()).changeVisibility('h', 1, controller.signal);
+    setTimeout(() => controller.abort(), 50);
+    await expect(pending).rejects.toThrow();
+  });
+});
+
+describe('the Secrets Manager reader', () => {
+  const reader = () => secretsManagerReader(createSecretsManagerClient(limits));
+
+  it('reads the current value with its creation date, or a named stage', async () => {
+    aws.answer('secretsmanager.GetSecretValue', (call) => ({ SecretString: `value-of-${String(call.body['VersionStage'] ?? 'current')}`, CreatedDate: 1_764_000_000 }));
+    expect(await reader().getSecretString('relay-config')).toEqual({ value: 'value-of-current', createdDate: new Date(1_764_000_000_000) });
+    expect((await reader().getSecretString('relay-config', 'AWSPREVIOUS')).value).toBe('value-of-AWSPREVIOUS');
+  });
+
+  it('names the AWS error, never its message', async () => {
+    aws.answer('secretsmanager.GetSecretValue', { error: 'ResourceNotFoundException' });
+    await expect(reader().getSecretString('missing')).rejects.toMatchObject({ name: 'ConfigUnavailableError', reason: 'ResourceNotFoundException' });
+  });
+
+  it('refuses a binary secret', async () => {
+    aws.answer('secretsmanager.GetSecretValue', { SecretBinary: 'AAAA' });
+    await expect(reader().getSecretString('binary')).rejects.toMatchObject({ reason: 'no_secret_string' });
+  });
+
+  it('fails a read that hangs instead of waiting for ever', async () => {
+    aws.answer('secretsmanager.GetSecretValue', 'hang');
+    const started = Date.now();
+    await expect(reader().getSecretString('slow')).rejects.toMatchObject({ name: 'ConfigUnavailableError' });
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+});
