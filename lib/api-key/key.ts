@@ -1,3 +1,5 @@
+import { ReasonedError } from '../shared/errors.js';
+
 /** The three segments of a platform API key (spec 2.1): `<user_key>:<account_key>:<cost_center_id>`. */
 export interface ApiKeyParts {
   userKey: string;
@@ -7,11 +9,9 @@ export interface ApiKeyParts {
 }
 
 /** The text is not an API key we can use; the message names the segment, never the text. */
-export class ApiKeyFormatError extends Error {
-  readonly reason = 'invalid_key_segment';
+export class ApiKeyFormatError extends ReasonedError<'invalid_key_segment'> {
   constructor(message: string) {
-    super(message);
-    this.name = 'ApiKeyFormatError';
+    super(message, 'invalid_key_segment');
   }
 }
 

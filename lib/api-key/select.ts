@@ -1,3 +1,4 @@
+import { ReasonedError } from '../shared/errors.js';
 import type { CostCenter, PayerAccount } from '../cost-api/schema.js';
 
 export type SelectionFailure = 'account_not_found' | 'account_ambiguous' | 'cost_center_not_found' | 'cost_center_ambiguous';
@@ -6,15 +7,7 @@ export type SelectionFailure = 'account_not_found' | 'account_ambiguous' | 'cost
  * The selection names nothing, or more than one thing. The message lists the choices (names
  * and keys are what the operator writes into the selection; they are not secrets).
  */
-export class SelectionError extends Error {
-  constructor(
-    message: string,
-    readonly reason: SelectionFailure,
-  ) {
-    super(message);
-    this.name = 'SelectionError';
-  }
-}
+export class SelectionError extends ReasonedError<SelectionFailure> {}
 
 const MAX_LISTED = 25;
 

@@ -1,9 +1,11 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { userKeyOf } from '../api-key/key.js';
 import type { Logger } from '../log/logger.js';
 import { joinUrl } from './base-url.js';
 import { CALL_NAMES, CostApiError, type CostApiCall } from './errors.js';
-import { backoffMs, retryAfterMs, sleep as realSleep } from './retry.js';
+import { parseRetryAfterMs } from '../shared/retry-after.js';
+import { sleep as realSleep } from '../shared/sleep.js';
+import { backoffMs } from './retry.js';
 import {
   costCenterSchema,
   describeProblems,
@@ -86,10 +88,15 @@ export function createCostApiClient(options: CostApiClientOptions): CostApiClien
       let wait: number;
       let lastProblem: { reason: CostApiError['reason']; detail: string; status?: number };
       try {
-        const response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+        // 'manual': a redirect comes back as the 3xx answer and is refused below, never followed.
+        const response = await fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
         const text = await response.text();
+        if (response.status >= 300 && response.status < 400) {
+          // Following it would send the username and password, or the apikey header, to wherever it points.
+          throw fail(call, 'redirect_refused', `the platform answered with a redirect (HTTP ${response.status}); it is not followed`, response.status);
+        }
         if (response.status === 429) {
-          const asked = retryAfterMs(response.headers.get('retry-after'));
+          const asked = parseRetryAfterMs(response.headers.get('retry-after'));
           if (asked !== undefined && asked > maxRetryAfter) {
             throw fail(call, 'rate_limited', `rate limited (HTTP 429), asked to wait ${Math.ceil(asked / 1000)} s`, 429);
           }
@@ -148,7 +155,7 @@ export function createCostApiClient(options: CostApiClientOptions): CostApiClien
     return fail(call, 'rejected', `the platform refused the request (HTTP ${status})`, status);
   }
 
-  async function list<T>(call: 'payer_accounts' | 'cost_centers', auth: PlatformAuth, schema: z.ZodType<T>): Promise<T[]> {
+  async function list<T>(call: 'payer_accounts' | 'cost_centers', auth: PlatformAuth, schema: z.ZodMiniType<T>): Promise<T[]> {
     const records: T[] = [];
     const seen = new Set<string>();
     let token: string | undefined;

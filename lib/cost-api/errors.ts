@@ -1,3 +1,5 @@
+import { ReasonedError } from '../shared/errors.js';
+
 /** Which platform operation failed, for logs and messages. */
 export type CostApiCall = 'token_generate' | 'payer_accounts' | 'cost_centers';
 
@@ -14,18 +16,19 @@ export type CostApiFailure =
   | 'timeout'
   | 'network_error'
   /** The answer is not the documented shape. */
-  | 'invalid_response';
+  | 'invalid_response'
+  /** The platform answered with a redirect; it is not followed, since the request carries credentials. */
+  | 'redirect_refused';
 
 /** A platform call failed. Messages name the call and what went wrong, never keys, tokens or passwords. */
-export class CostApiError extends Error {
+export class CostApiError extends ReasonedError<CostApiFailure> {
   constructor(
     message: string,
-    readonly reason: CostApiFailure,
+    reason: CostApiFailure,
     readonly call: CostApiCall,
     readonly status?: number,
   ) {
-    super(message);
-    this.name = 'CostApiError';
+    super(message, reason);
   }
 }
 

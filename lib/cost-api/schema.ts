@@ -1,47 +1,55 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../validation/english-messages.js';
+import type { IssueList } from '../shared/zod-issues.js';
 
 // The platform sends identifiers as numbers in some places and strings in others.
-const identifier = z.union([z.string().trim().min(1), z.number().int().nonnegative()]).transform(String);
-const optionalText = z.string().nullish().transform((v) => v ?? '');
+const identifier = z.pipe(
+  z.union([z.string().check(z.trim(), z.minLength(1)), z.number().check(z.int(), z.nonnegative())]),
+  z.transform((v: string | number) => String(v)),
+);
+const optionalText = z.pipe(z.nullish(z.string()), z.transform((v: string | null | undefined) => v ?? ''));
 
 export const generatedTokenSchema = z.object({
-  Authorization: z.string().min(1),
-  apikey: z.string().min(1),
+  Authorization: z.string().check(z.minLength(1)),
+  apikey: z.string().check(z.minLength(1)),
 });
 
-export const payerAccountSchema = z
-  .looseObject({
+export const payerAccountSchema = z.pipe(
+  z.looseObject({
     accountKey: identifier,
-    accountId: identifier.nullish(),
+    accountId: z.nullish(identifier),
     accountName: optionalText,
-    cloudTypeId: z.number().nullish(),
-  })
-  .transform((a) => ({
+    cloudTypeId: z.nullish(z.number()),
+  }),
+  z.transform((a) => ({
     /** The platform's own account key: the second API-key segment. */
     accountKey: a.accountKey,
     /** The cloud provider's account id. */
     accountId: a.accountId ?? '',
     accountName: a.accountName,
     cloudTypeId: a.cloudTypeId ?? undefined,
-  }));
+  })),
+);
 
 export type PayerAccount = z.infer<typeof payerAccountSchema>;
 
 // The v2 record shape is not documented: the v1 list used `id`/`name`; `costCenterId`/`costCenterName` are accepted too.
-export const costCenterSchema = z
-  .looseObject({
-    id: identifier.optional(),
-    costCenterId: identifier.optional(),
-    name: optionalText,
-    costCenterName: optionalText,
-    code: optionalText,
-  })
-  .refine((c) => c.id !== undefined || c.costCenterId !== undefined, { message: 'has no id', path: ['id'] })
-  .transform((c) => ({
+export const costCenterSchema = z.pipe(
+  z
+    .looseObject({
+      id: z.optional(identifier),
+      costCenterId: z.optional(identifier),
+      name: optionalText,
+      costCenterName: optionalText,
+      code: optionalText,
+    })
+    .check(z.refine((c) => c.id !== undefined || c.costCenterId !== undefined, { message: 'has no id', path: ['id'] })),
+  z.transform((c) => ({
     id: c.id ?? c.costCenterId ?? '',
     name: c.name || c.costCenterName,
     code: c.code,
-  }));
+  })),
+);
 
 export type CostCenter = z.infer<typeof costCenterSchema>;
 
@@ -70,7 +78,7 @@ export function unwrapList(body: unknown): ListPage {
 }
 
 /** Field paths of the problems, never the values (records may carry names the operator considers private). */
-export function describeProblems(error: z.ZodError, limit = 3): string {
+export function describeProblems(error: IssueList, limit = 3): string {
   const parts = error.issues.slice(0, limit).map((issue) => {
     const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('') || '(record)';
     return `${path} ${issue.message}`;

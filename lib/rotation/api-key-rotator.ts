@@ -1,25 +1,26 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../validation/english-messages.js';
 import { ApiKeyFormatError, parseApiKey } from '../api-key/key.js';
 import { buildApiKey, toApiKeySecret } from '../api-key/procedure.js';
-import { apiKeySelectionSchema, pendingApiKeySchema, problemPaths } from '../api-key/secret.js';
+import { apiKeySelectionSchema, pendingApiKeySchema } from '../api-key/secret.js';
 import type { CostApiClient, Credentials } from '../cost-api/client.js';
+import { errorName } from '../shared/errors.js';
+import { parseJson } from '../shared/json.js';
+import { issueLines } from '../shared/zod-issues.js';
 import { RotationError } from './errors.js';
 import type { SecretRotator } from './steps.js';
 
 const credentialsSchema = z.object({
-  username: z.string().trim().min(1),
-  password: z.string().min(1),
+  username: z.string().check(z.trim(), z.minLength(1)),
+  password: z.string().check(z.minLength(1)),
 });
 
 function parseJsonObject(text: string, what: string, reason: string): Record<string, unknown> {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new RotationError(`${what} is not valid JSON.`, reason);
-  }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new RotationError(`${what} is not a JSON object.`, reason);
-  return json as Record<string, unknown>;
+  const json = parseJson(text);
+  if (!json.ok) throw new RotationError(`${what} is not valid JSON.`, reason);
+  const value = json.value;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new RotationError(`${what} is not a JSON object.`, reason);
+  return value as Record<string, unknown>;
 }
 
 export interface ApiKeyRotatorDependencies {
@@ -40,13 +41,13 @@ export function apiKeyRotator(deps: ApiKeyRotatorDependencies): SecretRotator {
     try {
       text = await deps.readSecret(deps.credentialsSecretId);
     } catch (error) {
-      const detail = error instanceof RotationError ? error.message : `(${(error as Error).name})`;
+      const detail = error instanceof RotationError ? error.message : `(${errorName(error)})`;
       throw new RotationError(`Cannot read ${source}: ${detail}`, 'credentials_unavailable');
     }
     const parsed = credentialsSchema.safeParse(parseJsonObject(text, `The value of ${source}`, 'credentials_invalid'));
     if (!parsed.success) {
       throw new RotationError(
-        `${source} must hold {"username","password"}: ${problemPaths(parsed.error).join('; ')}.`,
+        `${source} must hold {"username","password"}: ${issueLines(parsed.error).join('; ')}.`,
         'credentials_invalid',
       );
     }
@@ -58,7 +59,7 @@ export function apiKeyRotator(deps: ApiKeyRotatorDependencies): SecretRotator {
       const written = parseJsonObject(current, 'The AWSCURRENT value of the API-key secret', 'selection_invalid');
       const selection = apiKeySelectionSchema.safeParse(written);
       if (!selection.success) {
-        throw new RotationError(`The API-key secret's selection is invalid: ${problemPaths(selection.error).join('; ')}.`, 'selection_invalid');
+        throw new RotationError(`The API-key secret's selection is invalid: ${issueLines(selection.error).join('; ')}.`, 'selection_invalid');
       }
       const result = await buildApiKey(
         deps.client,
@@ -77,7 +78,7 @@ export function apiKeyRotator(deps: ApiKeyRotatorDependencies): SecretRotator {
     async test(pending) {
       const parsed = pendingApiKeySchema.safeParse(parseJsonObject(pending, 'The AWSPENDING value', 'pending_invalid'));
       if (!parsed.success) {
-        throw new RotationError(`The AWSPENDING value is incomplete: ${problemPaths(parsed.error).join('; ')}.`, 'pending_invalid');
+        throw new RotationError(`The AWSPENDING value is incomplete: ${issueLines(parsed.error).join('; ')}.`, 'pending_invalid');
       }
       try {
         parseApiKey(parsed.data.apikey);

@@ -1,9 +1,11 @@
 import { createCostApiClient } from '../cost-api/client.js';
 import { createLogger, parseLogLevel, type Logger } from '../log/logger.js';
 import { apiKeyRotator } from './api-key-rotator.js';
-import { readRotationEnvironment } from './environment.js';
+import { createSecretsManagerClient } from '../aws/clients.js';
+import { readEnvironment } from '../shared/environment.js';
+import { rotationEnvironmentSchema } from './environment.js';
 import { RotationError } from './errors.js';
-import { createRotationSecretsClient, secretsManagerRotationStore } from './secrets-manager.js';
+import { ROTATION_SECRETS_MANAGER_LIMITS, secretsManagerRotationStore } from './secrets-manager.js';
 import { createRotationSteps, type StepOutcome } from './steps.js';
 
 export type RotationHandler = (event: unknown) => Promise<StepOutcome>;
@@ -13,18 +15,18 @@ export function createApiKeyRotationFromEnvironment(
   env: Record<string, string | undefined> = process.env,
   logger?: Logger,
 ): RotationHandler {
-  const reading = readRotationEnvironment(env);
+  const reading = readEnvironment(rotationEnvironmentSchema, env);
   const log = logger ?? createLogger({ level: reading.ok ? reading.settings.LOG_LEVEL : parseLogLevel(env['LOG_LEVEL']) });
   if (!reading.ok) {
     // Every step fails the same clear way, so the rotation fails and AWSCURRENT stays as it is.
-    const problems = reading.problems;
+    const problems = reading.problems.map((p) => `${p.path} ${p.problem}`);
     return async () => {
       log.error('rotation function is misconfigured', { reason: 'environment_invalid', problems });
       throw new RotationError(`The rotation function's environment is invalid: ${problems.join('; ')}.`, 'environment_invalid');
     };
   }
   const settings = reading.settings;
-  const store = secretsManagerRotationStore(createRotationSecretsClient());
+  const store = secretsManagerRotationStore(createSecretsManagerClient(ROTATION_SECRETS_MANAGER_LIMITS));
   const client = createCostApiClient({
     baseUrl: settings.COST_API_BASE_URL,
     timeoutMs: settings.COST_API_TIMEOUT_MS,

@@ -2,20 +2,16 @@ import {
   DescribeSecretCommand,
   GetSecretValueCommand,
   PutSecretValueCommand,
-  SecretsManagerClient,
+  type SecretsManagerClient,
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
+import type { AwsCallLimits } from '../aws/clients.js';
+import { errorName } from '../shared/errors.js';
 import { RotationError } from './errors.js';
 import type { RotationStore } from './store.js';
 
-export function createRotationSecretsClient(): SecretsManagerClient {
-  return new SecretsManagerClient({
-    maxAttempts: 3,
-    requestHandler: { connectionTimeout: 3_000, requestTimeout: 5_000 },
-  });
-}
-
-const errorName = (error: unknown): string => (error instanceof Error ? error.name : 'UnknownError');
+/** A rotation has minutes, so Secrets Manager gets more attempts and time than on the delivery path. */
+export const ROTATION_SECRETS_MANAGER_LIMITS: AwsCallLimits = { connectionTimeoutMs: 3_000, requestTimeoutMs: 5_000, maxAttempts: 3 };
 
 /** SDK errors reduced to the operation and the error's type: their messages are not ours to forward. */
 async function call<T>(operation: string, secretLabel: string, send: () => Promise<T>): Promise<T> {

@@ -1,13 +1,16 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../validation/english-messages.js';
 import type { Logger } from '../log/logger.js';
+import { errorName, ReasonedError } from '../shared/errors.js';
+import { describeIssues } from '../shared/zod-issues.js';
 import { RotationError } from './errors.js';
 import type { RotationStore } from './store.js';
 
 export const rotationEventSchema = z.object({
   Step: z.enum(['createSecret', 'setSecret', 'testSecret', 'finishSecret']),
-  SecretId: z.string().min(1),
-  ClientRequestToken: z.string().min(1),
-  RotationToken: z.string().optional(),
+  SecretId: z.string().check(z.minLength(1)),
+  ClientRequestToken: z.string().check(z.minLength(1)),
+  RotationToken: z.optional(z.string()),
 });
 
 export type RotationEvent = z.infer<typeof rotationEventSchema>;
@@ -37,10 +40,8 @@ export interface RotationStepsDependencies {
 
 /** Our own errors carry a reason and a safe message; anything else is named by its type only. */
 function describeFailure(error: unknown): { reason: string; message: string } {
-  const named = error as { reason?: unknown; name?: unknown; message?: unknown };
-  if (error instanceof Error && typeof named.reason === 'string') return { reason: named.reason, message: error.message };
-  const name = error instanceof Error ? error.name : 'UnknownError';
-  return { reason: 'unexpected_error', message: `Unexpected ${name} during rotation.` };
+  if (error instanceof ReasonedError) return { reason: error.reason, message: error.message };
+  return { reason: 'unexpected_error', message: `Unexpected ${errorName(error)} during rotation.` };
 }
 
 /**
@@ -103,7 +104,9 @@ export function createRotationSteps(deps: RotationStepsDependencies): (event: un
   return async (input) => {
     const parsed = rotationEventSchema.safeParse(input);
     if (!parsed.success) {
-      const fields = parsed.error.issues.map((i) => i.path.join('.') || '(event)').join(', ');
+      const fields = describeIssues(parsed.error)
+        .map((p) => p.path)
+        .join(', ');
       deps.logger.error('rotation event is invalid', { reason: 'invalid_event', fields });
       throw new RotationError(`Not a Secrets Manager rotation event (check ${fields}).`, 'invalid_event');
     }

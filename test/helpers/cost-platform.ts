@@ -29,6 +29,8 @@ export type PlatformBehaviour =
   | { kind: 'error'; status: number }
   | { kind: 'rate_limited'; retryAfter: string }
   | { kind: 'hang' }
+  /** A redirect to `location`, as a misconfigured proxy or a hostile platform might answer. */
+  | { kind: 'redirect'; status: number; location: string }
   /** Any answer, for shapes the platform might send one day. */
   | { kind: 'answer'; status: number; body: unknown };
 
@@ -260,6 +262,9 @@ export async function startFakePlatform(options: FakePlatformOptions = {}): Prom
           break;
         case 'answer':
           answer = { status: behaviour.status, body: behaviour.body };
+          break;
+        case 'redirect':
+          answer = { status: behaviour.status, body: {}, headers: { location: behaviour.location } };
           break;
         case 'normal':
           answer = handle(endpoint, req, body, url.searchParams);

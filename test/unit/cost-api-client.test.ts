@@ -211,3 +211,26 @@ describe('cost platform client', () => {
     expectNoSecrets(error.message);
   });
 });
+
+describe('the platform client follows no redirect: credentials go to the platform only', () => {
+  let elsewhere: FakePlatform;
+  beforeAll(async () => {
+    elsewhere = await startFakePlatform();
+  });
+  afterAll(() => elsewhere.close());
+
+  it('a 307 from token generation does not re-post the username and password', async () => {
+    platform.setBehaviour('token', { kind: 'redirect', status: 307, location: `${elsewhere.url}/api/v1/authentication/token/generate` });
+    const error = await failure(client().generateToken(credentials()));
+    expect(error).toMatchObject({ name: 'CostApiError', reason: 'redirect_refused', status: 307 });
+    expect(elsewhere.requests).toHaveLength(0);
+    expect(platform.requests).toHaveLength(1);
+  });
+
+  it('a 302 on a v2 call does not send the apikey header along', async () => {
+    platform.setBehaviour('accounts', { kind: 'redirect', status: 302, location: `${elsewhere.url}${ACCOUNTS_PATH}` });
+    const error = await failure(client().listPayerAccounts({ apikey: 'user:1:', authorization: 'token' }));
+    expect(error).toMatchObject({ reason: 'redirect_refused', call: 'payer_accounts' });
+    expect(elsewhere.requests).toHaveLength(0);
+  });
+});
