@@ -31,7 +31,7 @@ export async function buildApiKey(
   request: ApiKeyRequest,
   now: () => Date = () => new Date(),
 ): Promise<ApiKeyResult> {
-  let token;
+  let token: Awaited<ReturnType<CostApiClient['generateToken']>>;
   try {
     token = await client.generateToken(request.credentials);
   } catch (error) {

@@ -1,6 +1,13 @@
 // Runs one built Lambda bundle in its own Node process, as a Lambda container would:
 // module scope once, then one invocation per message. stdout is the function's log.
+//
+// The result goes out on stdout too, as one marked line after the invocation's own log
+// lines: a single ordered stream, so the test never reads the result before the last log
+// line of that invocation has arrived (an IPC reply could overtake buffered stdout).
+const MARK = '\u0000invocation\u0000';
 const { handler } = await import(process.argv[2]);
+
+const reply = (payload) => process.stdout.write(`${MARK}${JSON.stringify(payload)}\n`);
 
 process.on('message', async (message) => {
   const started = Date.now();
@@ -10,10 +17,9 @@ process.on('message', async (message) => {
     getRemainingTimeInMillis: () => Math.max(0, message.timeoutMs - (Date.now() - started)),
   };
   try {
-    const result = await handler(message.event, context);
-    process.send({ id: message.id, result });
+    reply({ id: message.id, result: await handler(message.event, context) });
   } catch (error) {
-    process.send({ id: message.id, error: String(error && error.stack ? error.stack : error) });
+    reply({ id: message.id, error: String(error?.stack ? error.stack : error) });
   }
 });
 process.send({ ready: true });

@@ -24,20 +24,34 @@ export async function startBundle(name: string, env: Record<string, string>): Pr
     env: { PATH: process.env['PATH'] ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
+  // Kept in step with bundle-runner.mjs: results arrive on stdout as marked lines.
+  const MARK = '\u0000invocation\u0000';
+  const pending = new Map<string, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   let out = '';
-  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  let partial = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    partial += chunk.toString('utf8');
+    const lines = partial.split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      if (!line.startsWith(MARK)) {
+        out += `${line}\n`;
+        continue;
+      }
+      const reply = JSON.parse(line.slice(MARK.length)) as { id: string; result?: unknown; error?: string };
+      const waiter = pending.get(reply.id);
+      if (!waiter) continue;
+      pending.delete(reply.id);
+      if (reply.error) waiter.reject(new Error(reply.error));
+      else waiter.resolve(reply.result);
+    }
+  });
   child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
 
-  const pending = new Map<string, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   await new Promise<void>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`bundle exited with ${code} before it was ready:\n${out}`)));
-    child.on('message', (message: { ready?: boolean; id?: string; result?: unknown; error?: string }) => {
-      if (message.ready) return resolve();
-      const waiter = message.id ? pending.get(message.id) : undefined;
-      if (!waiter || !message.id) return;
-      pending.delete(message.id);
-      if (message.error) waiter.reject(new Error(message.error));
-      else waiter.resolve(message.result);
+    child.on('message', (message: { ready?: boolean }) => {
+      if (message.ready) resolve();
     });
   });
   child.on('exit', () => {

@@ -92,7 +92,10 @@ export function environmentVariables(template: CfnTemplate, logicalId: string): 
 export function referencedIds(value: CfnValue): Set<string> {
   const ids = new Set<string>();
   const visit = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(visit);
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item);
+      return;
+    }
     if (!isRecord(node)) return;
     for (const [key, inner] of Object.entries(node)) {
       if (key === 'Ref' && typeof inner === 'string') ids.add(inner);
@@ -207,7 +210,7 @@ export function evaluate(deployment: Deployment, value: CfnValue): unknown {
         case 'Fn::Sub': {
           const [text, vars] = Array.isArray(arg) ? [arg[0] as string, arg[1] as Record<string, unknown>] : [arg as string, {}];
           const local = Object.fromEntries(Object.entries(vars ?? {}).map(([k, v]) => [k, run(v)]));
-          return text.replace(/\$\{([^}]+)\}/g, (whole, expression: string) => {
+          return text.replace(/\$\{([^}]+)\}/g, (_whole, expression: string) => {
             if (expression.startsWith('!')) return `\${${expression.slice(1)}}`;
             if (expression in local) return String(local[expression]);
             const dot = expression.indexOf('.');

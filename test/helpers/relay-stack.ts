@@ -38,7 +38,7 @@ const anomaly = JSON.parse(readFileSync(new URL('../../events/anomaly-alert.json
 export async function startRelayStack(moto: string, extraDestinations: string[] = []): Promise<RelayStack> {
   const slack = await startFakeSlack();
   const paths: Record<string, string> = { default: '/services/T0/B0/default' };
-  extraDestinations.forEach((name, i) => (paths[name] = `/services/T0/B${i + 1}/${name}`));
+  for (const [i, name] of extraDestinations.entries()) paths[name] = `/services/T0/B${i + 1}/${name}`;
   const secretId = await createSecret(secretsClient(moto), {
     auth: { method: 'none' },
     destinations: Object.fromEntries(Object.entries(paths).map(([name, path]) => [name, { url: slack.url(path) }])),

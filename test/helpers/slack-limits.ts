@@ -33,7 +33,7 @@ export function slackLimitViolations(message: ReceivedMessage, totalBudget = 8_0
       if (block.text && block.text.text.length > 3_000) problems.push(`block ${i}: section over 3,000`);
       if (block.text && block.text.text.length === 0) problems.push(`block ${i}: empty section`);
       if ((block.fields?.length ?? 0) > 10) problems.push(`block ${i}: over 10 fields`);
-      block.fields?.forEach((f, j) => f.text.length > 2_000 && problems.push(`block ${i} field ${j}: over 2,000`));
+      for (const [j, f] of (block.fields ?? []).entries()) if (f.text.length > 2_000) problems.push(`block ${i} field ${j}: over 2,000`);
       if (!block.text && !block.fields?.length) problems.push(`block ${i}: section without text or fields`);
     }
     if (block.type === 'context' && (block.elements?.length ?? 0) > 10) problems.push(`block ${i}: over 10 context elements`);

@@ -83,6 +83,10 @@ function toEvent(messages: Message[], arn: string): SQSEvent {
 export interface Poller {
   stop(): Promise<void>;
   invocations: number;
+  /** Message ids the function reported as batch item failures (they stay on the queue). */
+  failures: string[];
+  /** Message ids the poller deleted because the function finished them. */
+  deleted: string[];
 }
 
 /**
@@ -91,7 +95,7 @@ export interface Poller {
  */
 export function startPoller(client: SQSClient, queues: TestQueues, fn: RunningBundle, functionTimeoutMs = 60_000): Poller {
   let running = true;
-  const state: Poller = { invocations: 0, stop: async () => {} };
+  const state: Poller = { invocations: 0, failures: [], deleted: [], stop: async () => {} };
   const loop = (async () => {
     while (running) {
       const { Messages = [] } = await client.send(
@@ -110,6 +114,7 @@ export function startPoller(client: SQSClient, queues: TestQueues, fn: RunningBu
         { timeoutMs: functionTimeoutMs },
       );
       const failed = new Set(result.batchItemFailures.map((f) => f.itemIdentifier));
+      state.failures.push(...failed);
       const done = Messages.filter((m) => !failed.has(m.MessageId!));
       if (done.length > 0) {
         await client.send(
@@ -118,6 +123,7 @@ export function startPoller(client: SQSClient, queues: TestQueues, fn: RunningBu
             Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
           }),
         );
+        state.deleted.push(...done.map((m) => m.MessageId!));
       }
     }
   })();

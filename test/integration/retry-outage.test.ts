@@ -7,7 +7,7 @@ import { httpApiEvent } from '../../scripts/http-api-event.js';
 import { awsEnvironment, motoUrl } from '../helpers/aws.js';
 import { startBundle } from '../helpers/bundle.js';
 import { startRelayStack, titleOf, type RelayStack } from '../helpers/relay-stack.js';
-import { receiveAll, waitFor } from '../helpers/sqs.js';
+import { type receiveAll, waitFor } from '../helpers/sqs.js';
 
 const moto = motoUrl();
 

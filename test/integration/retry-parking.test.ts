@@ -1,9 +1,9 @@
-import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { awsEnvironment, createSecret, motoUrl, secretsClient } from '../helpers/aws.js';
 import { startBundle, type RunningBundle } from '../helpers/bundle.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/slack-server.js';
-import { createQueues, sqsClient, startPoller, type Poller, type TestQueues } from '../helpers/sqs.js';
+import { createQueues, sqsClient, startPoller, waitFor, type Poller, type TestQueues } from '../helpers/sqs.js';
 
 const moto = motoUrl();
 
@@ -92,11 +92,16 @@ describe.skipIf(!moto)('delivery-retry parks what it cannot deliver, with the re
   });
 
   it('delivers a good job once and never posts it again', async () => {
-    await enqueue(job('default', 1, 'Plain alert'));
-    const deadline = Date.now() + 15_000;
-    while (slack.accepted('/default').length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-    await new Promise((r) => setTimeout(r, 3_000));
+    const { MessageId } = await enqueue(job('default', 1, 'Plain alert'));
+    // Posted, and the record finished: the poller deleted it after the function returned.
+    expect(await waitFor(() => poller.deleted.includes(MessageId!), 15_000)).toBe(true);
     expect(slack.accepted('/default').filter((r) => JSON.stringify(r.body).includes('Plain alert'))).toHaveLength(1);
+    // Nothing can bring it back: it was never reported as a failure and the queue holds nothing.
+    expect(poller.failures).not.toContain(MessageId);
+    const attributes = await sqs!.send(
+      new GetQueueAttributesCommand({ QueueUrl: queues.deliveryQueueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
+    );
+    expect(attributes.Attributes).toEqual({ ApproximateNumberOfMessages: '0', ApproximateNumberOfMessagesNotVisible: '0', ApproximateNumberOfMessagesDelayed: '0' });
     expect(retry.output()).not.toContain('/default');
   });
 });

@@ -85,7 +85,7 @@ describe('functions deploy what npm run build produced', () => {
 
   it.each(functions.map(([id, r]) => [id, String(r.Properties?.['CodeUri'])]))(
     '%s: %s/index.mjs exists and exports a handler function',
-    (id, codeUri) => {
+    (_id, codeUri) => {
       const bundle = join(root, codeUri, 'index.mjs');
       expect(existsSync(bundle), `${codeUri}/index.mjs is missing: is there a functions/<name>/handler.ts?`).toBe(true);
       // A fresh process without configuration, like a new Lambda container, imports the bundle.
@@ -321,8 +321,8 @@ describe('HTTP API, logs and alarms', () => {
 
   it('every function and the access log keep logs for LogRetentionDays', () => {
     const groups = [
-      ...functions.map(([id]) => [...referencedIds((effectiveFunctionProperties(template, id)['LoggingConfig'] as Record<string, unknown>)?.['LogGroup'])][0]),
-      [...referencedIds((api?.Properties?.['AccessLogSettings'] as Record<string, unknown>)['DestinationArn'])][0],
+      ...functions.map(([id]) => [...referencedIds((effectiveFunctionProperties(template, id)['LoggingConfig'] as Record<string, unknown>)['LogGroup'])][0]),
+      [...referencedIds((api?.Properties?.['AccessLogSettings'] as Record<string, unknown> | undefined)?.['DestinationArn'])][0],
     ];
     for (const group of groups) {
       expect(template.Resources[group as string]?.Properties?.['RetentionInDays']).toEqual({ Ref: 'LogRetentionDays' });
@@ -349,13 +349,13 @@ describe('HTTP API, logs and alarms', () => {
     for (const [, queue] of queues) expect(queue.Properties?.['SqsManagedSseEnabled']).toBe(true);
     const [[, delivery] = []] = queues.filter(([, q]) => q.Properties?.['RedrivePolicy']);
     const [[deadLetterId] = []] = queues.filter(([, q]) => !q.Properties?.['RedrivePolicy']);
-    expect([...referencedIds((delivery?.Properties?.['RedrivePolicy'] as Record<string, unknown>)['deadLetterTargetArn'])]).toEqual([deadLetterId]);
+    expect([...referencedIds((delivery?.Properties?.['RedrivePolicy'] as Record<string, unknown> | undefined)?.['deadLetterTargetArn'])]).toEqual([deadLetterId]);
     const [retryId] = functionNamed('delivery-retry') ?? [];
     const events = template.Resources[retryId as string]?.Properties?.['Events'] as Record<string, { Type: string; Properties: Record<string, unknown> }>;
     const [sqsEvent] = Object.values(events);
     expect(sqsEvent?.Type).toBe('SQS');
     expect(sqsEvent?.Properties['FunctionResponseTypes']).toEqual(['ReportBatchItemFailures']);
-    expect((sqsEvent?.Properties['ScalingConfig'] as { MaximumConcurrency: number }).MaximumConcurrency).toBeLessThanOrEqual(5);
+    expect((sqsEvent?.Properties['ScalingConfig'] as { MaximumConcurrency: number } | undefined)?.MaximumConcurrency).toBeLessThanOrEqual(5);
     // Lambda's advice: the queue's visibility timeout at least six times the function timeout.
     const timeout = template.Resources[retryId as string]?.Properties?.['Timeout'] as number;
     expect(delivery?.Properties?.['VisibilityTimeout']).toBeGreaterThanOrEqual(6 * timeout);
