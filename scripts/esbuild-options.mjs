@@ -9,8 +9,8 @@ export function bundleOptions(entry, outfile) {
     bundle: true,
     platform: 'node',
     format: 'esm',
-    // Lambda runs nodejs22.x; local tools and CI run Node 20, so the bundle must run on both.
-    target: 'node20',
+    // Lambda runs nodejs24.x; local tools need Node 22 or newer, so the bundle must run on both.
+    target: 'node22',
     minify: true,
     // A map for debugging by hand, without a sourceMappingURL comment: it is not deployed.
     sourcemap: 'external',

@@ -74,11 +74,11 @@ describe('functions deploy what npm run build produced', () => {
     expect(deployed.sort()).toEqual(built.sort());
   });
 
-  it.each(functions.map(([id]) => [id]))('%s runs a bundle from dist/ on nodejs22.x arm64, never rebuilt by SAM', (id) => {
+  it.each(functions.map(([id]) => [id]))('%s runs a bundle from dist/ on nodejs24.x arm64, never rebuilt by SAM', (id) => {
     const properties = effectiveFunctionProperties(template, id);
     expect(properties['CodeUri']).toMatch(/^dist\/[a-z0-9-]+$/);
     expect(properties['Handler']).toBe('index.handler');
-    expect(properties['Runtime']).toBe('nodejs22.x');
+    expect(properties['Runtime']).toBe('nodejs24.x');
     expect(properties['Architectures']).toEqual(['arm64']);
     expect(template.Resources[id]?.Metadata?.['BuildMethod']).toBeUndefined();
   });
