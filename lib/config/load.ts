@@ -12,7 +12,12 @@ export interface LoadedConfig {
 export function parseRelayConfig(text: string): RelayConfig {
   const json = parseJson(text);
   if (!json.ok) throw new ConfigInvalidError([{ path: '(root)', problem: 'is not valid JSON' }]);
+  // zod skips an own `__proto__` key of a record, so such a destination would vanish without a word.
+  const destinations = (json.value as { destinations?: unknown } | null)?.destinations;
+  if (typeof destinations === 'object' && destinations !== null && Object.hasOwn(destinations, '__proto__')) {
+    throw new ConfigInvalidError([{ path: 'destinations.__proto__', problem: 'is not a usable destination name' }]);
+  }
   const result = relayConfigSchema.safeParse(json.value);
-  if (!result.success) throw new ConfigInvalidError(describeIssues(result.error));
+  if (!result.success) throw new ConfigInvalidError(describeIssues(result.error, relayConfigSchema));
   return result.data;
 }

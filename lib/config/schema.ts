@@ -18,7 +18,7 @@ const MENTION = /^<(?:!here|!channel|!subteam\^[A-Z0-9]+|@[UW][A-Z0-9]+)>$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const RESERVED_HEADERS = new Set(['authorization', 'content-type', 'content-length', 'host']);
 
-export const basicCredentialsSchema = z.object({
+export const basicCredentialsSchema = z.strictObject({
   username: z
     .string()
     .check(
@@ -28,14 +28,14 @@ export const basicCredentialsSchema = z.object({
   password: nonEmpty(),
 });
 
-export const ssoSettingsSchema = z.object({
+export const ssoSettingsSchema = z.strictObject({
   issuer: endpoint,
   clientId: nonEmpty(),
   scope: nonEmpty(),
   audience: z.optional(nonEmpty()),
 });
 
-export const customHeaderSchema = z.object({
+export const customHeaderSchema = z.strictObject({
   key: z
     .string()
     .check(
@@ -46,7 +46,7 @@ export const customHeaderSchema = z.object({
 });
 
 export const authConfigSchema = z
-  .object({
+  .strictObject({
     method: z.enum(['none', 'basic', 'sso']),
     basic: z.optional(basicCredentialsSchema),
     sso: z.optional(ssoSettingsSchema),
@@ -63,16 +63,16 @@ export const authConfigSchema = z
     }),
   );
 
-export const destinationSchema = z.object({
+export const destinationSchema = z.strictObject({
   url: endpoint,
   mention: z.optional(z.string().check(z.regex(MENTION, { message: 'must be one of <!here>, <!channel>, <!subteam^ID>, <@U...>' }))),
 });
 
 const matchList = z.array(nonEmpty()).check(z.minLength(1));
 
-export const routeSchema = z.object({
+export const routeSchema = z.strictObject({
   when: z._default(
-    z.object({
+    z.strictObject({
       objectType: z.optional(matchList),
       cloudProvider: z.optional(matchList),
       accountId: z.optional(matchList),
@@ -82,8 +82,10 @@ export const routeSchema = z.object({
   to: z.array(nonEmpty()).check(z.minLength(1)),
 });
 
+// Strict objects everywhere: a mistyped key (`auth.header`, `when.objecttype`, `mentoin`)
+// must be an error naming its path, never a check that silently stops applying.
 export const relayConfigSchema = z
-  .object({
+  .strictObject({
     auth: authConfigSchema,
     destinations: z.record(nonEmpty(), destinationSchema),
     routes: z._default(z.array(routeSchema), []),

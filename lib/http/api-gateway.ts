@@ -9,9 +9,10 @@ export interface HttpApiEventLike {
 }
 
 export function fromHttpApiEvent(event: HttpApiEventLike, fallbackRequestId: string): HttpRequest {
+  // Header names come from outside: defineProperty keeps `__proto__` an ordinary own key.
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(event.headers ?? {})) {
-    if (value !== undefined) headers[name.toLowerCase()] = value;
+    if (value !== undefined) Object.defineProperty(headers, name.toLowerCase(), { value, enumerable: true, writable: true, configurable: true });
   }
   return {
     method: event.requestContext?.http?.method ?? 'GET',

@@ -67,3 +67,32 @@ describe('relay configuration', () => {
     expect(() => parseRelayConfig('{oops')).toThrow(ConfigInvalidError);
   });
 });
+
+describe('a typo is an error naming its path, never a check switched off', () => {
+  const base = { auth: { method: 'basic', basic: { username: 'relay', password: 'hunter2-secret' } }, destinations: { default: { url } } };
+
+  it.each([
+    ['auth.header', { ...base, auth: { ...base.auth, header: [{ key: 'X-Token', value: 'v' }] } }, 'headers'],
+    ['routes.0.when.objecttype', { ...base, routes: [{ when: { objecttype: ['anomaly_alert'] }, to: ['default'] }] }, 'objectType'],
+    ['destinations.default.mentoin', { ...base, destinations: { default: { url, mentoin: '<!here>' } } }, 'mention'],
+    ['auth.sso.audiance', { auth: { method: 'sso', sso: { issuer: 'https://idp.example.com', clientId: 'c', scope: 's', audiance: 'api' } }, destinations: { default: { url } } }, 'audience'],
+    ['auth.basic.pasword', { ...base, auth: { method: 'basic', basic: { username: 'relay', password: 'x', pasword: 'y' } } }, 'password'],
+  ])('%s', (path, config, hint) => {
+    const problems = problemsOf(config);
+    expect(problems).toContainEqual({ path, problem: `unknown key; did you mean "${hint}"?` });
+    expect(JSON.stringify(problems)).not.toContain('hunter2-secret');
+  });
+
+  it('an unknown key with nothing close is still named', () => {
+    expect(problemsOf({ ...base, colour: 'blue' })).toEqual([{ path: 'colour', problem: 'unknown key' }]);
+  });
+
+  it('a destination or header named like an Object property is just a name', () => {
+    expect(problemsOf({ ...base, destinations: { default: { url }, constructor: { url } } })).toEqual([]);
+    // Written as JSON text: in an object literal __proto__ would set the prototype instead.
+    const raw = `{"auth":{"method":"none"},"destinations":{"default":{"url":"${url}"},"__proto__":{"url":"${url}"}},"routes":[{"to":["__proto__"]}]}`;
+    expect(problemsOf(JSON.parse(raw))).toContainEqual({ path: 'destinations.__proto__', problem: 'is not a usable destination name' });
+    expect(problemsOf({ ...base, routes: [{ to: ['constructor'] }], destinations: { default: { url }, constructor: { url } } })).toEqual([]);
+    expect(problemsOf({ ...base, routes: [{ to: ['toString'] }] }).map((p) => p.path)).toEqual(['routes.0.to.0']);
+  });
+});

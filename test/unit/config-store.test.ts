@@ -101,3 +101,17 @@ describe('the relay configuration store', () => {
     await expect(configSourceFor(undefined, capturedLogger().logger, false)()).rejects.toMatchObject({ reason: 'RELAY_CONFIG_SECRET_ID_not_set' });
   });
 });
+
+describe('a configuration with a typo', () => {
+  it('is refused, and the log names the path with a hint, never a value', async () => {
+    const typo = JSON.stringify({
+      auth: { method: 'none', header: [{ key: 'X-Channel-Token', value: 'tok-9f2' }] },
+      destinations: { default: { url: 'https://hooks.slack.com/services/T/B/x' } },
+    });
+    const { store, log } = setup([{ current: typo }]);
+    await expect(store.current()).rejects.toMatchObject({ reason: 'configuration_invalid' });
+    const record = log.records().find((r) => r['message'] === 'relay configuration is invalid');
+    expect(record?.['problems']).toEqual([{ path: 'auth.header', problem: 'unknown key; did you mean "headers"?' }]);
+    expect(log.lines.join('\n')).not.toContain('tok-9f2');
+  });
+});

@@ -44,3 +44,13 @@ describe('readBody', () => {
     expect(!result.ok && result.response.headers['allow']).toBe('POST');
   });
 });
+
+describe('request headers from outside', () => {
+  it('a header named __proto__ is an ordinary header, not the prototype', async () => {
+    const { fromHttpApiEvent } = await import('../../lib/http/api-gateway.js');
+    const request = fromHttpApiEvent({ headers: JSON.parse('{"__proto__":"x","Content-Type":"application/json"}') }, 'r');
+    expect(Object.getPrototypeOf(request.headers)).toBe(Object.prototype);
+    expect(Object.hasOwn(request.headers, '__proto__')).toBe(true);
+    expect(request.headers['content-type']).toBe('application/json');
+  });
+});
