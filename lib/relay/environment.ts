@@ -10,6 +10,8 @@ export const relayEnvironmentSchema = z.object({
   RELAY_CONFIG_SECRET_ID: text(),
   RELAY_CONFIG_TTL_SECONDS: whole(300),
   RELAY_PREVIOUS_CREDENTIALS_GRACE_SECONDS: whole(86_400),
+  /** How long the identity provider's key set is kept before it is downloaded again. */
+  SSO_KEYS_MAX_AGE_SECONDS: whole(3_600, 1),
   /** How long one post to a chat service may take. */
   SLACK_TIMEOUT_MS: whole(5_000, 1),
   DELIVERY_QUEUE_URL: text(),

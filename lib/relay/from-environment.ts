@@ -44,7 +44,7 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
     config: store,
     authenticate: createRequestAuthenticator({
       // Creating the verifier costs nothing: the identity provider is first asked with the first token.
-      check: createAuthenticator(createSsoVerifier()),
+      check: createAuthenticator(createSsoVerifier({ keysLifetimeMs: settings.SSO_KEYS_MAX_AGE_SECONDS * 1000 })),
       store,
       graceMs: settings.RELAY_PREVIOUS_CREDENTIALS_GRACE_SECONDS * 1000,
       now,
