@@ -34,49 +34,61 @@ function pickOne<T>(items: T[], ways: Array<(item: T) => boolean>): T[] {
   return [];
 }
 
+interface Selection<T> {
+  /** Matchers from the most to the least specific; the first that finds anything decides. */
+  matchers: Array<(item: T) => boolean>;
+  describe: (item: T) => string;
+  ambiguous: { reason: SelectionFailure; message: (count: number, choices: string) => string };
+  notFound: { reason: SelectionFailure; message: (choices: string) => string };
+}
+
+function selectExactlyOne<T>(items: T[], selection: Selection<T>): T {
+  const found = pickOne(items, selection.matchers);
+  const [only] = found;
+  if (only && found.length === 1) return only;
+  if (found.length > 1) {
+    throw new SelectionError(selection.ambiguous.message(found.length, listChoices(found, selection.describe)), selection.ambiguous.reason);
+  }
+  throw new SelectionError(selection.notFound.message(listChoices(items, selection.describe)), selection.notFound.reason);
+}
+
 /** By the platform's accountKey, the cloud accountId, then accountName (exact, then ignoring case). */
 export function selectAccount(accounts: PayerAccount[], wanted: string): PayerAccount {
   const target = wanted.trim();
   const lower = target.toLowerCase();
-  const found = pickOne(accounts, [
-    (a) => a.accountKey === target,
-    (a) => a.accountId !== '' && a.accountId === target,
-    (a) => a.accountName === target,
-    (a) => a.accountName.toLowerCase() === lower,
-  ]);
-  const [only] = found;
-  if (only && found.length === 1) return only;
-  if (found.length > 1) {
-    throw new SelectionError(
-      `Account "${target}" matches ${found.length} accounts: ${listChoices(found, describeAccount)}. Select it by accountKey.`,
-      'account_ambiguous',
-    );
-  }
-  throw new SelectionError(
-    `No payer account matches "${target}" (by accountKey, cloud account id or name). Available: ${listChoices(accounts, describeAccount)}.`,
-    'account_not_found',
-  );
+  return selectExactlyOne(accounts, {
+    matchers: [
+      (a) => a.accountKey === target,
+      (a) => a.accountId !== '' && a.accountId === target,
+      (a) => a.accountName === target,
+      (a) => a.accountName.toLowerCase() === lower,
+    ],
+    describe: describeAccount,
+    ambiguous: {
+      reason: 'account_ambiguous',
+      message: (count, choices) => `Account "${target}" matches ${count} accounts: ${choices}. Select it by accountKey.`,
+    },
+    notFound: {
+      reason: 'account_not_found',
+      message: (choices) => `No payer account matches "${target}" (by accountKey, cloud account id or name). Available: ${choices}.`,
+    },
+  });
 }
 
 /** By id, then name (exact, then ignoring case). An empty selection means all cost centers and never gets here. */
 export function selectCostCenter(costCenters: CostCenter[], wanted: string): CostCenter {
   const target = wanted.trim();
   const lower = target.toLowerCase();
-  const found = pickOne(costCenters, [
-    (c) => c.id === target,
-    (c) => c.name === target,
-    (c) => c.name.toLowerCase() === lower,
-  ]);
-  const [only] = found;
-  if (only && found.length === 1) return only;
-  if (found.length > 1) {
-    throw new SelectionError(
-      `Cost center "${target}" matches ${found.length} cost centers: ${listChoices(found, describeCostCenter)}. Select it by id.`,
-      'cost_center_ambiguous',
-    );
-  }
-  throw new SelectionError(
-    `No cost center matches "${target}" (by id or name). Available: ${listChoices(costCenters, describeCostCenter)}.`,
-    'cost_center_not_found',
-  );
+  return selectExactlyOne(costCenters, {
+    matchers: [(c) => c.id === target, (c) => c.name === target, (c) => c.name.toLowerCase() === lower],
+    describe: describeCostCenter,
+    ambiguous: {
+      reason: 'cost_center_ambiguous',
+      message: (count, choices) => `Cost center "${target}" matches ${count} cost centers: ${choices}. Select it by id.`,
+    },
+    notFound: {
+      reason: 'cost_center_not_found',
+      message: (choices) => `No cost center matches "${target}" (by id or name). Available: ${choices}.`,
+    },
+  });
 }

@@ -3,6 +3,7 @@ import { userKeyOf } from '../api-key/key.js';
 import type { Logger } from '../log/logger.js';
 import { joinUrl } from './base-url.js';
 import { CALL_NAMES, CostApiError, type CostApiCall } from './errors.js';
+import { parseJson } from '../shared/json.js';
 import { parseRetryAfterMs } from '../shared/retry-after.js';
 import { sleep as realSleep } from '../shared/sleep.js';
 import { backoffMs } from './retry.js';
@@ -110,14 +111,9 @@ export function createCostApiClient(options: CostApiClientOptions): CostApiClien
             status: response.status,
           };
         } else {
-          let body: unknown;
-          try {
-            body = text.length > 0 ? JSON.parse(text) : undefined;
-          } catch {
-            if (response.ok) throw fail(call, 'invalid_response', `the answer (HTTP ${response.status}) is not JSON`, response.status);
-            body = undefined;
-          }
-          return { status: response.status, body };
+          const json = text.length > 0 ? parseJson(text) : { ok: true as const, value: undefined };
+          if (!json.ok && response.ok) throw fail(call, 'invalid_response', `the answer (HTTP ${response.status}) is not JSON`, response.status);
+          return { status: response.status, body: json.ok ? json.value : undefined };
         }
       } catch (error) {
         if (error instanceof CostApiError) throw error;

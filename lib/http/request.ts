@@ -1,4 +1,5 @@
 import type { HttpRequest, HttpResponse } from './types.js';
+import { parseJson } from '../shared/json.js';
 import { jsonResponse } from './response.js';
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -56,12 +57,7 @@ export function readBody(request: HttpRequest, maxBytes = MAX_BODY_BYTES): BodyC
 export type JsonParse = { ok: true; value: unknown } | { ok: false; response: HttpResponse };
 
 export function parseJsonBody(text: string): JsonParse {
-  try {
-    return { ok: true, value: JSON.parse(text) as unknown };
-  } catch {
-    return {
-      ok: false,
-      response: jsonResponse(400, { error: 'invalid_json', message: 'The body is not valid JSON.' }),
-    };
-  }
+  const json = parseJson(text);
+  if (json.ok) return json;
+  return { ok: false, response: jsonResponse(400, { error: 'invalid_json', message: 'The body is not valid JSON.' }) };
 }

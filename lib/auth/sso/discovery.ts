@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { isAllowedEndpoint } from '../../config/schema.js';
 import { fetchOverNodeHttp, RedirectRefusedError } from '../../http/fetch-over-node-http.js';
+import { parseJson } from '../../shared/json.js';
 import { IdentityProviderUnavailableError } from './errors.js';
 
 const discoveryDocumentSchema = z.object({ issuer: z.string(), jwks_uri: z.string() });
@@ -50,9 +51,7 @@ export async function getJson(url: string, timeoutMs: number, prefix: string): P
     if (error instanceof IdentityProviderUnavailableError) throw error;
     throw new IdentityProviderUnavailableError(fetchFailureReason(prefix, error));
   }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new IdentityProviderUnavailableError(`${prefix}_invalid`);
-  }
+  const json = parseJson(text);
+  if (!json.ok) throw new IdentityProviderUnavailableError(`${prefix}_invalid`);
+  return json.value;
 }
