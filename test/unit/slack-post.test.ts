@@ -2,7 +2,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackMessage } from '../../lib/slack/format.js';
-import { createSlackPoster } from '../../lib/slack/post.js';
+import { classifySlackAnswer, createSlackPoster } from '../../lib/slack/post.js';
 import { freePort } from '../helpers/ports.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/slack-server.js';
 
@@ -85,5 +85,20 @@ describe('posting to a Slack incoming webhook', () => {
     });
     others.push(cutting.server);
     expect(await post(`${cutting.url}${path}`, message)).toEqual({ kind: 'retryable', reason: 'network_error' });
+  });
+});
+
+describe("classifying Slack's answers", () => {
+  it('a blank or unreadable Retry-After means the default wait, not zero', () => {
+    for (const header of ['', '   ', 'soon', null]) {
+      expect(classifySlackAnswer(429, '', header)).toEqual({ kind: 'retryable', reason: 'rate_limited', retryAfterMs: 1_000 });
+    }
+    expect(classifySlackAnswer(429, '', '0')).toEqual({ kind: 'retryable', reason: 'rate_limited', retryAfterMs: 0 });
+  });
+
+  it('408 and other timeouts may pass: retryable, not refused', () => {
+    expect(classifySlackAnswer(408, 'Request Timeout', null)).toEqual({ kind: 'retryable', reason: 'http_408' });
+    expect(classifySlackAnswer(504, '', null)).toEqual({ kind: 'retryable', reason: 'http_504' });
+    expect(classifySlackAnswer(404, 'no_service', null)).toEqual({ kind: 'refused', reason: 'no_service' });
   });
 });
