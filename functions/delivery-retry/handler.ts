@@ -5,4 +5,4 @@ import { createRetryWorkerFromEnvironment } from '../../lib/retry/from-environme
 const worker = createRetryWorkerFromEnvironment();
 
 export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
-  worker(event.Records, () => context.getRemainingTimeInMillis());
+  worker(event.Records, () => context.getRemainingTimeInMillis(), context.awsRequestId);

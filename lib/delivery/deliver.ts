@@ -1,5 +1,6 @@
 import type { Destination } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
+import { deliveryMetric, noMetrics, parkedMetric, type DeliveryMetricOutcome, type Metrics } from '../metrics/metrics.js';
 import type { WebhookMessage } from '../message/schema.js';
 import { budget, withDeadline } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
@@ -17,6 +18,8 @@ export interface DeliveryPorts {
   retryQueue?: RetryQueue;
   deadLetters?: DeadLetters;
   logger: Logger;
+  /** Counts what became of each alert; nothing is counted without it. */
+  metrics?: Metrics;
   now: () => number;
   sleep: Sleep;
 }
@@ -54,8 +57,17 @@ export const SAFETY_MARGIN_MS = 500;
 /** The most one SQS call (queue or park) may take; SQS answers in tens of milliseconds when it is well. */
 export const QUEUE_CALL_BUDGET_MS = 2_000;
 
+/** A refusal counts as parked: the alert waits for a human whether or not the dead-letter queue took it. */
+const METRIC_OUTCOME: Readonly<Record<DeliveryResult['kind'], DeliveryMetricOutcome>> = {
+  delivered: 'delivered',
+  queued: 'queued',
+  refused: 'parked',
+  unheld: 'unheld',
+};
+
 export function createDelivery(ports: DeliveryPorts): Delivery {
   const { logger } = ports;
+  const metrics = ports.metrics ?? noMetrics;
   const serviceFor = (destination: Destination) => ports.services[destinationType(destination)];
   // A post leaves room for the queue call that may follow it, so the answer is never late.
   const afterPost = ports.retryQueue || ports.deadLetters ? QUEUE_CALL_BUDGET_MS + SAFETY_MARGIN_MS : SAFETY_MARGIN_MS;
@@ -80,6 +92,7 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
       return false;
     }
     logger.error('alert parked in the dead-letter queue', { reason, destination });
+    metrics.add(parkedMetric(reason));
     return true;
   };
 
@@ -93,6 +106,12 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
   }
 
   const first: Delivery['first'] = async (deliveryId, target, message, remainingTimeMs) => {
+    const result = await firstAttempt(deliveryId, target, message, remainingTimeMs);
+    metrics.add(deliveryMetric(METRIC_OUTCOME[result.kind], destinationType(target.destination)));
+    return result;
+  };
+
+  async function firstAttempt(deliveryId: string, target: Target, message: WebhookMessage, remainingTimeMs: () => number): Promise<DeliveryResult> {
     const outcome = ports.retryQueue
       ? await attempt(target, message, remainingTimeMs)
       : await attemptWithOneWait(target, message, remainingTimeMs);
@@ -117,7 +136,7 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
       logger.error('could not queue an alert for a later attempt', { destination: target.name, error: errorReason(error) });
       return unheld;
     }
-  };
+  }
 
   const again: Delivery['again'] = async (job, target, attempts, maxAttempts, remainingTimeMs) =>
     decide(await attempt(target, job.message, remainingTimeMs), attempts, maxAttempts);

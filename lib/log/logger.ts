@@ -47,6 +47,26 @@ export function createLogger(options: LoggerOptions = {}): Logger {
 }
 
 export function parseLogLevel(value: string | undefined): LogLevel {
-  const lower = value?.toLowerCase();
-  return lower === 'debug' || lower === 'warn' || lower === 'error' ? lower : 'info';
+  const lower = value?.trim().toLowerCase();
+  if (lower === 'trace' || lower === 'debug') return 'debug';
+  if (lower === 'fatal' || lower === 'error') return 'error';
+  return lower === 'warn' ? 'warn' : 'info';
+}
+
+/**
+ * The level a function logs at: Lambda's own setting (`AWS_LAMBDA_LOG_LEVEL`, set by the
+ * function's application log level) wins over ours (`LOG_LEVEL`, the stack's LogLevel).
+ */
+export function logLevelFrom(env: Record<string, string | undefined>): LogLevel {
+  return parseLogLevel(env['AWS_LAMBDA_LOG_LEVEL']?.trim() || env['LOG_LEVEL']);
+}
+
+/** Marks the first invocation of a container: `coldStart` is true once, then false. */
+export function coldStartTracker(): () => boolean {
+  let cold = true;
+  return () => {
+    const was = cold;
+    cold = false;
+    return was;
+  };
 }

@@ -1,6 +1,5 @@
 import * as z from 'zod/mini';
 import '../validation/english-messages.js';
-import { parseLogLevel } from '../log/logger.js';
 
 const whole = (fallback: number, min = 0) => z._default(z.coerce.number().check(z.int(), z.gte(min)), fallback);
 const text = () => z.optional(z.string().check(z.trim(), z.minLength(1)));
@@ -16,7 +15,6 @@ export const relayEnvironmentSchema = z.object({
   SLACK_TIMEOUT_MS: whole(5_000, 1),
   DELIVERY_QUEUE_URL: text(),
   DEAD_LETTER_QUEUE_URL: text(),
-  LOG_LEVEL: z.pipe(z.optional(z.string()), z.transform(parseLogLevel)),
 });
 
 export type RelayEnvironment = z.infer<typeof relayEnvironmentSchema>;

@@ -6,7 +6,9 @@ import { configSourceFor, createRelayConfigStore } from '../config/store.js';
 import { createDelivery } from '../delivery/deliver.js';
 import { createChatServices } from '../delivery/services.js';
 import { jsonResponse } from '../http/response.js';
-import { createLogger, parseLogLevel, type Logger } from '../log/logger.js';
+import { createLogger, logLevelFrom, type Logger } from '../log/logger.js';
+import { emfMetrics } from '../metrics/emf.js';
+import { configurationUnavailableMetric, type Metrics } from '../metrics/metrics.js';
 import { sqsDeadLetters, sqsRetryQueue } from '../queue/sqs.js';
 import { readEnvironment } from '../shared/environment.js';
 import { sleep } from '../shared/sleep.js';
@@ -15,6 +17,8 @@ import { createRelay, type Relay } from './relay.js';
 
 export interface WiringOptions {
   logger?: Logger;
+  /** Where metrics go; EMF lines on stdout by default. */
+  metrics?: Metrics;
   /** The clock for cache ages, grace periods and latencies; tests drive it instead of sleeping. */
   now?: () => number;
 }
@@ -22,12 +26,14 @@ export interface WiringOptions {
 /** Wires the relay with real clients from the Lambda environment; one instance per container. */
 export function createRelayFromEnvironment(env: Record<string, string | undefined> = process.env, options: WiringOptions = {}): Relay {
   const reading = readEnvironment(relayEnvironmentSchema, env);
-  const log = options.logger ?? createLogger({ level: reading.ok ? reading.settings.LOG_LEVEL : parseLogLevel(env['LOG_LEVEL']) });
+  const log = options.logger ?? createLogger({ level: logLevelFrom(env) });
+  const metrics = options.metrics ?? emfMetrics('webhook-relay', log);
   if (!reading.ok) {
     const variables = reading.problems.map((p) => p.path);
     // A typo in a setting must not quietly become a default: refuse, and say which variable.
     return async (request) => {
       log.error('the relay environment is invalid', { requestId: request.requestId, variables });
+      metrics.add(configurationUnavailableMetric());
       return jsonResponse(503, { error: 'configuration_unavailable', message: 'The relay is not configured correctly; its operator has been told.' });
     };
   }
@@ -55,10 +61,12 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
       ...(settings.DELIVERY_QUEUE_URL ? { retryQueue: sqsRetryQueue(sqs, settings.DELIVERY_QUEUE_URL) } : {}),
       ...(settings.DEAD_LETTER_QUEUE_URL ? { deadLetters: sqsDeadLetters(sqs, settings.DEAD_LETTER_QUEUE_URL) } : {}),
       logger: log,
+      metrics,
       now,
       sleep,
     }),
     logger: log,
+    metrics,
     now,
   });
 }

@@ -5,7 +5,8 @@ import type { Delivery } from '../delivery/deliver.js';
 import { parseJsonBody, readBody } from '../http/request.js';
 import { jsonResponse } from '../http/response.js';
 import type { HttpRequest, HttpResponse } from '../http/types.js';
-import type { Logger } from '../log/logger.js';
+import { coldStartTracker, type Logger } from '../log/logger.js';
+import { answerLatencyMetric, answerMetric, configurationUnavailableMetric, noMetrics, type Metrics } from '../metrics/metrics.js';
 import { webhookMessageSchema } from '../message/schema.js';
 import { routeFacts, selectDestinations } from '../routing/route.js';
 import { budget, withDeadline } from '../shared/deadline.js';
@@ -18,6 +19,7 @@ export interface RelayDependencies {
   authenticate: RequestAuthenticator;
   delivery: Delivery;
   logger: Logger;
+  metrics?: Metrics;
   now?: () => number;
 }
 
@@ -42,14 +44,19 @@ const ANSWER_RESERVE_MS = 500;
 /** The contract pipeline: body -> configuration -> authenticate -> validate -> route -> deliver -> answer. */
 export function createRelay(deps: RelayDependencies): Relay {
   const now = deps.now ?? Date.now;
+  const metrics = deps.metrics ?? noMetrics;
+  const coldStart = coldStartTracker();
 
   const relay: Relay = async (request, context) => {
     const started = now();
-    const log = deps.logger.child({ requestId: request.requestId });
+    const log = deps.logger.child({ requestId: request.requestId, coldStart: coldStart() });
     const record: Record<string, unknown> = {};
     const finish = (response: HttpResponse, outcome: string, extra: Record<string, unknown> = {}) => {
       const level = response.statusCode >= 500 ? 'error' : response.statusCode >= 400 ? 'warn' : 'info';
-      log[level]('delivery', { ...record, ...extra, outcome, status: response.statusCode, latencyMs: now() - started });
+      const latencyMs = now() - started;
+      log[level]('delivery', { ...record, ...extra, outcome, status: response.statusCode, latencyMs });
+      metrics.add(answerMetric(response.statusCode));
+      metrics.add(answerLatencyMetric(latencyMs));
       return response;
     };
 
@@ -61,6 +68,7 @@ export function createRelay(deps: RelayDependencies): Relay {
     try {
       current = await withDeadline('configuration', stepBudget(CONFIG_READ_BUDGET_MS), () => deps.config.current());
     } catch (error) {
+      metrics.add(configurationUnavailableMetric());
       const response = unavailable('configuration_unavailable', 'The relay is not configured correctly; its operator has been told.');
       return finish(response, 'configuration_unavailable', { reason: errorReason(error) });
     }

@@ -1,6 +1,5 @@
 import * as z from 'zod/mini';
 import '../validation/english-messages.js';
-import { parseLogLevel } from '../log/logger.js';
 
 const text = () => z.string().check(z.trim(), z.minLength(1));
 const whole = (min: number) => z.coerce.number().check(z.int(), z.gte(min));
@@ -16,7 +15,6 @@ export const retryEnvironmentSchema = z.object({
   DELIVERY_MAX_ATTEMPTS: z._default(whole(1), 20),
   /** Spacing of posts to one webhook; unset: each chat service's own documented pace. */
   DELIVERY_MIN_INTERVAL_MS: z.optional(whole(0)),
-  LOG_LEVEL: z.pipe(z.optional(z.string()), z.transform(parseLogLevel)),
 });
 
 export type RetryEnvironment = z.infer<typeof retryEnvironmentSchema>;

@@ -2,7 +2,10 @@ import { lazySqs } from '../aws/clients.js';
 import { configSourceFor, createRelayConfigStore } from '../config/store.js';
 import { createDelivery } from '../delivery/deliver.js';
 import { createChatServices } from '../delivery/services.js';
-import { createLogger, parseLogLevel, type Logger } from '../log/logger.js';
+import { coldStartTracker, createLogger, logLevelFrom, type Logger } from '../log/logger.js';
+import { emfMetrics } from '../metrics/emf.js';
+import type { Metrics } from '../metrics/metrics.js';
+import { ReasonedError } from '../shared/errors.js';
 import { sqsDeadLetters, sqsMessageOps } from '../queue/sqs.js';
 import { readEnvironment } from '../shared/environment.js';
 import { sleep } from '../shared/sleep.js';
@@ -10,21 +13,32 @@ import { retryEnvironmentSchema } from './environment.js';
 import { createPacer } from './pacer.js';
 import { processBatch, type BatchResult, type QueueRecord } from './process-batch.js';
 
-export type RetryWorker = (records: readonly QueueRecord[], remainingTimeMs: () => number) => Promise<BatchResult>;
+export type RetryWorker = (records: readonly QueueRecord[], remainingTimeMs: () => number, requestId?: string) => Promise<BatchResult>;
+
+/** The worker cannot run at all: failing the invocation is what Lambda's Errors metric and its alarm see. */
+export class RetryWorkerMisconfiguredError extends ReasonedError {}
 
 /** Wires the retry worker with real clients; the pacer and configuration cache live as long as the container. */
-export function createRetryWorkerFromEnvironment(env: Record<string, string | undefined> = process.env, logger?: Logger): RetryWorker {
+export function createRetryWorkerFromEnvironment(
+  env: Record<string, string | undefined> = process.env,
+  logger?: Logger,
+  metricsSink?: Metrics,
+): RetryWorker {
   const reading = readEnvironment(retryEnvironmentSchema, env);
-  const log = logger ?? createLogger({ level: reading.ok ? reading.settings.LOG_LEVEL : parseLogLevel(env['LOG_LEVEL']) });
+  const log = logger ?? createLogger({ level: logLevelFrom(env) });
   if (!reading.ok) {
     const variables = reading.problems.map((p) => p.path);
-    // Every record goes back to the queue; the redrive policy parks them if this is never fixed.
-    return async (records) => {
+    // A failed invocation hands the whole batch back to the queue untouched, and Lambda counts the
+    // error, so the delivery-retry errors alarm fires; the redrive policy parks the records if
+    // this is never fixed.
+    return async () => {
       log.error('delivery-retry is misconfigured; leaving messages on the queue', { variables });
-      return { batchItemFailures: records.map((r) => ({ itemIdentifier: r.messageId })) };
+      throw new RetryWorkerMisconfiguredError(`delivery-retry's environment is invalid: ${variables.join(', ')}.`, 'environment_invalid');
     };
   }
   const settings = reading.settings;
+  const metrics = metricsSink ?? emfMetrics('delivery-retry', log);
+  const coldStart = coldStartTracker();
   const sqs = lazySqs();
   const deadLetters = settings.DEAD_LETTER_QUEUE_URL ? { deadLetters: sqsDeadLetters(sqs, settings.DEAD_LETTER_QUEUE_URL) } : {};
   const base = {
@@ -33,13 +47,14 @@ export function createRetryWorkerFromEnvironment(env: Record<string, string | un
       ttlSeconds: settings.RELAY_CONFIG_TTL_SECONDS,
       logger: log,
     }),
-    delivery: createDelivery({ services: createChatServices(), postTimeoutMs: settings.SLACK_TIMEOUT_MS, ...deadLetters, logger: log, now: Date.now, sleep }),
+    delivery: createDelivery({ services: createChatServices(), postTimeoutMs: settings.SLACK_TIMEOUT_MS, ...deadLetters, logger: log, metrics, now: Date.now, sleep }),
     messages: sqsMessageOps(sqs, settings.DELIVERY_QUEUE_URL),
     pacer: createPacer(),
     maxAttempts: settings.DELIVERY_MAX_ATTEMPTS,
     postTimeoutMs: settings.SLACK_TIMEOUT_MS,
     ...(settings.DELIVERY_MIN_INTERVAL_MS !== undefined ? { minIntervalMs: settings.DELIVERY_MIN_INTERVAL_MS } : {}),
-    logger: log,
+    metrics,
   };
-  return (records, remainingTimeMs) => processBatch(records, { ...base, remainingTimeMs });
+  return (records, remainingTimeMs, requestId) =>
+    processBatch(records, { ...base, logger: log.child({ requestId, coldStart: coldStart() }), remainingTimeMs });
 }

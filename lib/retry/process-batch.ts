@@ -3,6 +3,8 @@ import type { RelayConfigStore } from '../config/store.js';
 import type { Delivery } from '../delivery/deliver.js';
 import { parseDeliveryJob } from '../delivery/job.js';
 import type { Logger } from '../log/logger.js';
+import { configurationUnavailableMetric, deliveryMetric, noMetrics, retryAttemptMetric, type Metrics } from '../metrics/metrics.js';
+import { destinationType } from '../delivery/chat-service.js';
 import type { QueueMessageOps } from '../queue/sqs.js';
 import { QUEUE_CALL_BUDGET_MS, SAFETY_MARGIN_MS as ANSWER_RESERVE_MS } from '../delivery/deliver.js';
 import { budget, withDeadline } from '../shared/deadline.js';
@@ -28,6 +30,7 @@ export interface RetryDependencies {
   /** Overrides every chat service's own pace when set. */
   minIntervalMs?: number;
   logger: Logger;
+  metrics?: Metrics;
   remainingTimeMs: () => number;
 }
 
@@ -65,6 +68,8 @@ export async function processBatch(records: readonly QueueRecord[], deps: RetryD
   return { batchItemFailures: failures };
 }
 
+const metrics = (deps: RetryDependencies): Metrics => deps.metrics ?? noMetrics;
+
 const parked = (done: boolean): RecordOutcome => (done ? 'parked' : 'retry_later');
 
 /** A visibility change that cannot hang the batch: a late one only means SQS's own visibility timeout applies. */
@@ -83,7 +88,10 @@ async function processRecord(record: QueueRecord, deps: RetryDependencies): Prom
   try {
     loaded = await deps.config.current();
   } catch {
-    // The store has logged why; the message stays on the queue until the configuration is fixed.
+    // The store has logged why; the message stays on the queue until the configuration is
+    // fixed. The metric is what the "retry worker blocked" alarm watches: handing records
+    // back is not an error Lambda would count.
+    metrics(deps).add(configurationUnavailableMetric());
     return 'retry_later';
   }
   if (!Object.hasOwn(loaded.config.destinations, job.destination)) {
@@ -102,14 +110,21 @@ async function processRecord(record: QueueRecord, deps: RetryDependencies): Prom
   await deps.pacer.wait(key, deps.minIntervalMs ?? delivery.serviceFor(destination).minIntervalMs);
   const receives = Number(record.attributes.ApproximateReceiveCount ?? '1');
   const attempts = job.attempt + receives;
+  const type = destinationType(destination);
+  metrics(deps).add(retryAttemptMetric(type));
   const decision = await delivery.again(job, target, attempts, deps.maxAttempts, deps.remainingTimeMs);
 
   if (decision.kind === 'delivered') {
     log.info('delivered from the retry queue', { attempts });
+    metrics(deps).add(deliveryMetric('delivered', type));
     return 'delivered';
   }
   const updated = JSON.stringify({ ...job, attempt: attempts, lastReason: decision.failure });
-  if (decision.kind === 'park') return parked(await delivery.park(updated, decision.reason, job.destination, deps.remainingTimeMs));
+  if (decision.kind === 'park') {
+    metrics(deps).add(deliveryMetric('parked', type));
+    return parked(await delivery.park(updated, decision.reason, job.destination, deps.remainingTimeMs));
+  }
+  metrics(deps).add(deliveryMetric('queued', type));
 
   if (decision.retryAfterMs !== undefined) deps.pacer.holdFor(key, decision.retryAfterMs);
   await changeVisibility(deps, record, decision.delaySeconds).catch((error: unknown) =>

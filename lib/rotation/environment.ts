@@ -1,7 +1,6 @@
 import * as z from 'zod/mini';
 import '../validation/english-messages.js';
 import { DEFAULT_COST_API_BASE_URL, isAllowedBaseUrl } from '../cost-api/base-url.js';
-import { parseLogLevel } from '../log/logger.js';
 
 /** Read with `readEnvironment` (lib/shared/environment.ts): blank means default, invalid is an error. */
 export const rotationEnvironmentSchema = z.object({
@@ -15,7 +14,6 @@ export const rotationEnvironmentSchema = z.object({
   /** Per platform call and attempt. */
   COST_API_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.positive()), 10_000),
   COST_API_MAX_ATTEMPTS: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(5)), 3),
-  LOG_LEVEL: z.pipe(z.optional(z.string()), z.transform(parseLogLevel)),
 });
 
 export type RotationEnvironment = z.infer<typeof rotationEnvironmentSchema>;

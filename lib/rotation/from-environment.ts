@@ -1,5 +1,7 @@
 import { createCostApiClient } from '../cost-api/client.js';
-import { createLogger, parseLogLevel, type Logger } from '../log/logger.js';
+import { createLogger, logLevelFrom, type Logger } from '../log/logger.js';
+import { emfMetrics } from '../metrics/emf.js';
+import { rotationMetric, type Metrics } from '../metrics/metrics.js';
 import { apiKeyRotator } from './api-key-rotator.js';
 import { createSecretsManagerClient } from '../aws/clients.js';
 import { readEnvironment } from '../shared/environment.js';
@@ -14,14 +16,17 @@ export type RotationHandler = (event: unknown) => Promise<StepOutcome>;
 export function createApiKeyRotationFromEnvironment(
   env: Record<string, string | undefined> = process.env,
   logger?: Logger,
+  metricsSink?: Metrics,
 ): RotationHandler {
   const reading = readEnvironment(rotationEnvironmentSchema, env);
-  const log = logger ?? createLogger({ level: reading.ok ? reading.settings.LOG_LEVEL : parseLogLevel(env['LOG_LEVEL']) });
+  const log = logger ?? createLogger({ level: logLevelFrom(env) });
+  const metrics = metricsSink ?? emfMetrics('api-key-rotation', log);
   if (!reading.ok) {
     // Every step fails the same clear way, so the rotation fails and AWSCURRENT stays as it is.
     const problems = reading.problems.map((p) => `${p.path} ${p.problem}`);
     return async () => {
       log.error('rotation function is misconfigured', { reason: 'environment_invalid', problems });
+      metrics.add(rotationMetric('environment', 'failed'));
       throw new RotationError(`The rotation function's environment is invalid: ${problems.join('; ')}.`, 'environment_invalid');
     };
   }
@@ -38,5 +43,5 @@ export function createApiKeyRotationFromEnvironment(
     credentialsSecretId: settings.COST_API_CREDENTIALS_SECRET_ID,
     readSecret: (secretId) => store.readStage(secretId, 'AWSCURRENT'),
   });
-  return createRotationSteps({ store, rotator, logger: log });
+  return createRotationSteps({ store, rotator, logger: log, metrics });
 }

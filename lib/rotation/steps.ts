@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import '../validation/english-messages.js';
-import type { Logger } from '../log/logger.js';
+import { coldStartTracker, type Logger } from '../log/logger.js';
+import { noMetrics, rotationMetric, type Metrics } from '../metrics/metrics.js';
 import { errorName, ReasonedError } from '../shared/errors.js';
 import { describeIssues } from '../shared/zod-issues.js';
 import { RotationError } from './errors.js';
@@ -36,6 +37,7 @@ export interface RotationStepsDependencies {
   store: RotationStore;
   rotator: SecretRotator;
   logger: Logger;
+  metrics?: Metrics;
 }
 
 /** Our own errors carry a reason and a safe message; anything else is named by its type only. */
@@ -50,6 +52,8 @@ function describeFailure(error: unknown): { reason: string; message: string } {
  */
 export function createRotationSteps(deps: RotationStepsDependencies): (event: unknown) => Promise<StepOutcome> {
   const { store, rotator } = deps;
+  const metrics = deps.metrics ?? noMetrics;
+  const coldStart = coldStartTracker();
 
   /** Set once the token's version is known to be this rotation's AWSPENDING version. */
   interface Progress {
@@ -108,18 +112,21 @@ export function createRotationSteps(deps: RotationStepsDependencies): (event: un
         .map((p) => p.path)
         .join(', ');
       deps.logger.error('rotation event is invalid', { reason: 'invalid_event', fields });
+      metrics.add(rotationMetric('invalid_event', 'failed'));
       throw new RotationError(`Not a Secrets Manager rotation event (check ${fields}).`, 'invalid_event');
     }
     const event = parsed.data;
-    const log = deps.logger.child({ step: event.Step, secretId: event.SecretId, versionId: event.ClientRequestToken });
+    const log = deps.logger.child({ step: event.Step, secretId: event.SecretId, versionId: event.ClientRequestToken, coldStart: coldStart() });
     const progress: Progress = { pendingConfirmed: false };
     try {
       const outcome = await run(event, log, progress);
       log.info('rotation step done', { outcome });
+      metrics.add(rotationMetric(event.Step, 'succeeded'));
       return outcome;
     } catch (error) {
       const failure = describeFailure(error);
       log.error('rotation step failed', { reason: failure.reason, detail: failure.message });
+      metrics.add(rotationMetric(event.Step, 'failed'));
       if (progress.pendingConfirmed && (event.Step === 'createSecret' || event.Step === 'testSecret')) {
         await abandon(event, log);
       }

@@ -13,7 +13,7 @@ export interface RunningBundle {
   invoke<T = unknown>(event: unknown, options?: InvokeOptions): Promise<T>;
   /** Everything the function wrote to stdout and stderr so far. */
   output(): string;
-  /** stdout lines that are JSON log records. */
+  /** stdout lines that are JSON log records (metric lines, which carry `_aws`, are not). */
   logRecords(): Array<Record<string, unknown>>;
   stop(): Promise<void>;
 }
@@ -71,7 +71,8 @@ export async function startBundle(name: string, env: Record<string, string>): Pr
       out
         .split('\n')
         .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as Record<string, unknown>),
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((record) => !('_aws' in record)),
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();

@@ -5,6 +5,7 @@ import { awsEnvironment, createSecret, motoUrl, secretsClient } from '../helpers
 import { startBundle, type RunningBundle } from '../helpers/bundle.js';
 import { liveSpecialForms, slackLimitViolations, type ReceivedMessage } from '../helpers/slack-limits.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/slack-server.js';
+import { emfRecords } from '../helpers/memory-metrics.js';
 
 const moto = motoUrl();
 const event = (name: string) => readFileSync(new URL(`../../events/${name}`, import.meta.url), 'utf8');
@@ -185,12 +186,17 @@ describe.skipIf(!moto)('webhook-relay bundle against moto_server and a loopback 
     expect(liveSpecialForms(message)).toEqual([]);
   });
 
-  it('logs one structured line per delivery and never a secret, webhook URL or message text', async () => {
+  it('logs one structured line per delivery, writes its metrics, and never a secret, webhook URL or message text', async () => {
     await post(anomaly);
     const record = relay.logRecords().find((r) => r['message'] === 'delivery' && r['outcome'] === 'delivered');
     expect(record).toMatchObject({ objectType: 'anomaly_alert', accountId: '123456789012', destinations: ['default'], status: 200 });
     expect(typeof record?.['latencyMs']).toBe('number');
     expect(typeof record?.['requestId']).toBe('string');
+    expect(typeof record?.['coldStart']).toBe('boolean');
+    const metrics = emfRecords(relay.output().split('\n'));
+    expect(metrics).toContainEqual(expect.objectContaining({ service: 'webhook-relay', outcome: 'delivered', destinationType: 'slack', Deliveries: 1 }));
+    expect(metrics).toContainEqual(expect.objectContaining({ service: 'webhook-relay', status: '200', Answers: 1 }));
+    expect(metrics.every((m) => m._aws.CloudWatchMetrics[0]?.Namespace === 'CostAlertRelay')).toBe(true);
     const output = relay.output();
     for (const secret of [PASSWORD, CHANNEL_TOKEN, basic('relay', PASSWORD).slice(6), '/services/', 'Daily cost of Amazon EC2']) {
       expect(output).not.toContain(secret);

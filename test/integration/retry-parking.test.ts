@@ -1,9 +1,10 @@
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { awsEnvironment, createSecret, motoUrl, secretsClient } from '../helpers/aws.js';
 import { startBundle, type RunningBundle } from '../helpers/bundle.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/slack-server.js';
 import { createQueues, sqsClient, startPoller, waitFor, type Poller, type TestQueues } from '../helpers/sqs.js';
+import { emfRecords } from '../helpers/memory-metrics.js';
 
 const moto = motoUrl();
 
@@ -89,6 +90,15 @@ describe.skipIf(!moto)('delivery-retry parks what it cannot deliver, with the re
     expect(found).toMatchObject({ reason: 'attempts_exhausted:rollup_error', destination: 'down' });
     expect(JSON.parse(found.body)).toMatchObject({ attempt: 3, lastReason: 'rollup_error' });
     expect(slack.requests.filter((r) => r.path === '/down')).toHaveLength(1);
+    // The parked-alerts alarm watches this metric; it names the reason, never the destination or its URL.
+    // The line arrives once the park has returned, which may be just after the queue shows the message.
+    const metrics = await vi.waitFor(() => {
+      const lines = emfRecords(retry.output().split('\n'));
+      expect(lines).toContainEqual(expect.objectContaining({ service: 'delivery-retry', reason: 'attempts_exhausted:rollup_error', AlertsParked: 1 }));
+      return lines;
+    });
+    expect(metrics).toContainEqual(expect.objectContaining({ service: 'delivery-retry', outcome: 'parked', destinationType: 'slack', Deliveries: 1 }));
+    expect(JSON.stringify(metrics)).not.toMatch(/down|Exhausted|127\.0\.0\.1/);
   });
 
   it('delivers a good job once and never posts it again', async () => {

@@ -9,6 +9,7 @@ import type { HttpRequest } from '../../lib/http/types.js';
 import { createRelay } from '../../lib/relay/relay.js';
 import { capturedLogger, fakeChatService, manualClock, memoryRetryQueue } from '../helpers/fake-delivery-ports.js';
 import { memoryConfigStore } from '../helpers/memory-config-store.js';
+import { memoryMetrics } from '../helpers/memory-metrics.js';
 
 const PASSWORD = 'pipeline-secret-9f1';
 const config: RelayConfig = {
@@ -39,15 +40,17 @@ function setup(script: PostOutcome[] = [], current: RelayConfig | Error = config
   const slack = fakeChatService(script);
   const store = memoryConfigStore(current instanceof Error ? current : { config: current });
   const retryQueue = memoryRetryQueue();
+  const metrics = memoryMetrics();
   const relay = createRelay({
     config: store,
     authenticate: createRequestAuthenticator({ check: createAuthenticator(), store, graceMs: 0, now: clock.now }),
-    delivery: createDelivery({ services: { slack }, postTimeoutMs: 5_000, logger: log.logger, now: clock.now, sleep: clock.sleep, ...(queue ? { retryQueue } : {}) }),
+    delivery: createDelivery({ services: { slack }, postTimeoutMs: 5_000, logger: log.logger, metrics, now: clock.now, sleep: clock.sleep, ...(queue ? { retryQueue } : {}) }),
     logger: log.logger,
+    metrics,
     now: clock.now,
   });
   const send = (overrides?: Partial<HttpRequest>) => relay(request(overrides), { remainingTimeMs: () => 10_000 });
-  return { send, slack, store, log, retryQueue };
+  return { send, slack, store, log, retryQueue, metrics, clock };
 }
 
 const bodyOf = (response: { body: string }) => JSON.parse(response.body) as Record<string, unknown>;
@@ -120,5 +123,34 @@ describe('the relay pipeline, in process', () => {
     const response = await send();
     expect(response.statusCode).toBe(503);
     expect(bodyOf(response)['error']).toBe('internal_error');
+  });
+
+  it('counts each destination by outcome and type, every answer by status, and the latency; no name, URL or text in a metric', async () => {
+    const { send, metrics } = setup([{ kind: 'delivered' }, { kind: 'refused', reason: 'channel_not_found' }]);
+    expect((await send()).statusCode).toBe(502);
+    expect((await send({ headers: { 'content-type': 'application/json' } })).statusCode).toBe(401);
+    expect(metrics.count('Deliveries', { outcome: 'delivered', destinationType: 'slack' })).toBe(1);
+    expect(metrics.count('Deliveries', { outcome: 'parked', destinationType: 'slack' })).toBe(1);
+    expect(metrics.count('Answers', { status: '502' })).toBe(1);
+    expect(metrics.count('Answers', { status: '401' })).toBe(1);
+    expect(metrics.points.filter((p) => p.name === 'AnswerLatency')).toHaveLength(2);
+    expect(JSON.stringify(metrics.points)).not.toMatch(/hook|EC2 up|pipeline-secret|"aws"|default/);
+  });
+
+  it('a configuration that cannot be read is counted', async () => {
+    const { send, metrics } = setup([], new ConfigInvalidError([{ path: 'auth.basic', problem: 'is required' }]));
+    expect((await send()).statusCode).toBe(503);
+    expect(metrics.count('ConfigurationUnavailable')).toBe(1);
+  });
+
+  it('logs whether an invocation met a cold container: once true, then false', async () => {
+    const { send, log } = setup();
+    await send();
+    await send({ requestId: 'req-2' });
+    const lines = log.records().filter((r) => r['message'] === 'delivery');
+    expect(lines.map((r) => [r['requestId'], r['coldStart']])).toEqual([
+      ['req-1', true],
+      ['req-2', false],
+    ]);
   });
 });

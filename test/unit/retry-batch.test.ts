@@ -9,6 +9,7 @@ import type { QueueMessageOps } from '../../lib/queue/sqs.js';
 import { processBatch, type QueueRecord } from '../../lib/retry/process-batch.js';
 import { capturedLogger, fakeChatService, manualClock, memoryDeadLetters } from '../helpers/fake-delivery-ports.js';
 import { memoryConfigStore } from '../helpers/memory-config-store.js';
+import { memoryMetrics } from '../helpers/memory-metrics.js';
 
 const message = (title: string) => webhookMessageSchema.parse({ metadata: { object_type: 'anomaly_alert' }, payload: { title } });
 const config = {
@@ -34,13 +35,14 @@ function setup(script: PostOutcome[] = [], options: { remainingMs?: number; conf
   const slack = fakeChatService(script, 1_100);
   const deadLetters = memoryDeadLetters(options.dlqFails ? new Error('AccessDenied') : undefined);
   const log = capturedLogger();
+  const metrics = memoryMetrics();
   const visibility: Array<{ receiptHandle: string; seconds: number }> = [];
   const store = memoryConfigStore(options.configError ? new ConfigUnavailableError('down', 'ResourceNotFoundException') : { config });
   let remaining = options.remainingMs ?? 60_000;
   const started = clock.now();
   const deps = {
     config: store,
-    delivery: createDelivery({ services: { slack }, postTimeoutMs: 5_000, deadLetters, logger: log.logger, now: clock.now, sleep: clock.sleep }),
+    delivery: createDelivery({ services: { slack }, postTimeoutMs: 5_000, deadLetters, logger: log.logger, metrics, now: clock.now, sleep: clock.sleep }),
     messages: {
       changeVisibility: async (receiptHandle: string, seconds: number): Promise<void> => {
         visibility.push({ receiptHandle, seconds });
@@ -50,9 +52,10 @@ function setup(script: PostOutcome[] = [], options: { remainingMs?: number; conf
     maxAttempts: 5,
     postTimeoutMs: 5_000,
     logger: log.logger,
+    metrics,
     remainingTimeMs: () => remaining - (clock.now() - started),
   };
-  return { deps, slack, deadLetters, visibility, clock, log, setRemaining: (ms: number) => (remaining = ms) };
+  return { deps, slack, deadLetters, visibility, clock, log, metrics, setRemaining: (ms: number) => (remaining = ms) };
 }
 
 describe('delivery-retry, one batch', () => {
@@ -167,5 +170,23 @@ describe('delivery-retry, a job that fails the same way every time', () => {
     expect((await processBatch([record(body, 2)], deps)).batchItemFailures).toHaveLength(1);
     expect(await processBatch([record(body, 3)], deps)).toEqual({ batchItemFailures: [] });
     expect(deadLetters.parked.map((p) => p.reason)).toEqual(['unexpected_error:RangeError']);
+  });
+
+  it('counts every attempt and what came of it, by destination type; a parked alert by its reason', async () => {
+    const { deps, metrics } = setup([{ kind: 'delivered' }, { kind: 'retryable', reason: 'http_502' }, { kind: 'refused', reason: 'channel_not_found' }]);
+    await processBatch([record(job('a')), record(job('b')), record(job('c'))], deps);
+    expect(metrics.count('RetryAttempts', { destinationType: 'slack' })).toBe(3);
+    expect(metrics.count('Deliveries', { outcome: 'delivered', destinationType: 'slack' })).toBe(1);
+    expect(metrics.count('Deliveries', { outcome: 'queued', destinationType: 'slack' })).toBe(1);
+    expect(metrics.count('Deliveries', { outcome: 'parked', destinationType: 'slack' })).toBe(1);
+    expect(metrics.count('AlertsParked', { reason: 'channel_not_found' })).toBe(1);
+  });
+
+  it('a worker that cannot read its configuration counts it on every record, which the blocked-worker alarm watches', async () => {
+    const { deps, metrics, slack } = setup([], { configError: true });
+    const result = await processBatch([record(job('a')), record(job('b'))], deps);
+    expect(result.batchItemFailures).toHaveLength(2);
+    expect(slack.posts).toHaveLength(0);
+    expect(metrics.count('ConfigurationUnavailable')).toBe(2);
   });
 });

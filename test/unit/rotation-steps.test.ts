@@ -3,6 +3,7 @@ import type { CostApiClient } from '../../lib/cost-api/client.js';
 import { CostApiError } from '../../lib/cost-api/errors.js';
 import { apiKeyRotator } from '../../lib/rotation/api-key-rotator.js';
 import { createRotationSteps } from '../../lib/rotation/steps.js';
+import { memoryMetrics } from '../helpers/memory-metrics.js';
 import { capturedLogger } from '../helpers/fake-delivery-ports.js';
 import { memoryRotationStore } from '../helpers/memory-rotation-store.js';
 
@@ -46,9 +47,10 @@ function setup(selection: Record<string, unknown> = { account: 'Production payer
     readSecret: async () => JSON.stringify(credentials),
     now: () => new Date('2026-11-22T12:00:00Z'),
   });
-  const step = createRotationSteps({ store, rotator, logger: log.logger });
+  const metrics = memoryMetrics();
+  const step = createRotationSteps({ store, rotator, logger: log.logger, metrics });
   const event = (Step: string, token = 'v1') => ({ Step, SecretId: 'api-key', ClientRequestToken: token });
-  return { store, log, step, event, platform };
+  return { store, log, step, event, platform, metrics };
 }
 
 async function rotateFully(s: ReturnType<typeof setup>, token = 'v1') {
@@ -199,5 +201,17 @@ describe('API-key rotation, step by step', () => {
     const pending = JSON.parse(s.store.versions.get('v1')!.value!);
     s.store.versions.get('v1')!.value = JSON.stringify({ ...pending, expiresAt: '2026-11-01T00:00:00Z' });
     await expect(s.step(s.event('testSecret'))).rejects.toMatchObject({ reason: 'token_expired' });
+  });
+
+  it('counts each step as succeeded or failed, so a failed rotation is an alarm, not a log line', async () => {
+    const ok = setup();
+    await rotateFully(ok);
+    expect(ok.metrics.count('Rotations', { outcome: 'succeeded' })).toBe(4);
+    expect(ok.metrics.count('Rotations', { outcome: 'succeeded', step: 'finishSecret' })).toBe(1);
+    const down = setup({ account: 'Production payer' }, fakePlatform({ down: true }));
+    down.store.startRotation('v2');
+    await expect(down.step(down.event('createSecret', 'v2'))).rejects.toThrow();
+    expect(down.metrics.count('Rotations', { outcome: 'failed', step: 'createSecret' })).toBe(1);
+    expect(JSON.stringify(down.metrics.points)).not.toContain(PASSWORD);
   });
 });

@@ -1,33 +1,51 @@
 import { describe, expect, it } from 'vitest';
+import { logLevelFrom } from '../../lib/log/logger.js';
 import { createRelayFromEnvironment } from '../../lib/relay/from-environment.js';
 import { createRetryWorkerFromEnvironment } from '../../lib/retry/from-environment.js';
 import { capturedLogger } from '../helpers/fake-delivery-ports.js';
+import { memoryMetrics } from '../helpers/memory-metrics.js';
 
 const request = { requestId: 'r1', method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', isBase64Encoded: false };
 
 describe('reading the environment: one policy for every function', () => {
-  it('the relay refuses to guess at a mistyped setting: 503, and the log names the variable', async () => {
+  it('the relay refuses to guess at a mistyped setting: 503, the log names the variable, the metric counts it', async () => {
     const log = capturedLogger();
-    const relay = createRelayFromEnvironment({ RELAY_CONFIG_SECRET_ID: 'file:/nowhere.json', SLACK_TIMEOUT_MS: '5s' }, { logger: log.logger });
+    const metrics = memoryMetrics();
+    const relay = createRelayFromEnvironment({ RELAY_CONFIG_SECRET_ID: 'file:/nowhere.json', SLACK_TIMEOUT_MS: '5s' }, { logger: log.logger, metrics });
     const response = await relay(request, { remainingTimeMs: () => 10_000 });
     expect(response.statusCode).toBe(503);
     expect(log.records()).toContainEqual(expect.objectContaining({ level: 'error', variables: ['SLACK_TIMEOUT_MS'] }));
+    expect(metrics.count('ConfigurationUnavailable')).toBe(1);
   });
 
   it('a blank variable (a template parameter left empty) takes its default', async () => {
     const log = capturedLogger();
-    const relay = createRelayFromEnvironment({ RELAY_CONFIG_SECRET_ID: 'file:/nowhere.json', SLACK_TIMEOUT_MS: ' ', DELIVERY_QUEUE_URL: '' }, { logger: log.logger });
+    const relay = createRelayFromEnvironment(
+      { RELAY_CONFIG_SECRET_ID: 'file:/nowhere.json', SLACK_TIMEOUT_MS: ' ', DELIVERY_QUEUE_URL: '' },
+      { logger: log.logger, metrics: memoryMetrics() },
+    );
     const response = await relay(request, { remainingTimeMs: () => 10_000 });
     // The file is missing: the configuration, not the environment, is what is wrong.
     expect(response.statusCode).toBe(503);
     expect(log.records()).toContainEqual(expect.objectContaining({ message: 'relay configuration is unavailable', reason: 'file_ENOENT' }));
   });
 
-  it('delivery-retry with a bad environment hands every record back', async () => {
+  it('delivery-retry with a bad environment fails its invocation, so Lambda counts an error and the batch stays queued', async () => {
     const log = capturedLogger();
-    const worker = createRetryWorkerFromEnvironment({ DELIVERY_MAX_ATTEMPTS: 'many' }, log.logger);
+    const worker = createRetryWorkerFromEnvironment({ DELIVERY_MAX_ATTEMPTS: 'many' }, log.logger, memoryMetrics());
     const records = [{ messageId: 'a', receiptHandle: 'h', body: '{}', attributes: {} }];
-    expect(await worker(records, () => 10_000)).toEqual({ batchItemFailures: [{ itemIdentifier: 'a' }] });
+    const failure = await worker(records, () => 10_000).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ name: 'RetryWorkerMisconfiguredError', reason: 'environment_invalid' });
+    expect(String((failure as Error).message)).toContain('DELIVERY_MAX_ATTEMPTS');
     expect(log.records()[0]).toMatchObject({ variables: expect.arrayContaining(['DELIVERY_QUEUE_URL', 'DELIVERY_MAX_ATTEMPTS']) });
+  });
+
+  it('AWS_LAMBDA_LOG_LEVEL (the function\'s application log level) wins over LOG_LEVEL', () => {
+    expect(logLevelFrom({ LOG_LEVEL: 'debug' })).toBe('debug');
+    expect(logLevelFrom({ LOG_LEVEL: 'debug', AWS_LAMBDA_LOG_LEVEL: 'WARN' })).toBe('warn');
+    expect(logLevelFrom({ AWS_LAMBDA_LOG_LEVEL: 'TRACE' })).toBe('debug');
+    expect(logLevelFrom({ AWS_LAMBDA_LOG_LEVEL: 'FATAL' })).toBe('error');
+    expect(logLevelFrom({ AWS_LAMBDA_LOG_LEVEL: ' ', LOG_LEVEL: 'error' })).toBe('error');
+    expect(logLevelFrom({})).toBe('info');
   });
 });

@@ -1,0 +1,31 @@
+import { Metrics as PowertoolsMetrics } from '@aws-lambda-powertools/metrics';
+import type { Logger } from '../log/logger.js';
+import { METRICS_NAMESPACE, type MetricPoint, type Metrics } from './metrics.js';
+
+/**
+ * Metrics in CloudWatch Embedded Metric Format on stdout, written by Powertools for AWS Lambda:
+ * Lambda ships the line to CloudWatch Logs, which turns it into metrics with no API call and
+ * nothing to flush. Each point is its own line, so a crash later in the invocation loses none.
+ * `service` (the function) is a dimension of every set.
+ */
+export function emfMetrics(service: string, logger: Logger): Metrics {
+  // Powertools' own warnings (a key in two dimension sets is expected here) are debug noise.
+  const quiet = {
+    trace: () => undefined,
+    debug: (message: string) => logger.debug(message),
+    info: (message: string) => logger.debug(message),
+    warn: (message: string) => logger.debug(message),
+    error: (message: string) => logger.warn('metrics could not be written', { detail: message }),
+  };
+  const metrics = new PowertoolsMetrics({ namespace: METRICS_NAMESPACE, serviceName: service, logger: quiet });
+  return {
+    add(point: MetricPoint) {
+      const single = metrics.singleMetric();
+      for (const rollup of point.rollups) {
+        single.addDimensions(Object.fromEntries(rollup.map((key) => [key, point.dimensions[key] ?? ''])));
+      }
+      if (Object.keys(point.dimensions).length > 0 || point.rollups.length === 0) single.addDimensions({ ...point.dimensions });
+      single.addMetric(point.name, point.unit, point.value);
+    },
+  };
+}

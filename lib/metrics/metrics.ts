@@ -1,0 +1,78 @@
+/**
+ * The project's CloudWatch metrics, in one catalogue. Every dimension value is a word our own
+ * code chose (an outcome, a destination type, a reason code, a status): never a URL, a
+ * destination name, a secret or message text, so a metric line is safe to log.
+ */
+export const METRICS_NAMESPACE = 'CostAlertRelay';
+
+export type MetricName =
+  /** One destination's fate for one alert (dimensions outcome, destinationType). */
+  | 'Deliveries'
+  /** Alerts parked in the dead-letter queue for a human (dimension reason). */
+  | 'AlertsParked'
+  /** Posts made by delivery-retry (dimension destinationType). */
+  | 'RetryAttempts'
+  /** The relay configuration could not be read: deliveries wait or are refused. */
+  | 'ConfigurationUnavailable'
+  /** The relay's answers to the platform (dimension status). */
+  | 'Answers'
+  /** From the request's arrival to the relay's answer. */
+  | 'AnswerLatency'
+  /** API-key rotation steps (dimensions outcome, step). */
+  | 'Rotations'
+  /** The dedup table could not be used; the alert was delivered anyway. */
+  | 'DedupUnavailable';
+
+export type MetricUnit = 'Count' | 'Milliseconds';
+
+export interface MetricPoint {
+  name: MetricName;
+  unit: MetricUnit;
+  value: number;
+  /** The full set of dimensions this point is published with. */
+  dimensions: Readonly<Record<string, string>>;
+  /** Smaller dimension sets CloudWatch also aggregates, so alarms can watch e.g. every parked alert whatever the type. */
+  rollups: readonly (readonly string[])[];
+}
+
+/** Where metric points go: EMF on stdout in Lambda, an array in tests. */
+export interface Metrics {
+  add(point: MetricPoint): void;
+}
+
+export const noMetrics: Metrics = { add: () => undefined };
+
+const count = (name: MetricName, dimensions: Record<string, string>, rollups: string[][] = []): MetricPoint => ({
+  name,
+  unit: 'Count',
+  value: 1,
+  dimensions,
+  rollups,
+});
+
+/** What became of an alert at one destination, as the dashboards and alarms count it. */
+export type DeliveryMetricOutcome = 'delivered' | 'queued' | 'parked' | 'unheld' | 'duplicate';
+
+export const deliveryMetric = (outcome: DeliveryMetricOutcome, destinationType: string): MetricPoint =>
+  count('Deliveries', { outcome, destinationType }, [['outcome']]);
+
+export const parkedMetric = (reason: string): MetricPoint => count('AlertsParked', { reason }, [[]]);
+
+export const retryAttemptMetric = (destinationType: string): MetricPoint => count('RetryAttempts', { destinationType }, [[]]);
+
+export const configurationUnavailableMetric = (): MetricPoint => count('ConfigurationUnavailable', {});
+
+export const answerMetric = (status: number): MetricPoint => count('Answers', { status: String(status) });
+
+export const answerLatencyMetric = (ms: number): MetricPoint => ({
+  name: 'AnswerLatency',
+  unit: 'Milliseconds',
+  value: Math.max(0, ms),
+  dimensions: {},
+  rollups: [],
+});
+
+export const rotationMetric = (step: string, outcome: 'succeeded' | 'failed'): MetricPoint =>
+  count('Rotations', { outcome, step }, [['outcome']]);
+
+export const dedupUnavailableMetric = (): MetricPoint => count('DedupUnavailable', {});

@@ -1,0 +1,90 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createDelivery } from '../../lib/delivery/deliver.js';
+import { webhookMessageSchema } from '../../lib/message/schema.js';
+import { emfMetrics } from '../../lib/metrics/emf.js';
+import { deliveryMetric, METRICS_NAMESPACE, parkedMetric, rotationMetric } from '../../lib/metrics/metrics.js';
+import { capturedLogger, fakeChatService, manualClock, memoryDeadLetters, memoryRetryQueue } from '../helpers/fake-delivery-ports.js';
+import { emfRecords, memoryMetrics } from '../helpers/memory-metrics.js';
+
+const URL = 'https://hooks.slack.com/services/T0/B0/metric-secret';
+const message = webhookMessageSchema.parse({ metadata: { object_type: 'anomaly_alert' }, payload: { title: 'Spend up', message: 'private text' } });
+const target = { name: 'finops', destination: { url: URL } };
+
+/** What Powertools writes to stdout while `run` runs. */
+function stdoutOf(run: () => void): string[] {
+  const written: string[] = [];
+  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    written.push(String(chunk));
+    return true;
+  });
+  try {
+    run();
+  } finally {
+    spy.mockRestore();
+  }
+  return written.join('').split('\n').filter(Boolean);
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('metrics in Embedded Metric Format', () => {
+  it('one line per point, in the project namespace, with the function as `service` and each dimension set', () => {
+    const metrics = emfMetrics('webhook-relay', capturedLogger().logger);
+    const lines = stdoutOf(() => {
+      metrics.add(deliveryMetric('parked', 'slack'));
+      metrics.add(parkedMetric('channel_not_found'));
+      metrics.add(rotationMetric('createSecret', 'failed'));
+    });
+    const [delivery, parked, rotation] = emfRecords(lines);
+    expect(lines).toHaveLength(3);
+    expect(delivery).toMatchObject({ service: 'webhook-relay', outcome: 'parked', destinationType: 'slack', Deliveries: 1 });
+    expect(delivery?._aws.CloudWatchMetrics[0]).toEqual({
+      Namespace: METRICS_NAMESPACE,
+      Dimensions: [
+        ['service', 'outcome'],
+        ['service', 'outcome', 'destinationType'],
+      ],
+      Metrics: [{ Name: 'Deliveries', Unit: 'Count' }],
+    });
+    // [service] alone lets one alarm watch every parked alert, whatever the reason.
+    expect(parked?._aws.CloudWatchMetrics[0]?.Dimensions).toEqual([['service'], ['service', 'reason']]);
+    expect(rotation).toMatchObject({ outcome: 'failed', step: 'createSecret', Rotations: 1 });
+  });
+});
+
+describe('what the delivery core counts', () => {
+  const setup = (script: Parameters<typeof fakeChatService>[0], queue: boolean) => {
+    const metrics = memoryMetrics();
+    const clock = manualClock();
+    const delivery = createDelivery({
+      services: { slack: fakeChatService(script) },
+      postTimeoutMs: 5_000,
+      ...(queue ? { retryQueue: memoryRetryQueue() } : {}),
+      deadLetters: memoryDeadLetters(),
+      logger: capturedLogger().logger,
+      metrics,
+      now: clock.now,
+      sleep: clock.sleep,
+    });
+    return { delivery, metrics };
+  };
+
+  it('each first attempt by outcome and destination type; each parked alert by its reason', async () => {
+    const { delivery, metrics } = setup(
+      [{ kind: 'delivered' }, { kind: 'retryable', reason: 'http_503' }, { kind: 'refused', reason: 'invalid_token' }],
+      true,
+    );
+    for (const id of ['a', 'b', 'c']) await delivery.first(id, target, message, () => 10_000);
+    expect(metrics.count('Deliveries', { outcome: 'delivered', destinationType: 'slack' })).toBe(1);
+    expect(metrics.count('Deliveries', { outcome: 'queued', destinationType: 'slack' })).toBe(1);
+    expect(metrics.count('Deliveries', { outcome: 'parked', destinationType: 'slack' })).toBe(1);
+    expect(metrics.count('AlertsParked', { reason: 'invalid_token' })).toBe(1);
+    expect(JSON.stringify(metrics.points)).not.toMatch(/metric-secret|private text|Spend up|finops/);
+  });
+
+  it('a destination neither delivered nor queued is counted as unheld', async () => {
+    const { delivery, metrics } = setup([{ kind: 'retryable', reason: 'timeout' }], false);
+    await delivery.first('a', target, message, () => 10_000);
+    expect(metrics.count('Deliveries', { outcome: 'unheld' })).toBe(1);
+  });
+});
