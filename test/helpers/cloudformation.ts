@@ -7,6 +7,8 @@ export type CfnValue = unknown;
 export interface CfnResource {
   Type: string;
   Condition?: string;
+  DeletionPolicy?: string;
+  UpdateReplacePolicy?: string;
   DependsOn?: string | string[];
   Metadata?: Record<string, unknown>;
   Properties?: Record<string, CfnValue>;
@@ -24,6 +26,7 @@ export interface CfnTemplate {
   Transform?: string;
   Parameters: Record<string, CfnParameter>;
   Conditions?: Record<string, CfnValue>;
+  Rules?: Record<string, CfnValue>;
   Globals?: { Function?: Record<string, CfnValue> };
   Resources: Record<string, CfnResource>;
   Outputs?: Record<string, { Condition?: string; Value: CfnValue; Description?: string }>;

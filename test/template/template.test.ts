@@ -36,6 +36,7 @@ const [relayId] = functionNamed('webhook-relay') ?? [];
 const NOT_SET_BY_TEMPLATE: Record<string, string> = {
   AWS_REGION: 'Lambda sets it itself',
   AWS_ENDPOINT_URL: 'only tests and local emulators point the SDK elsewhere',
+  AWS_LAMBDA_LOG_LEVEL: "Lambda sets it from a function's application log level, when one is configured",
 };
 
 // What a user types at `sam deploy --guided` (the rest keep their defaults).
@@ -336,18 +337,61 @@ describe('HTTP API, logs and alarms', () => {
     }
   });
 
-  it('alarms on errors of every function and on 5xx answers, sent to the topic that the optional e-mail subscribes to', () => {
+  it('alarms on behaviour: errors, 5xx answers, parked alerts, a blocked or slow retry, failed rotations; all sent to the topic', () => {
     const alarms = resourcesOfType(template, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties ?? {});
-    const watched = alarms.map((a) => `${String(a['MetricName'])} ${[...referencedIds(a['Dimensions'])].join()}`).sort();
+    const watched = alarms
+      .filter((a) => a['MetricName'])
+      .map((a) => `${String(a['MetricName'])} ${[...referencedIds(a['Dimensions'])].join()}`)
+      .sort();
     const [[deadLetterQueueId] = []] = resourcesOfType(template, 'AWS::SQS::Queue').filter(([id]) => !template.Resources[id]?.Properties?.['RedrivePolicy']);
+    const [[deliveryQueueId] = []] = resourcesOfType(template, 'AWS::SQS::Queue').filter(([id]) => template.Resources[id]?.Properties?.['RedrivePolicy']);
+    const [retryId] = functionNamed('delivery-retry') ?? [];
+    const [rotationId] = functionNamed('api-key-rotation') ?? [];
     expect(watched).toEqual(
-      [...functions.map(([id]) => `Errors ${id}`), `5xx ${apiId}`, `ApproximateNumberOfMessagesVisible ${deadLetterQueueId}`].sort(),
+      [
+        `Errors ${relayId}`,
+        `Errors ${retryId}`,
+        `5xx ${apiId}`,
+        `ApproximateNumberOfMessagesVisible ${deadLetterQueueId}`,
+        `ApproximateAgeOfOldestMessage ${deliveryQueueId}`,
+        'ConfigurationUnavailable ',
+      ].sort(),
     );
+    // The blocked-worker alarm watches the metric delivery-retry writes (lib/metrics), by its service.
+    const blocked = alarms.find((a) => a['MetricName'] === 'ConfigurationUnavailable');
+    expect(blocked).toMatchObject({ Namespace: 'CostAlertRelay', Dimensions: [{ Name: 'service', Value: 'delivery-retry' }] });
+    // One rotation alarm sees both a failed step (our metric) and a crash or timeout (Lambda's).
+    const rotation = resourcesOfType(template, 'AWS::CloudWatch::Alarm').find(([, a]) => a.Properties?.['Metrics']);
+    expect(rotation?.[1].Condition).toBe('RotateApiKey');
+    const metrics = JSON.stringify(rotation?.[1].Properties?.['Metrics']);
+    expect(metrics).toContain('"MetricName":"Rotations"');
+    expect(metrics).toContain('"Value":"failed"');
+    expect([...referencedIds(rotation?.[1].Properties?.['Metrics'])]).toEqual([rotationId]);
     for (const alarm of alarms) expect(alarm['AlarmActions']).toEqual([{ Ref: 'AlarmTopic' }]);
     const [[, subscription] = []] = resourcesOfType(template, 'AWS::SNS::Subscription');
     expect(subscription?.Condition).toBe('HasAlarmEmail');
     expect(conditionHolds(deploymentWith(), 'HasAlarmEmail')).toBe(false);
     expect(conditionHolds(deploymentWith({ AlarmEmail: 'ops@example.com' }), 'HasAlarmEmail')).toBe(true);
+  });
+
+  it('a dashboard shows deliveries by outcome and type, queues, latency, parked alerts, rotations and errors', () => {
+    const [[, dashboard] = []] = resourcesOfType(template, 'AWS::CloudWatch::Dashboard');
+    const [body, variables] = (dashboard?.Properties?.['DashboardBody'] as { 'Fn::Sub': [string, Record<string, unknown>] } | undefined)?.['Fn::Sub'] ?? ['', {}];
+    // What CloudFormation will substitute, so that the body is checked as the JSON CloudWatch receives.
+    const json = JSON.parse(body.replace(/\$\{[^}]+\}/g, 'x')) as { widgets: Array<{ properties: { title: string; metrics: unknown } }> };
+    expect(json.widgets.map((w) => w.properties.title)).toEqual([
+      'Deliveries by outcome (relay and retries)',
+      'Deliveries by chat service and outcome',
+      'Queues: waiting and undelivered',
+      'Relay answer latency (ms)',
+      'Relay answers by status',
+      'Parked alerts by reason',
+      'API-key rotation steps',
+      'Errors: functions and unreadable configuration',
+    ]);
+    const metrics = JSON.stringify(json.widgets.map((w) => w.properties.metrics));
+    for (const name of ['Deliveries', 'AlertsParked', 'Rotations', 'AnswerLatency', 'Answers', 'ConfigurationUnavailable']) expect(metrics).toContain(name);
+    expect(Object.keys(variables)).toEqual(['DeliveryQueueName', 'DeadLetterQueueName']);
   });
 
   it('keeps undelivered alerts in encrypted queues, consumed with partial batch failures at bounded concurrency', () => {
@@ -446,5 +490,70 @@ describe.skipIf(!motoUrl())('a fresh Basic stack relays an alert (moto)', () => 
     });
     expect(result.stderr).toBe('');
     expect(result.stdout).toBe(`username: ${config.auth.basic.username}\npassword: ${config.auth.basic.password}\n`);
+  });
+});
+
+describe('operations', () => {
+  const rotationResources = ['ApiKeyRotationFunction', 'ApiKeyRotationLogGroup', 'ApiKeyRotationInvokePermission', 'ApiKeyRotationSchedule', 'ApiKeySecret', 'PlatformCredentialsSecret'];
+
+  it('API-key rotation can be left out: no platform credentials asked, no rotation resources or outputs', () => {
+    const relayOnly = deploymentWith({ ApiKeyRotation: 'Disabled', PlatformUsername: '', PlatformPassword: '', ApiKeyAccount: '' });
+    expect(conditionHolds(relayOnly, 'RotateApiKey')).toBe(false);
+    expect(conditionHolds(deploymentWith(), 'RotateApiKey')).toBe(true);
+    const conditional = Object.entries(template.Resources)
+      .filter(([, r]) => r.Condition === 'RotateApiKey')
+      .map(([id]) => id);
+    expect(conditional).toEqual(expect.arrayContaining(rotationResources));
+    // Everything left references nothing that a relay-only stack lacks.
+    for (const [id, resource] of Object.entries(template.Resources)) {
+      if (resource.Condition === 'RotateApiKey') continue;
+      const refs = [...referencedIds(resource.Properties as never)].filter((ref) => rotationResources.includes(ref));
+      expect({ id, refs }).toEqual({ id, refs: [] });
+    }
+    for (const [name, output] of Object.entries(template.Outputs ?? {})) {
+      const refs = [...referencedIds((output as { Value: never }).Value)].filter((ref) => rotationResources.includes(ref));
+      if (refs.length) expect({ name, condition: (output as { Condition?: string }).Condition }).toEqual({ name, condition: 'RotateApiKey' });
+    }
+    // With rotation on, the platform settings are required by a rule, not by a pattern that would also bind relay-only users.
+    const rule = JSON.stringify(template.Rules?.['RotationNeedsItsSettings']);
+    for (const name of ['PlatformUsername', 'PlatformPassword', 'ApiKeyAccount']) {
+      expect((template.Parameters[name] as { Default?: string }).Default).toBe('');
+      expect(rule).toContain(name);
+    }
+  });
+
+  it('operational settings are stack parameters wired to the functions', () => {
+    const [retryId] = functionNamed('delivery-retry') ?? [];
+    expect(environmentVariables(template, relayId as string)).toMatchObject({
+      RELAY_PREVIOUS_CREDENTIALS_GRACE_SECONDS: { Ref: 'PreviousCredentialsGraceSeconds' },
+      RELAY_CONFIG_TTL_SECONDS: { Ref: 'ConfigTtlSeconds' },
+      SLACK_TIMEOUT_MS: { Ref: 'PostTimeoutMs' },
+    });
+    expect(environmentVariables(template, retryId as string)).toMatchObject({ DELIVERY_MAX_ATTEMPTS: { Ref: 'DeliveryMaxAttempts' } });
+    expect(effectiveFunctionProperties(template, relayId as string)['Environment']).toMatchObject({ Variables: { LOG_LEVEL: { Ref: 'LogLevel' } } });
+  });
+
+  it('every function runs nodejs24.x', () => {
+    for (const [id] of functions) expect({ id, runtime: effectiveFunctionProperties(template, id)['Runtime'] }).toEqual({ id, runtime: 'nodejs24.x' });
+  });
+
+  it('outputs give both queue ARNs, the redrive command, the dashboard and every log group', () => {
+    const outputs = template.Outputs ?? {};
+    for (const name of ['DeliveryQueueArn', 'UndeliveredQueueArn', 'RedriveUndeliveredCommand', 'DashboardUrl', 'WebhookUrl', 'RelayConfigSecretArn']) {
+      expect(outputs).toHaveProperty(name);
+    }
+    const logGroups = resourcesOfType(template, 'AWS::Logs::LogGroup').map(([id]) => id).sort();
+    const logOutputs = Object.values(outputs)
+      .flatMap((o) => [...referencedIds((o as { Value: never }).Value)])
+      .filter((id) => logGroups.includes(id))
+      .sort();
+    expect(logOutputs).toEqual(logGroups);
+  });
+
+  it('what deleting the stack does to secrets and queues is decided explicitly', () => {
+    for (const [id, resource] of [...resourcesOfType(template, 'AWS::SecretsManager::Secret'), ...resourcesOfType(template, 'AWS::SQS::Queue')]) {
+      if (id === 'RelayBasicPasswordSecret') continue;
+      expect({ id, deletion: resource.DeletionPolicy, replace: resource.UpdateReplacePolicy }).toEqual({ id, deletion: 'Delete', replace: 'Delete' });
+    }
   });
 });
