@@ -27,6 +27,8 @@ async function chooseConfiguration(): Promise<string> {
 }
 
 const source = await chooseConfiguration();
+// Metric lines (CloudWatch EMF) would bury the previews; POWERTOOLS_METRICS_DISABLED=false shows them.
+process.env['POWERTOOLS_METRICS_DISABLED'] ??= 'true';
 // Imported only now: the handler reads its environment when its module loads, as on Lambda.
 const { handler } = await import('../functions/webhook-relay/handler.js');
 
@@ -69,6 +71,15 @@ const server = createServer((req, res) => {
       res.writeHead(502, { 'content-type': 'application/json' }).end('{"message":"Internal Server Error"}');
     }
   });
+});
+
+server.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EADDRINUSE') {
+    console.error(`Port ${port} on ${host} is already in use (another npm start?). Stop that one, or pick another port: PORT=3001 npm start`);
+  } else {
+    console.error(`The local relay could not listen on ${host}:${port}: ${error.code ?? error.message}`);
+  }
+  process.exit(1);
 });
 
 server.listen(port, host, () => {

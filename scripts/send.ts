@@ -1,38 +1,126 @@
-// `npm run send -- events/<file> [--url URL] [--basic user:password] [--bearer TOKEN] [--header "Name: value"]`
+// `npm run send`: posts a sample delivery to the local relay, any URL, or a deployed stack.
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { readSecretString, stackOutputs, UsageError } from './stack.js';
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    url: { type: 'string', default: process.env['RELAY_URL'] ?? 'http://127.0.0.1:3000/webhook' },
-    basic: { type: 'string' },
-    bearer: { type: 'string' },
-    header: { type: 'string', multiple: true, default: [] },
-    'content-type': { type: 'string', default: 'application/json' },
-  },
-});
+const USAGE = `usage: npm run send -- [options] <file>
 
-const file = positionals[0];
-if (!file) {
-  console.error('usage: npm run send -- events/anomaly-alert.json [--url URL] [--basic user:password] [--bearer TOKEN] [--header "Name: value"]');
-  process.exit(2);
+Posts <file> (a webhook message, e.g. events/anomaly-alert.json) to the relay and prints its answer.
+Exit code 0 for a 2xx answer, 1 for any other answer or no answer, 2 for a usage mistake.
+
+options:
+  --url URL               where to post (default: $RELAY_URL or http://127.0.0.1:3000/webhook, the local relay)
+  --stack NAME            post to a deployed stack: the URL comes from its WebhookUrl output, and Basic
+                          credentials and custom headers from its relay configuration secret
+                          (needs AWS credentials allowed to read them)
+  --region REGION         the stack's region (default: your AWS configuration's)
+  --basic USER:PASSWORD   HTTP Basic credentials
+  --bearer TOKEN          an SSO access token (Authorization: Bearer)
+  --header "Name: value"  an extra header; repeat for more
+  --content-type TYPE     default application/json
+  -h, --help              this text`;
+
+interface Request {
+  url: string;
+  headers: Record<string, string>;
 }
 
-const headers: Record<string, string> = { 'content-type': values['content-type'] };
-if (values.basic) headers['authorization'] = `Basic ${Buffer.from(values.basic).toString('base64')}`;
-if (values.bearer) headers['authorization'] = `Bearer ${values.bearer}`;
-for (const header of values.header) {
+function parse(): { values: Record<string, string | string[] | boolean | undefined>; file: string | undefined } {
+  try {
+    const { values, positionals } = parseArgs({
+      allowPositionals: true,
+      options: {
+        url: { type: 'string' },
+        stack: { type: 'string' },
+        region: { type: 'string' },
+        basic: { type: 'string' },
+        bearer: { type: 'string' },
+        header: { type: 'string', multiple: true, default: [] },
+        'content-type': { type: 'string', default: 'application/json' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+    if (positionals.length > 1) throw new UsageError(`One file at a time; got ${positionals.length}.`);
+    return { values, file: positionals[0] };
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError((error as Error).message);
+  }
+}
+
+function headerPair(header: string): [string, string] {
   const colon = header.indexOf(':');
-  if (colon > 0) headers[header.slice(0, colon).trim()] = header.slice(colon + 1).trim();
+  if (colon <= 0) throw new UsageError(`--header needs "Name: value"; got "${header}".`);
+  return [header.slice(0, colon).trim(), header.slice(colon + 1).trim()];
+}
+
+/** The URL and credentials of a deployed stack, so a first test needs nothing copied by hand. */
+async function fromStack(stack: string, region: string | undefined): Promise<Request> {
+  const outputs = await stackOutputs(stack, region);
+  const url = outputs['WebhookUrl'];
+  if (!url) throw new UsageError(`The stack ${stack} has no WebhookUrl output; is it a Cost Alert Relay stack?`);
+  const headers: Record<string, string> = {};
+  const secretId = outputs['RelayConfigSecretArn'];
+  if (secretId) {
+    const config = JSON.parse(await readSecretString(secretId, region)) as {
+      auth?: { method?: string; basic?: { username: string; password: string }; headers?: Array<{ key: string; value: string }> };
+    };
+    if (config.auth?.method === 'basic' && config.auth.basic) {
+      headers['authorization'] = `Basic ${Buffer.from(`${config.auth.basic.username}:${config.auth.basic.password}`).toString('base64')}`;
+    }
+    for (const { key, value } of config.auth?.headers ?? []) headers[key] = value;
+    if (config.auth?.method === 'sso') console.error('The stack uses SSO: pass a token from your identity provider with --bearer.');
+  }
+  return { url, headers };
+}
+
+async function main(): Promise<number> {
+  const { values, file } = parse();
+  if (values['help']) {
+    console.log(USAGE);
+    return 0;
+  }
+  if (!file) throw new UsageError('Which file? For example: npm run send -- events/anomaly-alert.json');
+  if (values['url'] && values['stack']) throw new UsageError('Give --url or --stack, not both.');
+  const extra = (values['header'] as string[]).map(headerPair);
+
+  let body: Buffer;
+  try {
+    body = await readFile(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(code === 'ENOENT' ? `No such file: ${file}` : `Cannot read ${file}: ${code ?? (error as Error).message}`);
+  }
+
+  const stack = values['stack'] as string | undefined;
+  const target: Request = stack
+    ? await fromStack(stack, values['region'] as string | undefined)
+    : { url: (values['url'] as string | undefined) ?? process.env['RELAY_URL'] ?? 'http://127.0.0.1:3000/webhook', headers: {} };
+  const headers: Record<string, string> = { ...target.headers, 'content-type': values['content-type'] as string };
+  if (values['basic']) headers['authorization'] = `Basic ${Buffer.from(values['basic'] as string).toString('base64')}`;
+  if (values['bearer']) headers['authorization'] = `Bearer ${values['bearer'] as string}`;
+  for (const [name, value] of extra) headers[name] = value;
+
+  let response: Response;
+  try {
+    response = await fetch(target.url, { method: 'POST', headers, body, redirect: 'manual' });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const why = cause?.code ?? cause?.message ?? (error as Error).message;
+    const hint = stack ? '' : ' Is the relay running (npm start)?';
+    console.error(`Could not reach ${target.url}: ${why}.${hint}`);
+    return 1;
+  }
+  console.log(`HTTP ${response.status}`);
+  console.log(await response.text());
+  return response.ok ? 0 : 1;
 }
 
 try {
-  const response = await fetch(values.url, { method: 'POST', headers, body: await readFile(file) });
-  console.log(`HTTP ${response.status}`);
-  console.log(await response.text());
-  process.exitCode = response.ok ? 0 : 1;
+  process.exitCode = await main();
 } catch (error) {
-  console.error(`Could not reach ${values.url}: ${(error as Error).message}. Is the relay running (npm start)?`);
-  process.exitCode = 1;
+  if (!(error instanceof UsageError)) throw error;
+  console.error(error.message);
+  console.error('Run npm run send -- --help for every option.');
+  process.exitCode = 2;
 }

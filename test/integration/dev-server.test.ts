@@ -52,6 +52,15 @@ describe('npm start (local dev server) with the embedded default configuration',
     expect(output).toContain('https://app.slack.com/block-kit-builder#');
   });
 
+  it('keeps metric lines out of the console, and a second server on the same port says what to do', async () => {
+    expect(output).not.toContain('"_aws"');
+    const port = new URL(url).port;
+    const second = await run([join(root, 'scripts/dev-server.ts')], { PORT: port, RELAY_CONFIG_SECRET_ID: '' });
+    expect(second.code).toBe(1);
+    expect(second.out).toContain(`Port ${port} on 127.0.0.1 is already in use`);
+    expect(second.out).toContain('PORT=3001 npm start');
+  });
+
   it('answers bad samples with their contract status', async () => {
     const sent = await run([join(root, 'scripts/send.ts'), join(root, 'events/bad/missing-payload.json'), '--url', url], {});
     expect(sent.out).toContain('HTTP 422');

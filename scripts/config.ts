@@ -1,0 +1,202 @@
+// `npm run config -- validate|push|pull`: check a relay configuration before it is live, write it
+// as the secret's new version, or start from what is live. Values are never printed except by
+// `pull`, whose whole point is to give the operator the configuration.
+import { readFile, writeFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { GetSecretValueCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { configChanges } from '../lib/config/diff.js';
+import { ConfigInvalidError } from '../lib/config/errors.js';
+import { parseRelayConfig } from '../lib/config/load.js';
+import type { RelayConfig } from '../lib/config/schema.js';
+import { stackOutputs, UsageError } from './stack.js';
+
+const USAGE = `usage:
+  npm run config -- validate <file>
+      Checks a relay configuration file; exit 0 when valid, 1 with each problem's path.
+  npm run config -- push <file> (--secret-id ID | --stack NAME) [--yes] [--region REGION]
+      Validates the file, shows which paths change (never their values), asks, and writes it as
+      the secret's new current version. An invalid file changes nothing.
+  npm run config -- pull (--secret-id ID | --stack NAME) [--output FILE] [--region REGION]
+      Prints the live configuration (or writes it to FILE, readable only by you) to edit and push.
+
+--stack NAME reads the secret's ARN from the stack's RelayConfigSecretArn output.
+Exit codes: 0 done, 1 invalid configuration or refused, 2 usage mistake or AWS unreachable.`;
+
+class InvalidFileError extends Error {
+  override name = 'InvalidFileError';
+}
+
+function parse() {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        'secret-id': { type: 'string' },
+        stack: { type: 'string' },
+        region: { type: 'string' },
+        output: { type: 'string' },
+        yes: { type: 'boolean', short: 'y' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+async function readConfigFile(file: string | undefined): Promise<{ text: string; config: RelayConfig }> {
+  if (!file) throw new UsageError('Which file? For example: npm run config -- validate relay.config.json');
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(code === 'ENOENT' ? `No such file: ${file}` : `Cannot read ${file}: ${code ?? 'unknown error'}`);
+  }
+  try {
+    return { text, config: parseRelayConfig(text) };
+  } catch (error) {
+    if (!(error instanceof ConfigInvalidError)) throw error;
+    const lines = error.problems.map((p) => `  ${p.path}: ${p.problem}`);
+    throw new InvalidFileError(`${file} is not a valid relay configuration:\n${lines.join('\n')}`);
+  }
+}
+
+function describe(config: RelayConfig): string {
+  const destinations = Object.keys(config.destinations).length;
+  const routes = config.routes?.length ?? 0;
+  const headers = config.auth.headers?.length ?? 0;
+  return `authentication ${config.auth.method}${headers ? ` + ${headers} header(s)` : ''}, ${destinations} destination(s), ${routes} route(s)`;
+}
+
+async function secretIdFrom(values: ReturnType<typeof parse>['values']): Promise<string> {
+  const given = values['secret-id'];
+  if (given && values.stack) throw new UsageError('Give --secret-id or --stack, not both.');
+  if (given) return given;
+  if (values.stack) {
+    const arn = (await stackOutputs(values.stack, values.region))['RelayConfigSecretArn'];
+    if (!arn) throw new UsageError(`The stack ${values.stack} has no RelayConfigSecretArn output; is it a Cost Alert Relay stack?`);
+    return arn;
+  }
+  throw new UsageError('Which secret? Give --secret-id ID or --stack NAME.');
+}
+
+async function readLive(client: SecretsManagerClient, secretId: string): Promise<string | undefined> {
+  try {
+    return (await client.send(new GetSecretValueCommand({ SecretId: secretId }))).SecretString;
+  } catch (error) {
+    const name = (error as Error).name;
+    if (name === 'ResourceNotFoundException') throw new UsageError(`No secret ${secretId} (or it has no current version). Deploy the stack first.`);
+    throw new UsageError(`Could not read ${secretId}: ${name}. Are your AWS credentials and region set?`);
+  }
+}
+
+async function confirm(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY) return false;
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  const answer = await new Promise<string>((resolve) => rl.question(question, resolve));
+  rl.close();
+  return /^y(es)?$/i.test(answer.trim());
+}
+
+async function push(file: string | undefined, values: ReturnType<typeof parse>['values']): Promise<number> {
+  const { text, config } = await readConfigFile(file);
+  const secretId = await secretIdFrom(values);
+  const client = new SecretsManagerClient(values.region ? { region: values.region } : {});
+  try {
+    const live = await readLive(client, secretId);
+    let before: unknown;
+    try {
+      before = live === undefined ? undefined : JSON.parse(live);
+    } catch {
+      before = undefined;
+    }
+    const changes = configChanges(before, JSON.parse(text));
+    if (changes.length === 0) {
+      console.log(`${file} is what ${secretId} already holds; nothing to write.`);
+      return 0;
+    }
+    console.log(`${file} is valid: ${describe(config)}.`);
+    console.log(`Changes to ${secretId} (paths only; values are not shown):`);
+    for (const c of changes) console.log(`  ${c.change === 'added' ? '+' : c.change === 'removed' ? '-' : '~'} ${c.path}`);
+    if (!values.yes && !(await confirm('Write this as the new current version? [y/N] '))) {
+      console.error(process.stdin.isTTY ? 'Nothing written.' : 'Nothing written: add --yes to write without asking (no terminal to ask in).');
+      return 1;
+    }
+    try {
+      await client.send(new PutSecretValueCommand({ SecretId: secretId, SecretString: text }));
+    } catch (error) {
+      throw new UsageError(`Could not write ${secretId}: ${(error as Error).name}. Nothing was changed.`);
+    }
+    console.log('Written. The relay uses it within its configuration TTL (RELAY_CONFIG_TTL_SECONDS, 300 s by default);');
+    console.log('changed Basic or header credentials stay accepted for the grace period (README, "Changing credentials safely").');
+    return 0;
+  } finally {
+    client.destroy();
+  }
+}
+
+async function pull(values: ReturnType<typeof parse>['values']): Promise<number> {
+  const secretId = await secretIdFrom(values);
+  const client = new SecretsManagerClient(values.region ? { region: values.region } : {});
+  try {
+    const live = (await readLive(client, secretId)) ?? '';
+    let pretty = live;
+    try {
+      pretty = `${JSON.stringify(JSON.parse(live), null, 2)}\n`;
+    } catch {
+      // Not JSON: give it back as it is, so the operator can see and fix it.
+    }
+    if (!values.output) {
+      process.stdout.write(pretty);
+      return 0;
+    }
+    // The file holds credentials and webhook URLs: readable by its owner only.
+    await writeFile(values.output, pretty, { mode: 0o600 });
+    console.error(`Wrote ${values.output}. Edit it, check it with validate, then push it.`);
+    return 0;
+  } finally {
+    client.destroy();
+  }
+}
+
+async function main(): Promise<number> {
+  const { values, positionals } = parse();
+  const [command, file, ...rest] = positionals;
+  if (values.help || command === 'help') {
+    console.log(USAGE);
+    return 0;
+  }
+  if (rest.length > 0) throw new UsageError(`Unexpected arguments: ${rest.join(' ')}`);
+  switch (command) {
+    case 'validate': {
+      const { config } = await readConfigFile(file);
+      console.log(`${file} is valid: ${describe(config)}.`);
+      return 0;
+    }
+    case 'push':
+      return push(file, values);
+    case 'pull':
+      if (file) throw new UsageError('pull takes no file; use --output FILE to write one.');
+      return pull(values);
+    default:
+      throw new UsageError(command ? `Unknown command "${command}".` : 'Which command? validate, push or pull.');
+  }
+}
+
+try {
+  process.exitCode = await main();
+} catch (error) {
+  if (error instanceof InvalidFileError) {
+    console.error(error.message);
+    console.error('Nothing was written.');
+    process.exitCode = 1;
+  } else if (error instanceof UsageError) {
+    console.error(error.message);
+    console.error('Run npm run config -- --help for the commands.');
+    process.exitCode = 2;
+  } else {
+    throw error;
+  }
+}
