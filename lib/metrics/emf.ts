@@ -10,13 +10,8 @@ import { METRICS_NAMESPACE, type MetricPoint, type Metrics } from './metrics.js'
  */
 export function emfMetrics(service: string, logger: Logger): Metrics {
   // Powertools' own warnings (a key in two dimension sets is expected here) are debug noise.
-  const quiet = {
-    trace: () => undefined,
-    debug: (message: string) => logger.debug(message),
-    info: (message: string) => logger.debug(message),
-    warn: (message: string) => logger.debug(message),
-    error: (message: string) => logger.warn('metrics could not be written', { detail: message }),
-  };
+  const to = (level: 'debug' | 'warn') => (message: string) => logger[level]('metrics', { detail: message });
+  const quiet = { trace: to('debug'), debug: to('debug'), info: to('debug'), warn: to('debug'), error: to('warn') };
   const metrics = new PowertoolsMetrics({ namespace: METRICS_NAMESPACE, serviceName: service, logger: quiet });
   return {
     add(point: MetricPoint) {
