@@ -1,4 +1,5 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 
 /** How long one AWS call may take: per attempt, and how many attempts. */
@@ -43,5 +44,21 @@ export function lazySqs(limits: AwsCallLimits = SQS_LIMITS): LazySqs {
     (loaded ??= import('@aws-sdk/client-sqs').then((sdk) => ({
       sdk,
       client: new sdk.SQSClient({ maxAttempts: limits.maxAttempts, requestHandler: requestHandler(limits) }),
+    })));
+}
+
+/** The dedup table sits before the first post: one attempt, answered in well under a second when DynamoDB is well. */
+export const DYNAMODB_LIMITS: AwsCallLimits = { connectionTimeoutMs: 1_000, requestTimeoutMs: 1_000, maxAttempts: 2 };
+
+type DynamoModule = typeof import('@aws-sdk/client-dynamodb');
+export type LazyDynamo = () => Promise<{ client: DynamoDBClient; sdk: DynamoModule }>;
+
+/** Loaded on first use, like SQS: local runs and stacks without a dedup table never pay for it. */
+export function lazyDynamo(limits: AwsCallLimits = DYNAMODB_LIMITS): LazyDynamo {
+  let loaded: ReturnType<LazyDynamo> | undefined;
+  return () =>
+    (loaded ??= import('@aws-sdk/client-dynamodb').then((sdk) => ({
+      sdk,
+      client: new sdk.DynamoDBClient({ maxAttempts: limits.maxAttempts, requestHandler: requestHandler(limits) }),
     })));
 }

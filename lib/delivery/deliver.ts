@@ -37,7 +37,17 @@ export type DeliveryResult =
   /** Refused for good; parked in the dead-letter queue when there is one. */
   | { kind: 'refused'; reason: string }
   /** Neither delivered nor stored anywhere: only the sender trying again can help. */
-  | { kind: 'unheld'; reason: string; retryAfterMs?: number };
+  | { kind: 'unheld'; reason: string; retryAfterMs?: number }
+  /** A re-sent alert this destination already has, or that waits on the retry queue for it (lib/dedup). */
+  | { kind: 'duplicate'; state: 'delivered' | 'queued' }
+  /** Another attempt at the same alert holds this destination right now (lib/dedup). */
+  | { kind: 'in_progress' };
+
+/** A relay's first attempt at one destination: the core's own, or the same behind the dedup ledger. */
+export type FirstAttempt = (deliveryId: string, target: Target, message: WebhookMessage, remainingTimeMs: () => number) => Promise<DeliveryResult>;
+
+/** What the core itself produces; the dedup kinds come from lib/dedup. */
+export type AttemptResult = Extract<DeliveryResult, { kind: 'delivered' | 'queued' | 'refused' | 'unheld' }>;
 
 export interface Delivery {
   /** The service for this destination's type. */
@@ -45,7 +55,7 @@ export interface Delivery {
   /** One post: format for the destination's service, post, classify the answer. */
   attempt(target: Target, message: WebhookMessage, remainingTimeMs: () => number): Promise<PostOutcome>;
   /** The relay's first attempt, with its consequences: queued for later, or parked. */
-  first(deliveryId: string, target: Target, message: WebhookMessage, remainingTimeMs: () => number): Promise<DeliveryResult>;
+  first(deliveryId: string, target: Target, message: WebhookMessage, remainingTimeMs: () => number): Promise<AttemptResult>;
   /** A later attempt from the retry queue: what to do next; parking is the caller's to apply with `park`. */
   again(job: DeliveryJob, target: Target, attempts: number, maxAttempts: number, remainingTimeMs: () => number): Promise<Decision>;
   /** Parks a message for a human; false when it could not be parked (it must then stay where it is). */
@@ -58,7 +68,7 @@ export const SAFETY_MARGIN_MS = 500;
 export const QUEUE_CALL_BUDGET_MS = 2_000;
 
 /** A refusal counts as parked: the alert waits for a human whether or not the dead-letter queue took it. */
-const METRIC_OUTCOME: Readonly<Record<DeliveryResult['kind'], DeliveryMetricOutcome>> = {
+const METRIC_OUTCOME: Readonly<Record<AttemptResult['kind'], DeliveryMetricOutcome>> = {
   delivered: 'delivered',
   queued: 'queued',
   refused: 'parked',
@@ -111,7 +121,7 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
     return result;
   };
 
-  async function firstAttempt(deliveryId: string, target: Target, message: WebhookMessage, remainingTimeMs: () => number): Promise<DeliveryResult> {
+  async function firstAttempt(deliveryId: string, target: Target, message: WebhookMessage, remainingTimeMs: () => number): Promise<AttemptResult> {
     const outcome = ports.retryQueue
       ? await attempt(target, message, remainingTimeMs)
       : await attemptWithOneWait(target, message, remainingTimeMs);
@@ -122,7 +132,7 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
       await park(JSON.stringify(job), decision.reason, target.name, remainingTimeMs);
       return { kind: 'refused', reason: decision.reason };
     }
-    const unheld: DeliveryResult = {
+    const unheld: AttemptResult = {
       kind: 'unheld',
       reason: decision.reason,
       ...(decision.retryAfterMs !== undefined ? { retryAfterMs: decision.retryAfterMs } : {}),

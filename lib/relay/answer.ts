@@ -7,7 +7,7 @@ export interface DestinationResult {
   result: DeliveryResult;
 }
 
-export type DeliveryOutcome = 'delivered' | 'queued' | 'retryable' | 'refused';
+export type DeliveryOutcome = 'delivered' | 'queued' | 'retryable' | 'refused' | 'duplicate';
 
 const names = (results: readonly DestinationResult[]) => results.map((r) => r.destination);
 
@@ -46,16 +46,24 @@ export function answerFor(results: readonly DestinationResult[]): { outcome: Del
       }),
     };
   }
-  const queued = results.filter((r) => r.result.kind === 'queued');
-  if (queued.length > 0) {
-    return {
-      outcome: 'queued',
-      response: jsonResponse(202, { delivered: names(results.filter((r) => r.result.kind === 'delivered')), queued: names(queued) }),
-    };
+  // A destination that already had this alert counts as delivered; one that another attempt
+  // holds right now, or that waits on the retry queue, counts as queued.
+  const has = results.filter((r) => r.result.kind === 'delivered' || (r.result.kind === 'duplicate' && r.result.state === 'delivered'));
+  const duplicates = names(results.filter((r) => r.result.kind === 'duplicate'));
+  const seen = duplicates.length ? { duplicate: duplicates } : {};
+  const queued = results.filter((r) => r.result.kind === 'queued' || r.result.kind === 'in_progress' || (r.result.kind === 'duplicate' && r.result.state === 'queued'));
+  const everyOneARepeat = duplicates.length === results.length && results.length > 0;
+  if (queued.length > 0 && !everyOneARepeat) {
+    return { outcome: 'queued', response: jsonResponse(202, { delivered: names(has), queued: names(queued), ...seen }) };
   }
-  return { outcome: 'delivered', response: jsonResponse(200, { delivered: names(results) }) };
+  // A re-send that every destination already has (delivered or waiting on the queue) is done: 200.
+  return {
+    outcome: everyOneARepeat ? 'duplicate' : 'delivered',
+    response: jsonResponse(200, { delivered: names(results), ...seen }),
+  };
 }
 
 export function reasonOf(result: DeliveryResult): string {
+  if (result.kind === 'duplicate' || result.kind === 'in_progress') return result.kind;
   return result.kind === 'delivered' ? 'delivered' : result.reason;
 }

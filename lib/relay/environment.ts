@@ -15,6 +15,10 @@ export const relayEnvironmentSchema = z.object({
   SLACK_TIMEOUT_MS: whole(5_000, 1),
   DELIVERY_QUEUE_URL: text(),
   DEAD_LETTER_QUEUE_URL: text(),
+  /** DynamoDB table that remembers deliveries already posted; unset: no dedup (local use). */
+  DEDUP_TABLE_NAME: text(),
+  /** How long a delivery is remembered. */
+  DEDUP_WINDOW_SECONDS: whole(86_400, 60),
 });
 
 export type RelayEnvironment = z.infer<typeof relayEnvironmentSchema>;

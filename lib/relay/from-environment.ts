@@ -1,7 +1,9 @@
 import { createAuthenticator } from '../auth/authenticate.js';
 import { createRequestAuthenticator } from '../auth/request-authenticator.js';
 import { createSsoVerifier } from '../auth/sso/verify.js';
-import { lazySqs } from '../aws/clients.js';
+import { lazyDynamo, lazySqs } from '../aws/clients.js';
+import { dynamoLedger } from '../dedup/dynamodb.js';
+import { deliverOnce } from '../dedup/once.js';
 import { configSourceFor, createRelayConfigStore } from '../config/store.js';
 import { createDelivery } from '../delivery/deliver.js';
 import { createChatServices } from '../delivery/services.js';
@@ -46,6 +48,19 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
     now,
   });
   const sqs = lazySqs();
+  const delivery = createDelivery({
+    services: createChatServices(),
+    postTimeoutMs: settings.SLACK_TIMEOUT_MS,
+    ...(settings.DELIVERY_QUEUE_URL ? { retryQueue: sqsRetryQueue(sqs, settings.DELIVERY_QUEUE_URL) } : {}),
+    ...(settings.DEAD_LETTER_QUEUE_URL ? { deadLetters: sqsDeadLetters(sqs, settings.DEAD_LETTER_QUEUE_URL) } : {}),
+    logger: log,
+    metrics,
+    now,
+    sleep,
+  });
+  const ledger = settings.DEDUP_TABLE_NAME
+    ? dynamoLedger(lazyDynamo(), { tableName: settings.DEDUP_TABLE_NAME, windowSeconds: settings.DEDUP_WINDOW_SECONDS, now })
+    : undefined;
   return createRelay({
     config: store,
     authenticate: createRequestAuthenticator({
@@ -55,16 +70,8 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
       graceMs: settings.RELAY_PREVIOUS_CREDENTIALS_GRACE_SECONDS * 1000,
       now,
     }),
-    delivery: createDelivery({
-      services: createChatServices(),
-      postTimeoutMs: settings.SLACK_TIMEOUT_MS,
-      ...(settings.DELIVERY_QUEUE_URL ? { retryQueue: sqsRetryQueue(sqs, settings.DELIVERY_QUEUE_URL) } : {}),
-      ...(settings.DEAD_LETTER_QUEUE_URL ? { deadLetters: sqsDeadLetters(sqs, settings.DEAD_LETTER_QUEUE_URL) } : {}),
-      logger: log,
-      metrics,
-      now,
-      sleep,
-    }),
+    delivery,
+    ...(ledger ? { first: deliverOnce({ ledger, delivery, logger: log, metrics }) } : {}),
     logger: log,
     metrics,
     now,

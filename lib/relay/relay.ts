@@ -1,7 +1,7 @@
 import type { RequestAuthenticator } from '../auth/request-authenticator.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { RelayConfigStore } from '../config/store.js';
-import type { Delivery } from '../delivery/deliver.js';
+import type { Delivery, FirstAttempt } from '../delivery/deliver.js';
 import { parseJsonBody, readBody } from '../http/request.js';
 import { jsonResponse } from '../http/response.js';
 import type { HttpRequest, HttpResponse } from '../http/types.js';
@@ -18,6 +18,8 @@ export interface RelayDependencies {
   config: RelayConfigStore;
   authenticate: RequestAuthenticator;
   delivery: Delivery;
+  /** The first attempt per destination; the delivery core's own unless dedup (lib/dedup) wraps it. */
+  first?: FirstAttempt;
   logger: Logger;
   metrics?: Metrics;
   now?: () => number;
@@ -46,6 +48,7 @@ export function createRelay(deps: RelayDependencies): Relay {
   const now = deps.now ?? Date.now;
   const metrics = deps.metrics ?? noMetrics;
   const coldStart = coldStartTracker();
+  const first = deps.first ?? deps.delivery.first;
 
   const relay: Relay = async (request, context) => {
     const started = now();
@@ -110,12 +113,12 @@ export function createRelay(deps: RelayDependencies): Relay {
         // Routing only yields names the configuration's own schema has checked exist.
         const destination = loaded.config.destinations[name]!;
         const target = { name, destination };
-        return { destination: name, result: await deps.delivery.first(request.requestId, target, message, context.remainingTimeMs) };
+        return { destination: name, result: await first(request.requestId, target, message, context.remainingTimeMs) };
       }),
     );
 
     const { outcome, response } = answerFor(results);
-    const failures = results.filter((r) => r.result.kind !== 'delivered');
+    const failures = results.filter((r) => r.result.kind !== 'delivered' && r.result.kind !== 'duplicate');
     const extra = failures.length ? { failures: failures.map((r) => ({ destination: r.destination, reason: reasonOf(r.result) })) } : {};
     return finish(response, outcome, extra);
   };

@@ -10,6 +10,8 @@ export const retryEnvironmentSchema = z.object({
   RELAY_CONFIG_TTL_SECONDS: z._default(whole(0), 300),
   DELIVERY_QUEUE_URL: text(),
   DEAD_LETTER_QUEUE_URL: z.optional(text()),
+  DEDUP_TABLE_NAME: z.optional(text()),
+  DEDUP_WINDOW_SECONDS: z._default(whole(60), 86_400),
   SLACK_TIMEOUT_MS: z._default(whole(1), 5_000),
   /** Attempts in all (the relay's first one included) before a message is parked. */
   DELIVERY_MAX_ATTEMPTS: z._default(whole(1), 20),

@@ -1,4 +1,6 @@
-import { lazySqs } from '../aws/clients.js';
+import { lazyDynamo, lazySqs } from '../aws/clients.js';
+import { dynamoLedger } from '../dedup/dynamodb.js';
+import { retryLedger } from '../dedup/once.js';
 import { configSourceFor, createRelayConfigStore } from '../config/store.js';
 import { createDelivery } from '../delivery/deliver.js';
 import { createChatServices } from '../delivery/services.js';
@@ -54,6 +56,15 @@ export function createRetryWorkerFromEnvironment(
     postTimeoutMs: settings.SLACK_TIMEOUT_MS,
     ...(settings.DELIVERY_MIN_INTERVAL_MS !== undefined ? { minIntervalMs: settings.DELIVERY_MIN_INTERVAL_MS } : {}),
     metrics,
+    ...(settings.DEDUP_TABLE_NAME
+      ? {
+          ledger: retryLedger({
+            ledger: dynamoLedger(lazyDynamo(), { tableName: settings.DEDUP_TABLE_NAME, windowSeconds: settings.DEDUP_WINDOW_SECONDS }),
+            logger: log,
+            metrics,
+          }),
+        }
+      : {}),
   };
   return (records, remainingTimeMs, requestId) =>
     processBatch(records, { ...base, logger: log.child({ requestId, coldStart: coldStart() }), remainingTimeMs });

@@ -9,6 +9,7 @@ import type { QueueMessageOps } from '../queue/sqs.js';
 import { QUEUE_CALL_BUDGET_MS, SAFETY_MARGIN_MS as ANSWER_RESERVE_MS } from '../delivery/deliver.js';
 import { budget, withDeadline } from '../shared/deadline.js';
 import { errorName } from '../shared/errors.js';
+import type { RetryLedger } from '../dedup/once.js';
 import type { Pacer } from './pacer.js';
 
 /** The fields of an SQS record this function reads (Lambda's SQSRecord has them all). */
@@ -31,6 +32,8 @@ export interface RetryDependencies {
   minIntervalMs?: number;
   logger: Logger;
   metrics?: Metrics;
+  /** Tells the dedup table what became of a queued alert; without it nothing is remembered. */
+  ledger?: RetryLedger;
   remainingTimeMs: () => number;
 }
 
@@ -117,11 +120,14 @@ async function processRecord(record: QueueRecord, deps: RetryDependencies): Prom
   if (decision.kind === 'delivered') {
     log.info('delivered from the retry queue', { attempts });
     metrics(deps).add(deliveryMetric('delivered', type));
+    await deps.ledger?.settle(job.message, job.destination, 'delivered', deps.remainingTimeMs);
     return 'delivered';
   }
   const updated = JSON.stringify({ ...job, attempt: attempts, lastReason: decision.failure });
   if (decision.kind === 'park') {
     metrics(deps).add(deliveryMetric('parked', type));
+    // Forgotten, so that the platform sending it again tries this destination again.
+    await deps.ledger?.settle(job.message, job.destination, 'parked', deps.remainingTimeMs);
     return parked(await delivery.park(updated, decision.reason, job.destination, deps.remainingTimeMs));
   }
   metrics(deps).add(deliveryMetric('queued', type));

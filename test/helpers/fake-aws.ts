@@ -11,7 +11,7 @@ export interface AwsCall {
 }
 
 /** How the fake answers one target: a JSON body (status 200), an AWS error, or never. */
-export type AwsAnswer = Record<string, unknown> | { error: string; status?: number } | 'hang';
+export type AwsAnswer = Record<string, unknown> | { error: string; status?: number; fields?: Record<string, unknown> } | 'hang';
 
 export interface FakeAws {
   url: string;
@@ -45,7 +45,8 @@ export async function startFakeAws(): Promise<FakeAws> {
       }
       const headers = { 'content-type': 'application/x-amz-json-1.0' };
       if ('error' in answer && typeof answer['error'] === 'string') {
-        res.writeHead(Number(answer['status'] ?? 400), { ...headers, 'x-amzn-errortype': answer['error'] }).end(JSON.stringify({ __type: answer['error'], message: 'fake' }));
+        const fields = (answer as { fields?: Record<string, unknown> }).fields ?? {};
+        res.writeHead(Number(answer['status'] ?? 400), { ...headers, 'x-amzn-errortype': answer['error'] }).end(JSON.stringify({ __type: answer['error'], message: 'fake', ...fields }));
         return;
       }
       res.writeHead(200, headers).end(JSON.stringify(answer));

@@ -13,6 +13,8 @@ export interface Answer {
 
 export interface RelayStack {
   slack: FakeSlack;
+  /** The environment both functions got. */
+  env: Record<string, string>;
   queues: TestQueues;
   sqs: ReturnType<typeof sqsClient>;
   relay: RunningBundle;
@@ -35,7 +37,7 @@ const anomaly = JSON.parse(readFileSync(new URL('../../events/anomaly-alert.json
  * SQS event source mapping. Destinations: `default`, plus one per extra path, routed by the
  * account id that equals the destination's name.
  */
-export async function startRelayStack(moto: string, extraDestinations: string[] = []): Promise<RelayStack> {
+export async function startRelayStack(moto: string, extraDestinations: string[] = [], extraEnv: Record<string, string> = {}): Promise<RelayStack> {
   const slack = await startFakeSlack();
   const paths: Record<string, string> = { default: '/services/T0/B0/default' };
   for (const [i, name] of extraDestinations.entries()) paths[name] = `/services/T0/B${i + 1}/${name}`;
@@ -52,12 +54,14 @@ export async function startRelayStack(moto: string, extraDestinations: string[] 
     DELIVERY_QUEUE_URL: queues.deliveryQueueUrl,
     DEAD_LETTER_QUEUE_URL: queues.deadLetterQueueUrl,
     SLACK_TIMEOUT_MS: '2000',
+    ...extraEnv,
   };
   const relay = await startBundle('webhook-relay', env);
   const retry = await startBundle('delivery-retry', env);
 
   const stack: RelayStack = {
     slack,
+    env,
     queues,
     sqs,
     relay,

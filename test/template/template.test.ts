@@ -143,18 +143,22 @@ describe('least privilege', () => {
     expect(secretsManagerProblems(template)).toEqual([]);
   });
 
-  it('each function gets exactly what it needs: relay and retry read the configuration and use their queues; the rotation rotates the API key', () => {
+  it('each function gets exactly what it needs: relay and retry read the configuration, use their queues and write the dedup table; the rotation rotates the API key', () => {
     const grants = (id: string) =>
       (effectiveFunctionProperties(template, id)['Policies'] as Array<{ Statement: Array<{ Action: unknown; Resource: unknown }> }>)
         .flatMap((p) => p.Statement)
         .flatMap((s) => [s.Action].flat().map((a) => `${String(a)} ${[...referencedIds(s.Resource)].join()}`))
         .sort();
     expect(grants(relayId as string)).toEqual([
+      'dynamodb:DeleteItem DedupTable',
+      'dynamodb:PutItem DedupTable',
       'secretsmanager:GetSecretValue RelayConfigSecret',
       'sqs:SendMessage DeliveryQueue,DeliveryDeadLetterQueue',
     ]);
     const [retryId] = functionNamed('delivery-retry') ?? [];
     expect(grants(retryId as string)).toEqual([
+      'dynamodb:DeleteItem DedupTable',
+      'dynamodb:PutItem DedupTable',
       'secretsmanager:GetSecretValue RelayConfigSecret',
       'sqs:ChangeMessageVisibility DeliveryQueue',
       'sqs:DeleteMessage DeliveryQueue',
@@ -550,8 +554,28 @@ describe('operations', () => {
     expect(logOutputs).toEqual(logGroups);
   });
 
-  it('what deleting the stack does to secrets and queues is decided explicitly', () => {
-    for (const [id, resource] of [...resourcesOfType(template, 'AWS::SecretsManager::Secret'), ...resourcesOfType(template, 'AWS::SQS::Queue')]) {
+  it('the dedup table: key id, TTL expiresAt, on demand, encrypted, given to the relay and delivery-retry', () => {
+    const [[tableId, table] = []] = resourcesOfType(template, 'AWS::DynamoDB::Table');
+    expect(table?.Properties).toMatchObject({
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+      AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      SSESpecification: { SSEEnabled: true },
+    });
+    const [retryId] = functionNamed('delivery-retry') ?? [];
+    for (const id of [relayId as string, retryId as string]) {
+      expect(environmentVariables(template, id)).toMatchObject({ DEDUP_TABLE_NAME: { Ref: tableId }, DEDUP_WINDOW_SECONDS: { Ref: 'DedupWindowSeconds' } });
+    }
+    expect((template.Parameters['DedupWindowSeconds'] as { Default: number }).Default).toBe(86_400);
+  });
+
+  it('what deleting the stack does to secrets, queues and the dedup table is decided explicitly', () => {
+    for (const [id, resource] of [
+      ...resourcesOfType(template, 'AWS::SecretsManager::Secret'),
+      ...resourcesOfType(template, 'AWS::SQS::Queue'),
+      ...resourcesOfType(template, 'AWS::DynamoDB::Table'),
+    ]) {
       if (id === 'RelayBasicPasswordSecret') continue;
       expect({ id, deletion: resource.DeletionPolicy, replace: resource.UpdateReplacePolicy }).toEqual({ id, deletion: 'Delete', replace: 'Delete' });
     }

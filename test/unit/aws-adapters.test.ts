@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createSecretsManagerClient, lazySqs } from '../../lib/aws/clients.js';
+import { createSecretsManagerClient, lazyDynamo, lazySqs } from '../../lib/aws/clients.js';
+import { dynamoLedger } from '../../lib/dedup/dynamodb.js';
 import { secretsManagerReader } from '../../lib/config/secrets-manager.js';
 import { newJob } from '../../lib/delivery/job.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
@@ -102,5 +103,52 @@ describe('the Secrets Manager reader', () => {
     const started = Date.now();
     await expect(reader().getSecretString('slow')).rejects.toMatchObject({ name: 'ConfigUnavailableError' });
     expect(Date.now() - started).toBeLessThan(2_000);
+  });
+});
+
+describe('the DynamoDB dedup ledger', () => {
+  const now = () => Date.parse('2026-11-22T12:00:00Z');
+  const ledger = () => dynamoLedger(lazyDynamo(limits), { tableName: 'seen', windowSeconds: 86_400, now });
+  const t = now() / 1000;
+
+  it('claims with one conditional write that frees expired records and stale claims', async () => {
+    aws.answer('DynamoDB_20120810.PutItem', {});
+    expect(await ledger().claim('abc')).toEqual({ kind: 'claimed' });
+    const [call] = aws.calls;
+    expect(call?.body).toMatchObject({
+      TableName: 'seen',
+      Item: { id: { S: 'abc' }, state: { S: 'claimed' }, claimUntil: { N: String(t + 60) }, expiresAt: { N: String(t + 86_400) } },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      ExpressionAttributeValues: { ':now': { N: String(t) }, ':claimed': { S: 'claimed' } },
+    });
+    expect(call?.body['ConditionExpression']).toBe('attribute_not_exists(id) OR expiresAt < :now OR (#state = :claimed AND claimUntil < :now)');
+  });
+
+  it('a failed claim reads the state the table returned: done, or in progress elsewhere', async () => {
+    const failed = (state: string) => ({ error: 'ConditionalCheckFailedException', fields: { Item: { id: { S: 'abc' }, state: { S: state } } } });
+    aws.answer('DynamoDB_20120810.PutItem', failed('delivered'));
+    expect(await ledger().claim('abc')).toEqual({ kind: 'done', state: 'delivered' });
+    aws.answer('DynamoDB_20120810.PutItem', failed('queued'));
+    expect(await ledger().claim('abc')).toEqual({ kind: 'done', state: 'queued' });
+    aws.answer('DynamoDB_20120810.PutItem', failed('claimed'));
+    expect(await ledger().claim('abc')).toEqual({ kind: 'in_progress' });
+  });
+
+  it('records a state for the window, and releases anything but a delivered record', async () => {
+    aws.answer('DynamoDB_20120810.PutItem', {});
+    aws.answer('DynamoDB_20120810.DeleteItem', {});
+    await ledger().record('abc', 'queued');
+    expect(aws.calls[0]?.body).toEqual({ TableName: 'seen', Item: { id: { S: 'abc' }, state: { S: 'queued' }, expiresAt: { N: String(t + 86_400) } } });
+    await ledger().release('abc');
+    expect(aws.calls[1]?.body).toMatchObject({ Key: { id: { S: 'abc' } }, ConditionExpression: '#state <> :delivered' });
+    aws.answer('DynamoDB_20120810.DeleteItem', { error: 'ConditionalCheckFailedException' });
+    await expect(ledger().release('abc')).resolves.toBeUndefined();
+  });
+
+  it('names other errors, so that the caller can fail open', async () => {
+    aws.answer('DynamoDB_20120810.PutItem', { error: 'ResourceNotFoundException' });
+    await expect(ledger().claim('abc')).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
+    aws.answer('DynamoDB_20120810.DeleteItem', { error: 'ProvisionedThroughputExceededException' });
+    await expect(ledger().release('abc')).rejects.toMatchObject({ name: 'ProvisionedThroughputExceededException' });
   });
 });

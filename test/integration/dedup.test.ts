@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import { CreateTableCommand, DynamoDBClient, ScanCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { httpApiEvent } from '../../scripts/http-api-event.js';
+import { motoUrl } from '../helpers/aws.js';
+import { startBundle, type RunningBundle } from '../helpers/bundle.js';
+import { emfRecords } from '../helpers/memory-metrics.js';
+import { startRelayStack, titleOf, type Answer, type RelayStack } from '../helpers/relay-stack.js';
+import { waitFor } from '../helpers/sqs.js';
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { createSecret, secretsClient } from '../helpers/aws.js';
+
+const moto = motoUrl();
+
+async function createDedupTable(url: string): Promise<{ name: string; dynamo: DynamoDBClient }> {
+  const dynamo = new DynamoDBClient({ endpoint: url, region: 'us-east-1', credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
+  const name = `deliveries-seen-${randomUUID().slice(0, 8)}`;
+  await dynamo.send(
+    new CreateTableCommand({
+      TableName: name,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+    }),
+  );
+  await dynamo.send(new UpdateTimeToLiveCommand({ TableName: name, TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true } }));
+  return { name, dynamo };
+}
+
+const alert = (title: string, accountId = '123456789012', timestamp = '2026-11-22T10:00:00Z') =>
+  JSON.stringify({
+    metadata: { object_type: 'anomaly_alert', timestamp },
+    payload: { title, message: 'Daily cost of Amazon EC2 rose sharply', account_id: accountId, cloud_provider_type: 'aws' },
+  });
+
+describe.skipIf(!moto)('no alert twice: the relay and delivery-retry with a dedup table in moto_server', () => {
+  let stack: RelayStack;
+  let table: { name: string; dynamo: DynamoDBClient };
+  /** The same relay without a retry queue: a failure there is answered 503 and stored nowhere. */
+  let bare: RunningBundle;
+  const send = (fn: RunningBundle, body: string) =>
+    fn.invoke<Answer>(httpApiEvent({ headers: { 'content-type': 'application/json' }, body }), { timeoutMs: 15_000 });
+  const posted = (title: string, path?: string) => stack.slack.accepted(path).filter((r) => titleOf(r.body).includes(title));
+
+  beforeAll(async () => {
+    table = await createDedupTable(moto as string);
+    stack = await startRelayStack(moto as string, ['ops'], { DEDUP_TABLE_NAME: table.name, DEDUP_WINDOW_SECONDS: '3600' });
+    const fanOut = await createSecret(secretsClient(moto as string), {
+      auth: { method: 'none' },
+      destinations: { default: { url: stack.slack.url(stack.paths['default']) }, ops: { url: stack.slack.url(stack.paths['ops']) } },
+      routes: [{ when: { accountId: ['both'] }, to: ['default', 'ops'] }],
+    });
+    bare = await startBundle('webhook-relay', { ...stack.env, RELAY_CONFIG_SECRET_ID: fanOut, DELIVERY_QUEUE_URL: '', DEAD_LETTER_QUEUE_URL: '' });
+  });
+  afterEach(() => stack.slack.reset());
+  afterAll(async () => {
+    await bare?.stop();
+    await stack?.stop();
+  });
+
+  it('the same delivery sent twice posts once; the second answer is 200, logged and counted as a duplicate', async () => {
+    const first = await send(stack.relay, alert('Twice'));
+    const second = await send(stack.relay, alert('Twice'));
+    expect(first.statusCode).toBe(200);
+    expect(second.statusCode).toBe(200);
+    expect(JSON.parse(second.body)).toMatchObject({ delivered: ['default'], duplicate: ['default'] });
+    expect(posted('Twice')).toHaveLength(1);
+    expect(stack.relay.logRecords()).toContainEqual(expect.objectContaining({ message: 'delivery', outcome: 'duplicate', status: 200 }));
+    await waitFor(() => emfRecords(stack.relay.output().split('\n')).some((m) => m['outcome'] === 'duplicate'), 2_000);
+    expect(emfRecords(stack.relay.output().split('\n'))).toContainEqual(expect.objectContaining({ outcome: 'duplicate', destinationType: 'slack', Deliveries: 1 }));
+  });
+
+  it('five identical deliveries at once post once', async () => {
+    const answers = await Promise.all(Array.from({ length: 5 }, () => send(stack.relay, alert('Five at once'))));
+    expect(posted('Five at once')).toHaveLength(1);
+    for (const answer of answers) expect([200, 202]).toContain(answer.statusCode);
+  });
+
+  it('the same alert with another timestamp is a new delivery', async () => {
+    await send(stack.relay, alert('Hourly', '123456789012', '2026-11-22T10:00:00Z'));
+    await send(stack.relay, alert('Hourly', '123456789012', '2026-11-22T11:00:00Z'));
+    expect(posted('Hourly')).toHaveLength(2);
+  });
+
+  it('a delivery that failed everywhere (503, stored nowhere) posts when it is sent again', async () => {
+    stack.slack.queue(stack.paths['default']!, { kind: 'error', status: 500, body: 'rollup_error' }, 1);
+    expect((await send(bare, alert('Failed everywhere'))).statusCode).toBe(503);
+    expect((await send(bare, alert('Failed everywhere'))).statusCode).toBe(200);
+    expect(posted('Failed everywhere')).toHaveLength(1);
+  });
+
+  it('a partial failure sent again posts only to the destination that missed it', async () => {
+    // Account "both" fans out to default and ops (the bare relay's configuration).
+    stack.slack.queue(stack.paths['ops']!, { kind: 'error', status: 503, body: 'service_unavailable' }, 1);
+    const body = alert('Partial', 'both');
+    const first = await send(bare, body);
+    expect(first.statusCode).toBe(503);
+    expect(JSON.parse(first.body)).toMatchObject({ destinations: ['ops'] });
+    const again = await send(bare, body);
+    expect(again.statusCode).toBe(200);
+    expect(JSON.parse(again.body)).toMatchObject({ duplicate: ['default'] });
+    expect(posted('Partial', stack.paths['default'])).toHaveLength(1);
+    expect(posted('Partial', stack.paths['ops'])).toHaveLength(1);
+  });
+
+  it('a queued delivery sent again is not queued twice, and once delivery-retry has posted it a re-send is a duplicate', async () => {
+    stack.slack.queue(stack.paths['default']!, { kind: 'error', status: 500, body: 'rollup_error' }, 1);
+    expect((await send(stack.relay, alert('Queued once'))).statusCode).toBe(202);
+    const again = await send(stack.relay, alert('Queued once'));
+    expect(again.statusCode).toBe(200);
+    expect(JSON.parse(again.body)).toMatchObject({ duplicate: ['default'] });
+    // The job waits out its first backoff as a delayed message: one, not two.
+    const { Attributes = {} } = await stack.sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: stack.queues.deliveryQueueUrl, AttributeNames: ['All'] }),
+    );
+    const held = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesDelayed', 'ApproximateNumberOfMessagesNotVisible'] as const;
+    expect(held.reduce((sum, name) => sum + Number(Attributes[name] ?? 0), 0)).toBe(1);
+    stack.startRetrying();
+    expect(await waitFor(() => posted('Queued once').length === 1, 30_000)).toBe(true);
+    await waitFor(() => stack.retry.logRecords().some((r) => r['message'] === 'delivered from the retry queue'), 5_000);
+    await new Promise((r) => setTimeout(r, 500));
+    const third = await send(stack.relay, alert('Queued once'));
+    expect(third.statusCode).toBe(200);
+    expect(posted('Queued once')).toHaveLength(1);
+  }, 60_000);
+
+  it('the table holds hashed ids, a state and times only, expiring within the window', async () => {
+    const { Items = [] } = await table.dynamo.send(new ScanCommand({ TableName: table.name }));
+    expect(Items.length).toBeGreaterThan(3);
+    const now = Date.now() / 1000;
+    for (const item of Items) {
+      expect(Object.keys(item).sort()).toEqual(expect.arrayContaining(['expiresAt', 'id', 'state']));
+      expect(Object.keys(item).filter((k) => !['id', 'state', 'expiresAt', 'claimUntil'].includes(k))).toEqual([]);
+      expect(item['id']?.S).toMatch(/^[0-9a-f]{64}$/);
+      const expires = Number(item['expiresAt']?.N);
+      expect(expires).toBeGreaterThan(now);
+      expect(expires).toBeLessThanOrEqual(now + 3600 + 5);
+    }
+    const dump = JSON.stringify(Items);
+    for (const leak of ['Twice', 'EC2', '127.0.0.1', '/services/', 'default', 'ops']) expect(dump).not.toContain(leak);
+  });
+});
+
+describe.skipIf(!moto)('no alert twice: a missing table', () => {
+  it('delivers anyway, with a warning naming the problem', async () => {
+    const stack = await startRelayStack(moto as string, [], { DEDUP_TABLE_NAME: 'no-such-table' });
+    try {
+      const answer = await stack.send('No table');
+      expect(answer.statusCode).toBe(200);
+      expect(stack.slack.accepted()).toHaveLength(1);
+      expect(stack.relay.logRecords()).toContainEqual(expect.objectContaining({ level: 'warn', reason: 'dedup_unavailable', error: 'ResourceNotFoundException' }));
+    } finally {
+      await stack.stop();
+    }
+  });
+});

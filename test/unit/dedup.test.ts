@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalJson, deliveryRecordId } from '../../lib/dedup/fingerprint.js';
+import { deliverOnce, retryLedger } from '../../lib/dedup/once.js';
+import { createDelivery } from '../../lib/delivery/deliver.js';
+import type { PostOutcome } from '../../lib/delivery/chat-service.js';
+import { webhookMessageSchema } from '../../lib/message/schema.js';
+import { answerFor } from '../../lib/relay/answer.js';
+import { capturedLogger, fakeChatService, manualClock, memoryDeadLetters, memoryRetryQueue } from '../helpers/fake-delivery-ports.js';
+import { memoryLedger } from '../helpers/memory-ledger.js';
+import { memoryMetrics } from '../helpers/memory-metrics.js';
+
+const alert = (timestamp = '2026-11-22T10:00:00Z') =>
+  webhookMessageSchema.parse({ metadata: { object_type: 'anomaly_alert', timestamp }, payload: { title: 'EC2 up', account_id: '1', message: 'secret text' } });
+const ops = { name: 'ops', destination: { url: 'https://hooks.slack.com/services/T0/B0/ops-secret' } };
+const finops = { name: 'finops', destination: { url: 'https://hooks.slack.com/services/T0/B1/finops-secret' } };
+const plenty = () => 10_000;
+
+function setup(script: PostOutcome[] = [], queue = true) {
+  const clock = manualClock();
+  const slack = fakeChatService(script);
+  const ledger = memoryLedger(clock.now);
+  const log = capturedLogger();
+  const metrics = memoryMetrics();
+  const delivery = createDelivery({
+    services: { slack },
+    postTimeoutMs: 5_000,
+    ...(queue ? { retryQueue: memoryRetryQueue() } : {}),
+    deadLetters: memoryDeadLetters(),
+    logger: log.logger,
+    now: clock.now,
+    sleep: clock.sleep,
+  });
+  const first = deliverOnce({ ledger, delivery, logger: log.logger, metrics });
+  return { first, slack, ledger, log, metrics, clock };
+}
+
+describe('what counts as the same delivery', () => {
+  it('the same content whatever the key order or request id; another timestamp or destination is another delivery', () => {
+    const a = webhookMessageSchema.parse({ metadata: { object_type: 'x', timestamp: 't' }, payload: { title: 'T', account_id: '1' } });
+    const b = webhookMessageSchema.parse(JSON.parse('{"payload":{"account_id":"1","title":"T"},"metadata":{"timestamp":"t","object_type":"x"}}'));
+    expect(deliveryRecordId(a, 'ops')).toBe(deliveryRecordId(b, 'ops'));
+    expect(deliveryRecordId(a, 'ops')).not.toBe(deliveryRecordId(a, 'finops'));
+    expect(deliveryRecordId(alert('2026-11-22T10:00:00Z'), 'ops')).not.toBe(deliveryRecordId(alert('2026-11-22T11:00:00Z'), 'ops'));
+    expect(deliveryRecordId(a, 'ops')).toMatch(/^[0-9a-f]{64}$/);
+    expect(canonicalJson({ b: [1, { d: null, c: 'x' }], a: true })).toBe('{"a":true,"b":[1,{"c":"x","d":null}]}');
+  });
+});
+
+describe('the first attempt, at most once per destination', () => {
+  it('a re-send that the destination already has is neither posted nor queued again, and counted as a duplicate', async () => {
+    const { first, slack, metrics, log } = setup();
+    expect(await first('req-1', ops, alert(), plenty)).toEqual({ kind: 'delivered' });
+    expect(await first('req-2', ops, alert(), plenty)).toEqual({ kind: 'duplicate', state: 'delivered' });
+    expect(slack.posts).toHaveLength(1);
+    expect(metrics.count('Deliveries', { outcome: 'duplicate', destinationType: 'slack' })).toBe(1);
+    expect(log.records()).toContainEqual(expect.objectContaining({ outcome: 'duplicate', destination: 'ops' }));
+  });
+
+  it('a queued alert sent again is not queued twice', async () => {
+    const { first, slack } = setup([{ kind: 'retryable', reason: 'http_503' }]);
+    expect(await first('req-1', ops, alert(), plenty)).toEqual({ kind: 'queued', reason: 'http_503' });
+    expect(await first('req-2', ops, alert(), plenty)).toEqual({ kind: 'duplicate', state: 'queued' });
+    expect(slack.posts).toHaveLength(1);
+  });
+
+  it('a destination that failed without being stored (503) or that refused is tried again on a re-send', async () => {
+    const { first, slack } = setup([{ kind: 'retryable', reason: 'timeout' }, { kind: 'refused', reason: 'channel_not_found' }], false);
+    expect((await first('req-1', ops, alert(), plenty)).kind).toBe('unheld');
+    expect((await first('req-2', ops, alert(), plenty)).kind).toBe('refused');
+    expect((await first('req-3', ops, alert(), plenty)).kind).toBe('delivered');
+    expect(slack.posts).toHaveLength(3);
+  });
+
+  it('identical deliveries arriving together post once per destination', async () => {
+    const { first, slack } = setup();
+    const results = await Promise.all(Array.from({ length: 5 }, (_, i) => first(`req-${i}`, ops, alert(), plenty)));
+    expect(slack.posts).toHaveLength(1);
+    expect(results.filter((r) => r.kind === 'delivered')).toHaveLength(1);
+    expect(results.filter((r) => r.kind === 'in_progress' || r.kind === 'duplicate')).toHaveLength(4);
+  });
+
+  it('a claim left by a crashed attempt expires, so the alert is never blocked for good', async () => {
+    const { first, slack, ledger, clock } = setup();
+    await ledger.claim(deliveryRecordId(alert(), 'ops'));
+    expect(await first('req-1', ops, alert(), plenty)).toEqual({ kind: 'in_progress' });
+    clock.advance(61_000);
+    expect(await first('req-2', ops, alert(), plenty)).toEqual({ kind: 'delivered' });
+    expect(slack.posts).toHaveLength(1);
+  });
+
+  it('fails open: a ledger that throws or hangs costs no alert, only a warning and a metric', async () => {
+    const { first, slack, ledger, metrics, log } = setup();
+    ledger.fail = Object.assign(new Error('Requested resource not found'), { name: 'ResourceNotFoundException' });
+    expect(await first('req-1', ops, alert(), plenty)).toEqual({ kind: 'delivered' });
+    expect(slack.posts).toHaveLength(1);
+    expect(metrics.count('DedupUnavailable')).toBe(1);
+    expect(log.records()).toContainEqual(expect.objectContaining({ level: 'warn', reason: 'dedup_unavailable', error: 'ResourceNotFoundException' }));
+
+    const hung = setup();
+    const never = () => new Promise<never>(() => {});
+    Object.assign(hung.ledger, { claim: never, record: never, release: never });
+    const started = Date.now();
+    expect(await hung.first('req-1', ops, alert(), () => 2_500)).toEqual({ kind: 'delivered' });
+    // The claim is given up after 1 s; without a claim there is nothing to record.
+    expect(Date.now() - started).toBeLessThan(2_500);
+    expect(hung.slack.posts).toHaveLength(1);
+  });
+});
+
+describe('answers with repeats', () => {
+  it('200 when every destination already has it, 202 when one is still in progress elsewhere; only the missing destination posts', async () => {
+    const { first, slack } = setup([{ kind: 'delivered' }, { kind: 'retryable', reason: 'timeout' }], false);
+    const results1 = [
+      { destination: 'ops', result: await first('r1', ops, alert(), plenty) },
+      { destination: 'finops', result: await first('r1', finops, alert(), plenty) },
+    ];
+    expect(answerFor(results1).response.statusCode).toBe(503);
+    const results2 = [
+      { destination: 'ops', result: await first('r2', ops, alert(), plenty) },
+      { destination: 'finops', result: await first('r2', finops, alert(), plenty) },
+    ];
+    expect(slack.posts.map((p) => p.url)).toEqual([ops.destination.url, finops.destination.url, finops.destination.url]);
+    expect(answerFor(results2)).toMatchObject({ outcome: 'delivered', response: { statusCode: 200 } });
+    const results3 = [
+      { destination: 'ops', result: await first('r3', ops, alert(), plenty) },
+      { destination: 'finops', result: await first('r3', finops, alert(), plenty) },
+    ];
+    const answer = answerFor(results3);
+    expect(answer).toMatchObject({ outcome: 'duplicate', response: { statusCode: 200 } });
+    expect(JSON.parse(answer.response.body)).toMatchObject({ delivered: ['ops', 'finops'], duplicate: ['ops', 'finops'] });
+    expect(answerFor([{ destination: 'ops', result: { kind: 'in_progress' } }]).response.statusCode).toBe(202);
+  });
+});
+
+describe('delivery-retry tells the ledger', () => {
+  it('a delivered retry is recorded; a parked one is forgotten so a re-send tries again', async () => {
+    const clock = manualClock();
+    const ledger = memoryLedger(clock.now);
+    const settle = retryLedger({ ledger, logger: capturedLogger().logger }).settle;
+    const id = deliveryRecordId(alert(), 'ops');
+    await ledger.record(id, 'queued');
+    await settle(alert(), 'ops', 'delivered', plenty);
+    expect(ledger.entries.get(id)).toEqual({ state: 'delivered' });
+    const other = deliveryRecordId(alert('2026-11-23T00:00:00Z'), 'ops');
+    await ledger.record(other, 'queued');
+    await settle(alert('2026-11-23T00:00:00Z'), 'ops', 'parked', plenty);
+    expect(ledger.entries.has(other)).toBe(false);
+    ledger.fail = new Error('down');
+    const metrics = memoryMetrics();
+    await retryLedger({ ledger, logger: capturedLogger().logger, metrics }).settle(alert(), 'ops', 'delivered', plenty);
+    expect(metrics.count('DedupUnavailable')).toBe(1);
+  });
+});
