@@ -1,6 +1,8 @@
 // npm run bench: bundle sizes, cold start and warm latency of the relay next to a floor, and the
 // calls the relay makes to its dependencies. Prints a table and writes bench/results.json.
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { build } from 'esbuild';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -182,6 +184,47 @@ async function measure(proxy: CountingProxy, slack: FakeSlack, keys: KeyServer) 
   // Each relay run next to the floor run beside it: load from elsewhere on the machine hits both alike.
   const pairedColdRatio = ratio(median(cold.relay.map((run, i) => run.wallMs / cold.floor[i]!.wallMs)), 1);
 
+  // ------------------------------------------------------------ the deployed configuration
+  // As the stack runs it: dedup table and both queues set. Each run sends another alert (its own
+  // timestamp), or the table would rightly call it a repeat and skip the post.
+  const awsAdmin = { endpoint: moto.url, region: 'us-east-1', credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } };
+  const tableName = `bench-seen-${Date.now()}`;
+  await new DynamoDBClient(awsAdmin).send(
+    new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+    }),
+  );
+  const sqsAdmin = new SQSClient(awsAdmin);
+  const queueUrl = async (name: string) => (await sqsAdmin.send(new CreateQueueCommand({ QueueName: `${name}-${Date.now()}` }))).QueueUrl!;
+  const deployedEnv = environment(basicSecret, {
+    DEDUP_TABLE_NAME: tableName,
+    DELIVERY_QUEUE_URL: await queueUrl('bench-deliveries'),
+    DEAD_LETTER_QUEUE_URL: await queueUrl('bench-undelivered'),
+  });
+  const deployed = { relay: [] as ContainerRun[], tableCalls: [] as number[] };
+  for (let i = 0; i < COLD_RUNS; i++) {
+    const message = JSON.parse(body) as { metadata: Record<string, string> };
+    message.metadata['timestamp'] = new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString();
+    const file = join(out, `deployed-${i}.event.json`);
+    writeFileSync(
+      file,
+      JSON.stringify(
+        httpApiEvent({
+          headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`relay:${password}`).toString('base64')}`, 'x-channel-token': channelToken },
+          body: JSON.stringify(message),
+        }),
+      ),
+    );
+    const { run, posts } = await container(['cold', bundlePath(RELAY), file], deployedEnv);
+    expectDelivered('cold relay, deployed configuration', run, posts, 1);
+    deployed.relay.push(run);
+    deployed.tableCalls.push(proxy.count('DynamoDB_20120810.PutItem') + proxy.count('DynamoDB_20120810.DeleteItem'));
+  }
+  const coldDeployed = coldFigures(deployed.relay);
+
   // ------------------------------------------------------------ other functions: import only
   const importFigures = (runs: ContainerRun[]) => ({
     wallMs: median(runs.map((r) => r.wallMs)),
@@ -277,6 +320,17 @@ async function measure(proxy: CountingProxy, slack: FakeSlack, keys: KeyServer) 
     ],
   );
 
+  console.log(`\nDeployed configuration: dedup table and queues set (median of ${COLD_RUNS} cold starts, each a new alert)`);
+  printTable(
+    ['figure', 'relay deployed', 'relay basic', 'floor', 'deployed/floor', 'deployed/basic'],
+    [
+      ['spawn -> first answer, ms', ms(coldDeployed.wallMs), ms(coldRelay.wallMs), ms(coldFloor.wallMs), String(ratio(coldDeployed.wallMs, coldFloor.wallMs)), String(ratio(coldDeployed.wallMs, coldRelay.wallMs))],
+      ['first invocation, ms', ms(coldDeployed.firstInvokeMs), ms(coldRelay.firstInvokeMs), ms(coldFloor.firstInvokeMs), String(ratio(coldDeployed.firstInvokeMs, coldFloor.firstInvokeMs)), String(ratio(coldDeployed.firstInvokeMs, coldRelay.firstInvokeMs))],
+      ['peak RSS (max of runs), MiB', mib(coldDeployed.peakRssKiB), mib(coldRelay.peakRssKiB), mib(coldFloor.peakRssKiB), String(ratio(coldDeployed.peakRssKiB, coldFloor.peakRssKiB)), ''],
+      ['dedup table calls per delivery (claim + record)', String(median(deployed.tableCalls)), '0', '0', '', ''],
+    ],
+  );
+
   console.log(`\nOther functions: import only (median of ${COLD_RUNS}; wall = spawn until the import finished)`);
   if (otherFunctions.length > 0) {
     const floorImport = importOnly['(floor)']!;
@@ -338,6 +392,7 @@ async function measure(proxy: CountingProxy, slack: FakeSlack, keys: KeyServer) 
     bundles: sizes,
     functionsNotBuilt: missing,
     coldStart: { relay: coldRelay, floor: coldFloor, ratio: coldRatio, pairedRatio: pairedColdRatio, readsPerColdStart: coldReads },
+    deployedConfiguration: { coldStart: coldDeployed, ratioToFloor: ratio(coldDeployed.wallMs, coldFloor.wallMs), ratioToBasic: ratio(coldDeployed.wallMs, coldRelay.wallMs), tableCallsPerDelivery: median(deployed.tableCalls) },
     importOnly,
     warm: { ...warm, ratio: warmRatio },
     dependencyCalls: {

@@ -6,6 +6,7 @@ import { httpApiEvent } from '../../scripts/http-api-event.js';
 import { awsEnvironment, createSecret, motoUrl, putSecret, secretsClient } from '../helpers/aws.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/slack-server.js';
 import anomaly from '../../events/anomaly-alert.json' with { type: 'json' };
+import { memoryMetrics } from '../helpers/memory-metrics.js';
 
 const moto = motoUrl();
 
@@ -28,7 +29,7 @@ describe.skipIf(!moto)('a credential change takes effect without waiting for the
     const lines: string[] = [];
     const relay = createRelayFromEnvironment(
       { RELAY_CONFIG_SECRET_ID: secretId, RELAY_CONFIG_TTL_SECONDS: '300', RELAY_PREVIOUS_CREDENTIALS_GRACE_SECONDS: '0' },
-      { now: () => clock, logger: createLogger({ sink: (l) => lines.push(l) }) },
+      { now: () => clock, logger: createLogger({ sink: (l) => lines.push(l) }), metrics: memoryMetrics() },
     );
     const send = async (password: string) => {
       const request = fromHttpApiEvent(
