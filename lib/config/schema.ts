@@ -3,6 +3,7 @@
 import * as z from 'zod/mini';
 import '../validation/english-messages.js';
 import { isHttpsOrLoopbackUrl } from '../http/allowed-url.js';
+import { DESTINATION_TYPES, isRetiredTeamsConnector, typeFromUrl, type DestinationType } from './destination-type.js';
 
 /** https everywhere; plain http only towards this machine, for local use and tests. */
 export const isAllowedEndpoint = isHttpsOrLoopbackUrl;
@@ -12,8 +13,20 @@ const endpoint = z
   .check(z.refine(isAllowedEndpoint, { message: 'must be an https URL (plain http only for loopback hosts)' }));
 const nonEmpty = () => z.string().check(z.minLength(1));
 
-// The only mention forms an operator may configure; anything else could smuggle a link.
-const MENTION = /^<(?:!here|!channel|!subteam\^[A-Z0-9]+|@[UW][A-Z0-9]+)>$/;
+// The only mention forms an operator may configure, per type; anything else could smuggle a link.
+const SLACK_MENTION = /^<(?:!here|!channel|!subteam\^[A-Z0-9]+|@[UW][A-Z0-9]+)>$/;
+const GOOGLE_CHAT_MENTION = /^<users\/(?:all|[0-9]{1,30})>$/;
+// Teams pings a user named in `msteams.entities` by UPN or Entra object id; the name is shown
+// inside <at>…</at>, so it must not carry markup of its own.
+const TEAMS_USER_ID = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[^\s@<>"]{1,64}@[^\s@<>"]{1,255})$/i;
+const TEAMS_MENTION_NAME = /^[\p{L}\p{N} .,'-]{1,100}$/u;
+
+const MENTION_FORMS: Readonly<Record<DestinationType, string>> = {
+  slack: 'one of <!here>, <!channel>, <!subteam^ID>, <@U...>',
+  teams: 'an object {"id": "<UPN or Entra object id>", "name": "<display name>"}',
+  googlechat: 'one of <users/all>, <users/ID>',
+};
+const SERVICE_NAMES: Readonly<Record<DestinationType, string>> = { slack: 'Slack', teams: 'Teams', googlechat: 'Google Chat' };
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const RESERVED_HEADERS = new Set(['authorization', 'content-type', 'content-length', 'host']);
@@ -63,10 +76,40 @@ export const authConfigSchema = z
     }),
   );
 
-export const destinationSchema = z.strictObject({
-  url: endpoint,
-  mention: z.optional(z.string().check(z.regex(MENTION, { message: 'must be one of <!here>, <!channel>, <!subteam^ID>, <@U...>' }))),
+export const teamsMentionSchema = z.strictObject({
+  id: z.string().check(z.regex(TEAMS_USER_ID, { message: "must be the user's UPN (name@example.com) or Entra object id" })),
+  name: z.string().check(z.regex(TEAMS_MENTION_NAME, { message: 'must be a display name of letters, digits, spaces and . , \' -' })),
 });
+
+function mentionFits(type: DestinationType, mention: string | TeamsMention): boolean {
+  if (type === 'teams') return typeof mention === 'object';
+  if (typeof mention !== 'string') return false;
+  return (type === 'slack' ? SLACK_MENTION : GOOGLE_CHAT_MENTION).test(mention);
+}
+
+export const destinationSchema = z
+  .strictObject({
+    /** Absent: inferred from the URL's host (`destinationType`). */
+    type: z.optional(z.enum(DESTINATION_TYPES)),
+    url: endpoint,
+    mention: z.optional(z.union([z.string(), teamsMentionSchema])),
+  })
+  .check(
+    z.superRefine((destination, ctx) => {
+      if (isRetiredTeamsConnector(destination.url)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['url'],
+          message:
+            'is an Office 365 connector webhook, which Microsoft retired in 2026: create a Teams workflow webhook ("Post to a channel when a webhook request is received") and use its URL',
+        });
+      }
+      const type = destinationType(destination);
+      if (destination.mention !== undefined && !mentionFits(type, destination.mention)) {
+        ctx.addIssue({ code: 'custom', path: ['mention'], message: `must be ${MENTION_FORMS[type]} for a ${SERVICE_NAMES[type]} destination` });
+      }
+    }),
+  );
 
 const matchList = z.array(nonEmpty()).check(z.minLength(1));
 
@@ -111,6 +154,13 @@ export type BasicCredentials = z.infer<typeof basicCredentialsSchema>;
 export type SsoSettings = z.infer<typeof ssoSettingsSchema>;
 export type CustomHeader = z.infer<typeof customHeaderSchema>;
 export type Destination = z.infer<typeof destinationSchema>;
+export type TeamsMention = z.infer<typeof teamsMentionSchema>;
+
+/** The destination's chat service: as configured, or as its URL's host says. */
+export function destinationType(destination: Pick<Destination, 'type' | 'url'>): DestinationType {
+  return destination.type ?? typeFromUrl(destination.url);
+}
+export type { DestinationType };
 export type Route = z.infer<typeof routeSchema>;
 
 export { describeIssues, type FieldProblem } from '../shared/zod-issues.js';

@@ -1,4 +1,4 @@
-import type { Destination } from '../config/schema.js';
+import type { Destination, DestinationType } from '../config/schema.js';
 import type { WebhookMessage } from '../message/schema.js';
 
 /** What a chat service's answer to one post means for the alert. */
@@ -23,15 +23,12 @@ export interface ChatService<Payload = unknown> {
   /** The poster's answer classifier names reasons; the formatter owns escaping and size limits. */
   format(message: WebhookMessage, destination: Destination): Payload;
   post(url: string, payload: Payload, options: PostOptions): Promise<PostOutcome>;
-  /** The least time between two posts to one webhook, as the service documents its limit. */
+  /** The least time between two posts under one `paceKey`, as the service documents its limit. */
   minIntervalMs: number;
+  /** What the service's rate limit counts: the webhook for Slack and Teams, the space for Google Chat. */
+  paceKey(url: string): string;
 }
-
-export type DestinationType = 'slack';
 
 export type ChatServices = Readonly<Record<DestinationType, ChatService>>;
 
-/** Every destination is Slack until a configuration can name another type. */
-export function destinationType(_destination: Destination): DestinationType {
-  return 'slack';
-}
+export { destinationType, type DestinationType } from '../config/schema.js';

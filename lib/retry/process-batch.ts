@@ -102,7 +102,8 @@ async function processRecord(record: QueueRecord, deps: RetryDependencies): Prom
   }
   const destination = loaded.config.destinations[job.destination]!;
   const target = { name: job.destination, destination };
-  const key = destination.url;
+  const service = delivery.serviceFor(destination);
+  const key = service.paceKey(destination.url);
 
   // Leave what cannot be finished to a later invocation rather than be cut off mid-post.
   const wait = deps.pacer.delayFor(key);
@@ -110,7 +111,7 @@ async function processRecord(record: QueueRecord, deps: RetryDependencies): Prom
     await changeVisibility(deps, record, Math.ceil(wait / 1000) + 1).catch(() => undefined);
     return 'not_attempted';
   }
-  await deps.pacer.wait(key, deps.minIntervalMs ?? delivery.serviceFor(destination).minIntervalMs);
+  await deps.pacer.wait(key, deps.minIntervalMs ?? service.minIntervalMs);
   const receives = Number(record.attributes.ApproximateReceiveCount ?? '1');
   const attempts = job.attempt + receives;
   const type = destinationType(destination);

@@ -1,6 +1,7 @@
 import { IncomingWebhook, type FetchFunction, type IncomingWebhookHTTPError } from '@slack/webhook';
 import type { PostOptions, PostOutcome } from '../delivery/chat-service.js';
-import { fetchOverNodeHttp, RedirectRefusedError } from '../http/fetch-over-node-http.js';
+import { fetchOverNodeHttp } from '../http/fetch-over-node-http.js';
+import { outcomeWithoutAnswer } from '../http/post-json.js';
 import { parseRetryAfterMs } from '../shared/retry-after.js';
 
 /** What is posted: a formatted Block Kit message. */
@@ -68,11 +69,8 @@ export function createSlackPoster(transport: FetchFunction = fetchOverNodeHttp):
       if (typeof http.statusCode === 'number') {
         return classifySlackAnswer(http.statusCode, String(http.body ?? ''), retryAfter);
       }
-      const cause = (error as { original?: Error }).original;
-      // A webhook URL that redirects is not where Slack expects posts: retrying cannot help.
-      if (cause instanceof RedirectRefusedError) return { kind: 'refused', reason: cause.reason };
-      const timedOut = cause?.name === 'TimeoutError' || cause?.name === 'AbortError';
-      return { kind: 'retryable', reason: timedOut ? 'timeout' : 'network_error' };
+      // @slack/webhook wraps what went wrong before an answer came.
+      return outcomeWithoutAnswer((error as { original?: Error }).original);
     }
   };
 }

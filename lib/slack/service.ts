@@ -8,8 +8,10 @@ export const SLACK_MIN_INTERVAL_MS = 1_100;
 
 export function slackService(transport?: FetchFunction): ChatService<SlackMessage> {
   return {
-    format: (message, destination) => formatSlackMessage(message, destination.mention),
+    // The configuration only lets a Slack mention (a string) reach a Slack destination.
+    format: (message, destination) => formatSlackMessage(message, typeof destination.mention === 'string' ? destination.mention : undefined),
     post: createSlackPoster(transport),
     minIntervalMs: SLACK_MIN_INTERVAL_MS,
+    paceKey: (url) => url,
   };
 }

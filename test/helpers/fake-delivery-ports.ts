@@ -1,4 +1,4 @@
-import type { ChatService, PostOutcome } from '../../lib/delivery/chat-service.js';
+import type { ChatService, ChatServices, DestinationType, PostOutcome } from '../../lib/delivery/chat-service.js';
 import type { DeliveryJob } from '../../lib/delivery/job.js';
 import type { DeadLetters, RetryQueue } from '../../lib/delivery/queues.js';
 import { createLogger, type Logger } from '../../lib/log/logger.js';
@@ -16,6 +16,7 @@ export function fakeChatService(script: PostOutcome[] = [], minIntervalMs = 1_00
   return {
     posts,
     minIntervalMs,
+    paceKey: (url) => url,
     answer: (...next) => answers.push(...next),
     format: (message, destination) => ({
       title: message.payload.title ?? '',
@@ -26,6 +27,17 @@ export function fakeChatService(script: PostOutcome[] = [], minIntervalMs = 1_00
       return answers.shift() ?? { kind: 'delivered' };
     },
   };
+}
+
+/** The services a test names; a destination of any other type fails loudly. */
+export function chatServices(given: Partial<Record<DestinationType, ChatService>>): ChatServices {
+  const missing = (type: DestinationType): ChatService => {
+    const fail = () => {
+      throw new Error(`this test has no ${type} service`);
+    };
+    return { format: fail, post: fail, minIntervalMs: 0, paceKey: fail };
+  };
+  return { slack: given.slack ?? missing('slack'), teams: given.teams ?? missing('teams'), googlechat: given.googlechat ?? missing('googlechat') };
 }
 
 export function memoryRetryQueue(failWith?: Error): RetryQueue & { jobs: Array<{ job: DeliveryJob; delaySeconds: number }> } {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigInvalidError } from '../../lib/config/errors.js';
 import { parseRelayConfig } from '../../lib/config/load.js';
+import { destinationType } from '../../lib/config/schema.js';
 
 const problemsOf = (value: unknown) => {
   try {
@@ -51,6 +52,52 @@ describe('relay configuration', () => {
     expect(paths).toEqual(
       expect.arrayContaining(['auth.headers.0.key', 'auth.headers.1.key', 'destinations.default.url', 'destinations.a.mention', 'destinations.b.mention']),
     );
+  });
+
+  it('infers the type from the host, takes it when given, and keeps Slack-only configurations as they were', () => {
+    const teams = 'https://prod-12.westeurope.logic.azure.com:443/workflows/abc/triggers/manual/paths/invoke?api-version=2016-06-01&sig=SIG';
+    const powerPlatform = 'https://default1.2a.environment.api.powerplatform.com:443/powerautomate/automations/direct/workflows/abc/triggers/manual/paths/invoke?api-version=1&sig=SIG';
+    const chat = 'https://chat.googleapis.com/v1/spaces/AAAA/messages?key=KEY&token=TOKEN%3D';
+    const config = parseRelayConfig(
+      JSON.stringify({
+        auth: { method: 'none' },
+        destinations: {
+          default: { url },
+          teams: { url: teams, mention: { id: 'jane@example.com', name: 'Jane Doe' } },
+          pp: { url: powerPlatform, mention: { id: '0f8fad5b-d9cb-469f-a165-70867728950e', name: "Ops O'Neil" } },
+          chat: { url: chat, mention: '<users/all>' },
+          person: { url: chat, mention: '<users/123456789>' },
+          local: { type: 'teams', url: 'http://127.0.0.1:9/teams' },
+          other: { url: 'https://chat.example.com/hook' },
+        },
+      }),
+    );
+    const types = Object.fromEntries(Object.entries(config.destinations).map(([name, d]) => [name, destinationType(d)]));
+    expect(types).toEqual({ default: 'slack', teams: 'teams', pp: 'teams', chat: 'googlechat', person: 'googlechat', local: 'teams', other: 'slack' });
+  });
+
+  it('refuses retired Office 365 connector URLs, saying why, and mentions that do not fit the type', () => {
+    const problems = problemsOf({
+      auth: { method: 'none' },
+      destinations: {
+        default: { url: 'https://contoso.webhook.office.com/webhookb2/abc@def/IncomingWebhook/123/456' },
+        slack: { url, mention: { id: 'jane@example.com', name: 'Jane' } },
+        teams: { url: 'https://prod-1.westus.logic.azure.com/workflows/x?sig=S', mention: '<!here>' },
+        chat: { url: 'https://chat.googleapis.com/v1/spaces/A/messages?key=K&token=T', mention: '<!channel>' },
+        chatLink: { url: 'https://chat.googleapis.com/v1/spaces/A/messages?key=K&token=T', mention: '<https://evil|x>' },
+        badName: { type: 'teams', url: 'https://x.logic.azure.com/w', mention: { id: 'jane@example.com', name: '<b>Jane</b>' } },
+        badType: { type: 'discord', url },
+      },
+    });
+    const byPath = Object.fromEntries(problems.map((p) => [p.path, p.problem]));
+    expect(byPath['destinations.default.url']).toMatch(/Office 365 connector.*retired.*workflow/);
+    expect(byPath['destinations.slack.mention']).toMatch(/for a Slack destination/);
+    expect(byPath['destinations.teams.mention']).toMatch(/\{"id".*"name".*\} for a Teams destination/);
+    expect(byPath['destinations.chat.mention']).toMatch(/<users\/all>.*for a Google Chat destination/);
+    expect(byPath['destinations.chatLink.mention']).toBeDefined();
+    expect(byPath['destinations.badName.mention.name']).toBeDefined();
+    expect(byPath['destinations.badType.type']).toBeDefined();
+    expect(JSON.stringify(problems)).not.toMatch(/token=T|sig=S|IncomingWebhook\/123/);
   });
 
   it('describes problems without the values', () => {

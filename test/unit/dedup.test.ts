@@ -5,7 +5,7 @@ import { createDelivery } from '../../lib/delivery/deliver.js';
 import type { PostOutcome } from '../../lib/delivery/chat-service.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
 import { answerFor } from '../../lib/relay/answer.js';
-import { capturedLogger, fakeChatService, manualClock, memoryDeadLetters, memoryRetryQueue } from '../helpers/fake-delivery-ports.js';
+import { capturedLogger, fakeChatService, manualClock, memoryDeadLetters, memoryRetryQueue, chatServices } from '../helpers/fake-delivery-ports.js';
 import { memoryLedger } from '../helpers/memory-ledger.js';
 import { memoryMetrics } from '../helpers/memory-metrics.js';
 
@@ -22,7 +22,7 @@ function setup(script: PostOutcome[] = [], queue = true) {
   const log = capturedLogger();
   const metrics = memoryMetrics();
   const delivery = createDelivery({
-    services: { slack },
+    services: chatServices({ slack }),
     postTimeoutMs: 5_000,
     ...(queue ? { retryQueue: memoryRetryQueue() } : {}),
     deadLetters: memoryDeadLetters(),

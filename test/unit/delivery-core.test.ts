@@ -3,7 +3,7 @@ import { webhookMessageSchema } from '../../lib/message/schema.js';
 import type { PostOutcome } from '../../lib/delivery/chat-service.js';
 import { createDelivery, type DeliveryPorts } from '../../lib/delivery/deliver.js';
 import { newJob } from '../../lib/delivery/job.js';
-import { capturedLogger, fakeChatService, manualClock, memoryDeadLetters, memoryRetryQueue } from '../helpers/fake-delivery-ports.js';
+import { capturedLogger, fakeChatService, manualClock, memoryDeadLetters, memoryRetryQueue, chatServices } from '../helpers/fake-delivery-ports.js';
 
 const URL = 'https://hooks.slack.com/services/T0/B0/secret-part';
 const message = webhookMessageSchema.parse({ metadata: { object_type: 'anomaly_alert' }, payload: { title: 'EC2 spend up' } });
@@ -17,7 +17,7 @@ function setup(script: PostOutcome[], options: { queue?: boolean; queueFails?: b
   const retryQueue = memoryRetryQueue(options.queueFails ? new Error('QueueDoesNotExist') : undefined);
   const deadLetters = memoryDeadLetters(options.dlqFails ? new Error('AccessDenied') : undefined);
   const ports: DeliveryPorts = {
-    services: { slack },
+    services: chatServices({ slack }),
     postTimeoutMs: 5_000,
     logger: log.logger,
     now: clock.now,
@@ -47,7 +47,7 @@ describe("the relay's first attempt", () => {
   it('a retry queue that hangs is given up on in time: the destination is unheld, the answer not late', async () => {
     const clock = manualClock();
     const delivery = createDelivery({
-      services: { slack: fakeChatService([{ kind: 'retryable', reason: 'http_500' }]) },
+      services: chatServices({ slack: fakeChatService([{ kind: 'retryable', reason: 'http_500' }]) }),
       postTimeoutMs: 5_000,
       retryQueue: { enqueue: () => new Promise<void>(() => {}) },
       logger: capturedLogger().logger,

@@ -3,7 +3,7 @@ import { createDelivery } from '../../lib/delivery/deliver.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
 import { emfMetrics } from '../../lib/metrics/emf.js';
 import { deliveryMetric, METRICS_NAMESPACE, parkedMetric, rotationMetric } from '../../lib/metrics/metrics.js';
-import { capturedLogger, fakeChatService, manualClock, memoryDeadLetters, memoryRetryQueue } from '../helpers/fake-delivery-ports.js';
+import { capturedLogger, fakeChatService, manualClock, memoryDeadLetters, memoryRetryQueue, chatServices } from '../helpers/fake-delivery-ports.js';
 import { emfRecords, memoryMetrics } from '../helpers/memory-metrics.js';
 
 const URL = 'https://hooks.slack.com/services/T0/B0/metric-secret';
@@ -57,7 +57,7 @@ describe('what the delivery core counts', () => {
     const metrics = memoryMetrics();
     const clock = manualClock();
     const delivery = createDelivery({
-      services: { slack: fakeChatService(script) },
+      services: chatServices({ slack: fakeChatService(script) }),
       postTimeoutMs: 5_000,
       ...(queue ? { retryQueue: memoryRetryQueue() } : {}),
       deadLetters: memoryDeadLetters(),

@@ -7,7 +7,7 @@ import type { PostOutcome } from '../../lib/delivery/chat-service.js';
 import { createDelivery } from '../../lib/delivery/deliver.js';
 import type { HttpRequest } from '../../lib/http/types.js';
 import { createRelay } from '../../lib/relay/relay.js';
-import { capturedLogger, fakeChatService, manualClock, memoryRetryQueue } from '../helpers/fake-delivery-ports.js';
+import { capturedLogger, fakeChatService, manualClock, memoryRetryQueue, chatServices } from '../helpers/fake-delivery-ports.js';
 import { memoryConfigStore } from '../helpers/memory-config-store.js';
 import { memoryMetrics } from '../helpers/memory-metrics.js';
 
@@ -44,7 +44,7 @@ function setup(script: PostOutcome[] = [], current: RelayConfig | Error = config
   const relay = createRelay({
     config: store,
     authenticate: createRequestAuthenticator({ check: createAuthenticator(), store, graceMs: 0, now: clock.now }),
-    delivery: createDelivery({ services: { slack }, postTimeoutMs: 5_000, logger: log.logger, metrics, now: clock.now, sleep: clock.sleep, ...(queue ? { retryQueue } : {}) }),
+    delivery: createDelivery({ services: chatServices({ slack }), postTimeoutMs: 5_000, logger: log.logger, metrics, now: clock.now, sleep: clock.sleep, ...(queue ? { retryQueue } : {}) }),
     logger: log.logger,
     metrics,
     now: clock.now,

@@ -7,7 +7,7 @@ import { newJob } from '../../lib/delivery/job.js';
 import { createPacer } from '../../lib/retry/pacer.js';
 import type { QueueMessageOps } from '../../lib/queue/sqs.js';
 import { processBatch, type QueueRecord } from '../../lib/retry/process-batch.js';
-import { capturedLogger, fakeChatService, manualClock, memoryDeadLetters } from '../helpers/fake-delivery-ports.js';
+import { capturedLogger, fakeChatService, manualClock, memoryDeadLetters, chatServices } from '../helpers/fake-delivery-ports.js';
 import { memoryConfigStore } from '../helpers/memory-config-store.js';
 import { memoryMetrics } from '../helpers/memory-metrics.js';
 
@@ -42,7 +42,7 @@ function setup(script: PostOutcome[] = [], options: { remainingMs?: number; conf
   const started = clock.now();
   const deps = {
     config: store,
-    delivery: createDelivery({ services: { slack }, postTimeoutMs: 5_000, deadLetters, logger: log.logger, metrics, now: clock.now, sleep: clock.sleep }),
+    delivery: createDelivery({ services: chatServices({ slack }), postTimeoutMs: 5_000, deadLetters, logger: log.logger, metrics, now: clock.now, sleep: clock.sleep }),
     messages: {
       changeVisibility: async (receiptHandle: string, seconds: number): Promise<void> => {
         visibility.push({ receiptHandle, seconds });

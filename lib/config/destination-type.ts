@@ -1,0 +1,30 @@
+/** The chat services a destination can be. */
+export const DESTINATION_TYPES = ['slack', 'teams', 'googlechat'] as const;
+export type DestinationType = (typeof DESTINATION_TYPES)[number];
+
+const hostOf = (url: string): string | undefined => {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+};
+
+const within = (host: string, domain: string) => host === domain || host.endsWith(`.${domain}`);
+
+/**
+ * The type a URL's host stands for (ARCHITECTURE.md): Workflows webhooks live on Logic Apps
+ * and Power Platform hosts, Google Chat's on one host; anything else is taken for Slack.
+ */
+export function typeFromUrl(url: string): DestinationType {
+  const host = hostOf(url) ?? '';
+  if (within(host, 'logic.azure.com') || within(host, 'powerplatform.com')) return 'teams';
+  if (host === 'chat.googleapis.com') return 'googlechat';
+  return 'slack';
+}
+
+/** Office 365 connector webhooks, which Microsoft retired in 2026: a post there reaches no one. */
+export function isRetiredTeamsConnector(url: string): boolean {
+  const host = hostOf(url);
+  return host !== undefined && within(host, 'webhook.office.com');
+}

@@ -1,0 +1,94 @@
+import type { WebhookMessage } from '../message/schema.js';
+import { withoutControls } from './fit.js';
+import { singleLine } from './text.js';
+import { parseTimestamp } from './time.js';
+
+// Maps, not object literals: a kind or cloud named `constructor` or `__proto__` is just a string.
+const KNOWN_KINDS = new Map<string, { label: string; emoji: string; slackEmoji: string }>([
+  ['anomaly_alert', { label: 'Cost anomaly', emoji: '🚨', slackEmoji: ':rotating_light:' }],
+]);
+const DEFAULT_EMOJI = { emoji: '🔔', slackEmoji: ':bell:' };
+
+const CLOUDS = new Map([
+  ['aws', 'AWS'],
+  ['azure', 'Azure'],
+  ['gcp', 'GCP'],
+  ['oci', 'OCI'],
+]);
+
+export function kindLabel(objectType: string): string {
+  const known = KNOWN_KINDS.get(objectType);
+  if (known) return known.label;
+  const words = singleLine(objectType.replace(/[_-]+/g, ' '));
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+function cloudLabel(value: string | undefined): string | undefined {
+  const v = value?.trim();
+  return v ? (CLOUDS.get(v.toLowerCase()) ?? v) : undefined;
+}
+
+function accountText(name: string | undefined, id: string | undefined): string | undefined {
+  const n = name?.trim();
+  const i = id?.trim();
+  if (n && i) return `${n} (${i})`;
+  return n || i || undefined;
+}
+
+/**
+ * What every chat format shows of an alert, still unescaped: each formatter escapes it for
+ * its own syntax and cuts it to its own budget.
+ */
+export interface AlertView {
+  kind: string;
+  emoji: string;
+  slackEmoji: string;
+  /** One line; the kind when the sender gave no title. */
+  title: string;
+  body: string;
+  /** Kind, cloud and account, those the sender gave; values are one line. */
+  facts: Array<{ label: string; value: string }>;
+  /** The alert's time in epoch seconds, when the sender's timestamp could be read. */
+  epoch?: number;
+  /** The sender's timestamp as one line, when it could not be read. */
+  rawTime?: string;
+}
+
+export function alertView(message: WebhookMessage): AlertView {
+  const { metadata } = message;
+  // Control characters show as nothing (or boxes) in every chat, yet cost bytes: they go first.
+  const payload = Object.fromEntries(
+    Object.entries(message.payload).map(([key, value]) => [key, value === undefined ? undefined : withoutControls(value)]),
+  ) as WebhookMessage['payload'];
+  const kind = kindLabel(metadata.object_type);
+  const emojis = KNOWN_KINDS.get(metadata.object_type) ?? DEFAULT_EMOJI;
+  const facts: Array<[string, string | undefined]> = [
+    ['Kind', kind],
+    ['Cloud', cloudLabel(payload.cloud_provider_type)],
+    ['Account', accountText(payload.account_name, payload.account_id)],
+  ];
+  const view: AlertView = {
+    kind,
+    emoji: emojis.emoji,
+    slackEmoji: emojis.slackEmoji,
+    title: singleLine(payload.title ?? '') || kind,
+    body: payload.message?.trim() ?? '',
+    facts: facts.filter((fact): fact is [string, string] => Boolean(fact[1])).map(([label, value]) => ({ label, value: singleLine(value) })),
+  };
+  const timestamp = metadata.timestamp === undefined ? undefined : withoutControls(metadata.timestamp);
+  if (timestamp !== undefined && timestamp.trim() !== '') {
+    const epoch = parseTimestamp(timestamp);
+    if (epoch === undefined) view.rawTime = singleLine(timestamp);
+    else view.epoch = epoch;
+  }
+  return view;
+}
+
+/** `2026-01-01T00:00:00Z`: the form both Slack's fallback and Adaptive Cards' DATE() take. */
+export const isoSeconds = (epoch: number): string => new Date(epoch * 1000).toISOString().replace('.000Z', 'Z');
+
+/** A one-line summary for notifications: kind, title and as much of the message as fits. */
+export function summaryLine(view: AlertView): string {
+  const summary = view.body ? `${view.title}: ${singleLine(view.body)}` : view.title;
+  return `${view.kind} – ${summary}`;
+}

@@ -1,0 +1,77 @@
+import { createHash } from 'node:crypto';
+import { alertView, isoSeconds, summaryLine, type AlertView } from '../format/alert.js';
+import { fitWithin, withoutControls } from '../format/fit.js';
+import { ELLIPSIS, singleLine, truncate } from '../format/text.js';
+import type { WebhookMessage } from '../message/schema.js';
+
+export type Widget = { decoratedText: { topLabel: string; text: string; wrapText?: boolean } } | { textParagraph: { text: string } };
+
+/** What a Google Chat incoming webhook takes: notification text, one card, and the thread it belongs in. */
+export interface GoogleChatMessage {
+  text: string;
+  cardsV2: [{ cardId: 'cost-alert'; card: { header: { title: string; subtitle?: string }; sections: [{ widgets: Widget[] }] } }];
+  thread: { threadKey: string };
+}
+
+/** A message is at most 32,000 bytes, text and cards together. */
+export const GOOGLE_CHAT_MAX_BYTES = 32_000;
+/** Clients cut `text` beyond 4,096 characters; a notification needs far less. */
+export const GOOGLE_CHAT_LIMITS = { text: 600, title: 200, subtitle: 200, body: 6_000, fact: 250, time: 100 } as const;
+
+/** Sender text made inert in a message's `text`: no `<` or `>` left to open a link or a mention. */
+export function escapeGoogleChatText(text: string): string {
+  return withoutControls(text).replace(/</g, '‹').replace(/>/g, '›');
+}
+
+/** Sender text made inert in card text, where an HTML subset renders: no tag or link survives. */
+export function escapeCardHtml(text: string): string {
+  return withoutControls(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Escaped card text of at most `max` characters, never ending in half an entity; newlines as `<br>`. */
+function cardText(text: string, max: number): string {
+  const escaped = escapeCardHtml(text);
+  const cut = escaped.length <= max ? escaped : truncate(escaped, max).replace(/&[a-z]{0,3}…$/, ELLIPSIS);
+  return cut.replace(/\n/g, '<br>');
+}
+
+/**
+ * Alerts of one kind, for one account and title, share a thread. A hash, so that the key
+ * carries no text from the alert and stays short.
+ */
+export function threadKeyFor(message: WebhookMessage): string {
+  const { metadata, payload } = message;
+  const parts = [metadata.object_type, payload.account_id?.trim() ?? '', singleLine(payload.title ?? '')];
+  return `cost-alert-${createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 32)}`;
+}
+
+function timeText(view: AlertView): string | undefined {
+  if (view.epoch !== undefined) return isoSeconds(view.epoch).replace('T', ' ').replace('Z', ' UTC');
+  return view.rawTime;
+}
+
+function build(view: AlertView, threadKey: string, mention: string | undefined, bodyLimit: number): GoogleChatMessage {
+  const widgets: Widget[] = [];
+  if (view.body && bodyLimit > 0) widgets.push({ textParagraph: { text: cardText(view.body, bodyLimit) } });
+  for (const { label, value } of view.facts) widgets.push({ decoratedText: { topLabel: label, text: cardText(value, GOOGLE_CHAT_LIMITS.fact), wrapText: true } });
+  const time = timeText(view);
+  if (time) widgets.push({ decoratedText: { topLabel: 'Time', text: cardText(time, GOOGLE_CHAT_LIMITS.time) } });
+
+  const account = view.facts.find((f) => f.label === 'Account')?.value;
+  // The header renders as plain text; only controls need to go.
+  const header = {
+    title: truncate(withoutControls(`${view.emoji} ${view.title}`), GOOGLE_CHAT_LIMITS.title),
+    ...(account ? { subtitle: truncate(withoutControls(`${view.kind} · ${account}`), GOOGLE_CHAT_LIMITS.subtitle) } : { subtitle: view.kind }),
+  };
+  // The configured mention is the only live `<…>` in the text.
+  const prefix = mention ? `${mention} ` : '';
+  const text = prefix + truncate(escapeGoogleChatText(`${view.emoji} ${summaryLine(view)}`), GOOGLE_CHAT_LIMITS.text - prefix.length);
+  return { text, cardsV2: [{ cardId: 'cost-alert', card: { header, sections: [{ widgets }] } }], thread: { threadKey } };
+}
+
+/** A cardsV2 message with notification text, within GOOGLE_CHAT_MAX_BYTES; long text is cut with an ellipsis. */
+export function formatGoogleChatMessage(message: WebhookMessage, mention?: string): GoogleChatMessage {
+  const view = alertView(message);
+  const threadKey = threadKeyFor(message);
+  return fitWithin(GOOGLE_CHAT_MAX_BYTES, GOOGLE_CHAT_LIMITS.body, (bodyLimit) => build(view, threadKey, mention, bodyLimit));
+}

@@ -1,0 +1,41 @@
+import type { FetchFunction } from '@slack/webhook';
+import type { PostOptions, PostOutcome } from '../delivery/chat-service.js';
+import { createJsonPoster, errorObjectOf, reasonWord, type PostAnswer } from '../http/post-json.js';
+import { parseRetryAfterMs } from '../shared/retry-after.js';
+import type { GoogleChatMessage } from './format.js';
+
+/**
+ * Reduces Google Chat's answer to an outcome. Errors are Google API errors,
+ * `{"error":{"code":403,"status":"PERMISSION_DENIED",…}}`; the status becomes the reason.
+ */
+export function classifyGoogleChatAnswer({ status, body, retryAfter }: PostAnswer): PostOutcome {
+  if (status >= 200 && status < 300) return { kind: 'delivered' };
+  const reason = reasonWord(errorObjectOf(body)?.['status']) ?? `http_${status}`;
+  if (status === 429) {
+    // RESOURCE_EXHAUSTED promises no Retry-After; without one the core's backoff decides.
+    const retryAfterMs = parseRetryAfterMs(retryAfter);
+    return { kind: 'retryable', reason, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+  }
+  if (status >= 500 || status === 408) return { kind: 'retryable', reason };
+  // A deleted webhook, a wrong URL, a Workspace that forbids webhooks, an invalid card.
+  return { kind: 'refused', reason };
+}
+
+/** Without this option Google Chat ignores `thread.threadKey` and starts a new thread for every post. */
+export const REPLY_OPTION = 'messageReplyOption=REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD';
+
+/**
+ * The webhook URL with the reply option added. By string, not URLSearchParams: the token often
+ * holds `%3D`, and the query must reach Google exactly as it was given.
+ */
+export function threadedUrl(url: string): string {
+  if (/[?&]messageReplyOption=/.test(url)) return url;
+  const [beforeHash = url, hash] = url.split('#', 2);
+  const joined = `${beforeHash}${beforeHash.includes('?') ? '&' : '?'}${REPLY_OPTION}`;
+  return hash === undefined ? joined : `${joined}#${hash}`;
+}
+
+export function createGoogleChatPoster(transport?: FetchFunction) {
+  const post = createJsonPoster<GoogleChatMessage>(classifyGoogleChatAnswer, transport);
+  return (url: string, payload: GoogleChatMessage, options: PostOptions): Promise<PostOutcome> => post(threadedUrl(url), payload, options);
+}

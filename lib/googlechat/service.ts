@@ -1,0 +1,27 @@
+import type { FetchFunction } from '@slack/webhook';
+import type { ChatService } from '../delivery/chat-service.js';
+import { formatGoogleChatMessage, type GoogleChatMessage } from './format.js';
+import { createGoogleChatPoster } from './post.js';
+
+/** Writes are limited per space, shared by every webhook in it: about one message per second. */
+export const GOOGLE_CHAT_MIN_INTERVAL_MS = 1_100;
+
+/** The space a webhook URL posts into (`/v1/spaces/<SPACE>/messages`); its query holds the secret. */
+export function spaceOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `googlechat:${parsed.host}${parsed.pathname}`;
+  } catch {
+    return url;
+  }
+}
+
+export function googleChatService(transport?: FetchFunction): ChatService<GoogleChatMessage> {
+  return {
+    // The configuration only lets a Google Chat mention (<users/…>) reach a Google Chat destination.
+    format: (message, destination) => formatGoogleChatMessage(message, typeof destination.mention === 'string' ? destination.mention : undefined),
+    post: createGoogleChatPoster(transport),
+    minIntervalMs: GOOGLE_CHAT_MIN_INTERVAL_MS,
+    paceKey: spaceOf,
+  };
+}

@@ -1,0 +1,122 @@
+import type { TeamsMention } from '../config/schema.js';
+import { alertView, isoSeconds, type AlertView } from '../format/alert.js';
+import { fitWithin, withoutControls } from '../format/fit.js';
+import { singleLine, truncate } from '../format/text.js';
+import type { WebhookMessage } from '../message/schema.js';
+
+export interface TextBlock {
+  type: 'TextBlock';
+  text: string;
+  /** Always true: without it Teams clips long text to one line. */
+  wrap: true;
+  weight?: 'Bolder';
+  size?: 'Small' | 'Medium' | 'Large';
+  isSubtle?: boolean;
+  spacing?: 'Small' | 'Medium';
+}
+export interface FactSet {
+  type: 'FactSet';
+  facts: Array<{ title: string; value: string }>;
+}
+export interface MentionEntity {
+  type: 'mention';
+  text: string;
+  mentioned: { id: string; name: string };
+}
+export interface AdaptiveCard {
+  $schema: 'http://adaptivecards.io/schemas/adaptive-card.json';
+  type: 'AdaptiveCard';
+  version: '1.4';
+  body: Array<TextBlock | FactSet>;
+  msteams: { width: 'Full'; entities?: MentionEntity[] };
+}
+/** What a Workflows webhook takes: a message with one Adaptive Card attachment. */
+export interface TeamsMessage {
+  type: 'message';
+  attachments: [{ contentType: 'application/vnd.microsoft.card.adaptive'; contentUrl: null; content: AdaptiveCard }];
+}
+
+/**
+ * Teams measures its 28 KB limit on its own representation, which is larger than the body
+ * (a 24.4 KB body failed): 20,000 bytes leaves the margin.
+ */
+export const TEAMS_MAX_BYTES = 20_000;
+export const TEAMS_LIMITS = { title: 200, body: 6_000, fact: 250, time: 100 } as const;
+
+// Look-alikes rather than backslash escapes, which Teams clients (mobile especially) render
+// differently: the text reads the same, and no link, emphasis or <at> mention can form.
+const LOOK_ALIKES = new Map([
+  ['*', '＊'],
+  ['_', '＿'],
+  ['[', '［'],
+  [']', '］'],
+  ['<', '＜'],
+  ['>', '＞'],
+]);
+
+/** Sender text made inert for the Markdown subset of Adaptive Card text in Teams. */
+export function escapeTeamsText(text: string): string {
+  return (
+    withoutControls(text)
+      .replace(/[*_[\]<>]/g, (c) => LOOK_ALIKES.get(c) ?? c)
+      // A no-break space after a list marker keeps the line a line, not a list item.
+      .replace(/^([ \t]*(?:[-+]|\d{1,9}[.)]))[ \t]/gm, '$1\u00A0')
+      // `{{DATE(…)}}` and the like are card functions; text from the sender must not call them.
+      .replace(/\{\{/g, '{\u200B{')
+  );
+}
+
+const escapeAndCut = (text: string, max: number) => truncate(escapeTeamsText(text), max);
+
+function timeText(view: AlertView): string | undefined {
+  if (view.epoch !== undefined) {
+    // Teams shows these in the reader's own time zone and language.
+    const iso = isoSeconds(view.epoch);
+    return `{{DATE(${iso}, SHORT)}} {{TIME(${iso})}}`;
+  }
+  return view.rawTime !== undefined ? escapeAndCut(view.rawTime, TEAMS_LIMITS.time) : undefined;
+}
+
+function card(view: AlertView, mention: TeamsMention | undefined, bodyLimit: number): TeamsMessage {
+  const body: AdaptiveCard['body'] = [
+    { type: 'TextBlock', text: escapeAndCut(`${view.emoji} ${view.title}`, TEAMS_LIMITS.title), weight: 'Bolder', size: 'Medium', wrap: true },
+  ];
+  const entities: MentionEntity[] = [];
+  if (mention) {
+    // The configuration's mention is the only one: its <at> text matches its entity exactly.
+    const at = `<at>${mention.name}</at>`;
+    body.push({ type: 'TextBlock', text: at, wrap: true, spacing: 'Small' });
+    entities.push({ type: 'mention', text: at, mentioned: { id: mention.id, name: mention.name } });
+  }
+  if (view.body && bodyLimit > 0) body.push({ type: 'TextBlock', text: escapeAndCut(view.body, bodyLimit), wrap: true });
+  body.push({
+    type: 'FactSet',
+    facts: view.facts.map(({ label, value }) => ({ title: label, value: escapeAndCut(singleLine(value), TEAMS_LIMITS.fact) })),
+  });
+  const time = timeText(view);
+  body.push({ type: 'TextBlock', text: time ? `🕒 ${time}` : 'Sent by the cost platform', isSubtle: true, size: 'Small', wrap: true });
+
+  return {
+    type: 'message',
+    attachments: [
+      {
+        contentType: 'application/vnd.microsoft.card.adaptive',
+        contentUrl: null,
+        content: {
+          $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+          type: 'AdaptiveCard',
+          // 1.4, not 1.5: newer cards posted through a workflow show as an error placeholder.
+          version: '1.4',
+          body,
+          msteams: { width: 'Full', ...(entities.length > 0 ? { entities } : {}) },
+        },
+      },
+    ],
+  };
+}
+
+/** An Adaptive Card message for a Workflows webhook, within TEAMS_MAX_BYTES; long text is cut with an ellipsis. */
+export function formatTeamsMessage(message: WebhookMessage, mention?: TeamsMention): TeamsMessage {
+  const view = alertView(message);
+  return fitWithin(TEAMS_MAX_BYTES, TEAMS_LIMITS.body, (bodyLimit) => card(view, mention, bodyLimit));
+}
