@@ -3,7 +3,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { relayConfigSchema } from '../../lib/config/schema.js';
+import { destinationType, relayConfigSchema } from '../../lib/config/schema.js';
 import { QUEUE_CALL_BUDGET_MS, SAFETY_MARGIN_MS } from '../../lib/delivery/deliver.js';
 import { relayEnvironmentSchema } from '../../lib/relay/environment.js';
 import { AUTHENTICATION_BUDGET_MS, CONFIG_READ_BUDGET_MS } from '../../lib/relay/relay.js';
@@ -37,11 +37,12 @@ const NOT_SET_BY_TEMPLATE: Record<string, string> = {
   AWS_REGION: 'Lambda sets it itself',
   AWS_ENDPOINT_URL: 'only tests and local emulators point the SDK elsewhere',
   AWS_LAMBDA_LOG_LEVEL: "Lambda sets it from a function's application log level, when one is configured",
+  DELIVERY_MIN_INTERVAL_MS: "unset, so each chat service keeps its own pace (Slack 1.1 s per webhook, Teams 0.26 s per webhook, Google Chat 1.1 s per space)",
 };
 
 // What a user types at `sam deploy --guided` (the rest keep their defaults).
 const userParameters = {
-  SlackWebhookUrl: 'https://hooks.slack.com/services/T000/B000/XXXX',
+  DefaultDestinationUrl: 'https://hooks.slack.com/services/T000/B000/XXXX',
   PlatformUsername: 'finops@example.com',
   PlatformPassword: 'platform-pass-1',
   ApiKeyAccount: 'Production payer',
@@ -228,7 +229,24 @@ describe('initial secret values (what a fresh stack holds)', () => {
     expect(parsed.data?.auth.basic?.username).toBe('relay');
     // The worst-case draw of the generator (every character it may use) is still a plain string.
     expect(parsed.data?.auth.basic?.password).toMatch(/^[A-Za-z0-9]{32,}$/);
-    expect(parsed.data?.destinations['default']?.url).toBe(userParameters.SlackWebhookUrl);
+    expect(parsed.data?.destinations['default']?.url).toBe(userParameters.DefaultDestinationUrl);
+  });
+
+  it('the default destination may be a Slack, Teams workflow or Google Chat URL; the relay tells them apart by host', () => {
+    const urls = {
+      slack: 'https://hooks.slack.com/services/T000/B000/XXXX',
+      teams: 'https://default1.2a.environment.api.powerplatform.com:443/powerautomate/automations/direct/workflows/abc/triggers/manual/paths/invoke?api-version=1&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&sig=SIG',
+      googlechat: 'https://chat.googleapis.com/v1/spaces/AAAA/messages?key=KEY&token=TOKEN%3D',
+    } as const;
+    for (const [type, url] of Object.entries(urls)) {
+      const parsed = relayConfigFor({ DefaultDestinationUrl: url });
+      expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
+      expect(parsed.data?.destinations['default']?.url).toBe(url);
+      expect(destinationType(parsed.data!.destinations['default']!)).toBe(type);
+    }
+    // The pattern the parameter enforces lets each of them through.
+    const pattern = new RegExp(String(template.Parameters['DefaultDestinationUrl']?.AllowedPattern));
+    for (const url of Object.values(urls)) expect(pattern.test(url)).toBe(true);
   });
 
   it('SSO, with and without an audience', () => {
@@ -267,7 +285,7 @@ describe('initial secret values (what a fresh stack holds)', () => {
   it('parameters written into JSON refuse the characters that would break it', () => {
     const secretProperties = resourcesOfType(template, 'AWS::SecretsManager::Secret').map(([, r]) => r.Properties);
     const interpolated = [...referencedIds(secretProperties)].filter((id) => id in template.Parameters);
-    expect(interpolated).toEqual(expect.arrayContaining(['SlackWebhookUrl', 'PlatformPassword', 'ApiKeyAccount', 'BasicUsername']));
+    expect(interpolated).toEqual(expect.arrayContaining(['DefaultDestinationUrl', 'PlatformPassword', 'ApiKeyAccount', 'BasicUsername']));
     for (const name of interpolated) {
       const pattern = template.Parameters[name]?.AllowedPattern;
       const allowed = template.Parameters[name]?.AllowedValues;
@@ -280,7 +298,7 @@ describe('initial secret values (what a fresh stack holds)', () => {
   });
 
   it('secret parameters are NoEcho', () => {
-    expect(template.Parameters['SlackWebhookUrl']?.NoEcho).toBe(true);
+    expect(template.Parameters['DefaultDestinationUrl']?.NoEcho).toBe(true);
     expect(template.Parameters['PlatformPassword']?.NoEcho).toBe(true);
   });
 });
@@ -443,7 +461,7 @@ describe.skipIf(!motoUrl())('a fresh Basic stack relays an alert (moto)', () => 
   beforeAll(async () => {
     slack = await startFakeSlack();
     // The URL pattern demands https; the relay allows plain http to loopback for exactly this.
-    const value = initialSecretString(deploymentWith({ SlackWebhookUrl: slack.url() }), 'RelayConfigSecret');
+    const value = initialSecretString(deploymentWith({ DefaultDestinationUrl: slack.url() }), 'RelayConfigSecret');
     config = JSON.parse(value) as typeof config;
     secretName = await createSecret(secretsClient(url), value, 'cost-alert-relay/relay-config');
     const env = evaluate(deploymentWith(), environmentVariables(template, relayId as string)) as Record<string, string>;

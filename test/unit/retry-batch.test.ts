@@ -4,7 +4,9 @@ import { ConfigUnavailableError } from '../../lib/config/errors.js';
 import type { PostOutcome } from '../../lib/delivery/chat-service.js';
 import { createDelivery } from '../../lib/delivery/deliver.js';
 import { newJob } from '../../lib/delivery/job.js';
+import { googleChatService } from '../../lib/googlechat/service.js';
 import { createPacer } from '../../lib/retry/pacer.js';
+import { teamsService } from '../../lib/teams/service.js';
 import type { QueueMessageOps } from '../../lib/queue/sqs.js';
 import { processBatch, type QueueRecord } from '../../lib/retry/process-batch.js';
 import { capturedLogger, fakeChatService, manualClock, memoryDeadLetters, chatServices } from '../helpers/fake-delivery-ports.js';
@@ -66,6 +68,30 @@ describe('delivery-retry, one batch', () => {
     expect(slack.posts.map((p) => p.payload.title)).toEqual(['one', 'two']);
     // attempt 1 by the relay + this receive = 2 attempts: 10 s backoff.
     expect(visibility).toEqual([{ receiptHandle: records[1]!.receiptHandle, seconds: 10 }]);
+  });
+
+  it('paces by each service: Teams four a second per webhook, Google Chat one a second per space', async () => {
+    const { deps, clock } = setup();
+    const teams = fakeChatService([], teamsService().minIntervalMs);
+    const chat = { ...fakeChatService([], googleChatService().minIntervalMs), paceKey: googleChatService().paceKey };
+    const space = 'https://chat.googleapis.com/v1/spaces/AAAA/messages';
+    const store = memoryConfigStore({
+      config: {
+        ...config,
+        destinations: {
+          ...config.destinations,
+          teams: { url: 'https://prod-1.westus.logic.azure.com/workflows/x/triggers/manual/paths/invoke?sig=S' },
+          chatOne: { url: `${space}?key=K&token=ONE` },
+          chatTwo: { url: `${space}?key=K&token=TWO` },
+        },
+      },
+    });
+    const delivery = createDelivery({ services: chatServices({ teams, googlechat: chat }), postTimeoutMs: 5_000, logger: deps.logger, now: clock.now, sleep: clock.sleep });
+    await processBatch([record(job('a', 'teams')), record(job('b', 'teams')), record(job('c', 'chatOne')), record(job('d', 'chatTwo'))], { ...deps, config: store, delivery });
+    // Two webhooks in one space share Google's per-space limit.
+    expect(clock.slept).toEqual([260, 1_100]);
+    expect(teams.posts).toHaveLength(2);
+    expect(chat.posts.map((p) => p.url)).toEqual([`${space}?key=K&token=ONE`, `${space}?key=K&token=TWO`]);
   });
 
   it('paces posts to one webhook by the service interval, and holds it for a Retry-After', async () => {
