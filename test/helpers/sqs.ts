@@ -87,6 +87,8 @@ export interface Poller {
   failures: string[];
   /** Message ids the poller deleted because the function finished them. */
   deleted: string[];
+  /** Every message body the function was given, as SQS held it. */
+  bodies: string[];
 }
 
 /**
@@ -95,7 +97,7 @@ export interface Poller {
  */
 export function startPoller(client: SQSClient, queues: TestQueues, fn: RunningBundle, functionTimeoutMs = 60_000): Poller {
   let running = true;
-  const state: Poller = { invocations: 0, failures: [], deleted: [], stop: async () => {} };
+  const state: Poller = { invocations: 0, failures: [], deleted: [], bodies: [], stop: async () => {} };
   const loop = (async () => {
     while (running) {
       const { Messages = [] } = await client.send(
@@ -109,6 +111,7 @@ export function startPoller(client: SQSClient, queues: TestQueues, fn: RunningBu
       );
       if (!running || Messages.length === 0) continue;
       state.invocations++;
+      state.bodies.push(...Messages.map((m) => m.Body ?? ''));
       const result = await fn.invoke<{ batchItemFailures: Array<{ itemIdentifier: string }> }>(
         toEvent(Messages, queues.deliveryQueueArn),
         { timeoutMs: functionTimeoutMs },

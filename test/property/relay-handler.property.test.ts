@@ -8,16 +8,24 @@ import { createLogger } from '../../lib/log/logger.js';
 import { createRelayFromEnvironment } from '../../lib/relay/from-environment.js';
 import type { Relay } from '../../lib/relay/relay.js';
 import { httpApiEvent } from '../../scripts/http-api-event.js';
+import { googleChatLiveForms, googleChatViolations, teamsLiveMarkup, teamsTexts, teamsViolations } from '../helpers/chat-limits.js';
+import { startFakeGoogleChat, startFakeTeams, type FakeChat } from '../helpers/chat-servers.js';
+import { memoryMetrics } from '../helpers/memory-metrics.js';
 import { liveSpecialForms, slackLimitViolations, type ReceivedMessage } from '../helpers/slack-limits.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/slack-server.js';
 
 const CONTRACT_STATUSES = new Set([200, 202, 400, 401, 405, 413, 415, 422, 502, 503]);
 const MENTION = '<!subteam^S0TEAM>';
+const TEAMS_MENTION = { id: 'jane@example.com', name: 'Jane Doe' };
+const CHAT_MENTION = '<users/all>';
 
 // Fragments that try to become Slack special forms or break escaping and limits.
 const hostile = fc.constantFrom(
   '<!channel>', '<!here>', '<!everyone>', '<@U123>', '<#C1>', '<!subteam^S1>', '<https://evil.example|click>',
   '<!date^1^{time}|x>', '&', '&lt;', '<', '>', '|', '*', '`', '\u0000', '\u202e', '😀', '\ud800', ':rotating_light:',
+  // Teams Markdown and card functions; Google Chat mentions, links and card HTML.
+  '[refund](https://evil.example)', '**bold**', '_it_', '\n- item', '\n1. first', '<at>Jane Doe</at>', '{{DATE(2020-01-01T00:00:00Z)}}',
+  '<users/all>', '<users/123>', '<https://evil.example|label>', '<b>', '<a href="https://evil.example">x</a>', '<br>', '&amp;', '界',
 );
 const text = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 60 }),
@@ -58,34 +66,58 @@ const headers = fc.record(
 
 describe('the relay handler, for arbitrary requests', () => {
   let slack: FakeSlack;
+  let teams: FakeChat;
+  let chat: FakeChat;
   let relay: Relay;
   const logs: string[] = [];
 
   beforeAll(async () => {
-    slack = await startFakeSlack();
+    [slack, teams, chat] = await Promise.all([startFakeSlack(), startFakeTeams(), startFakeGoogleChat()]);
     const dir = await mkdtemp(join(tmpdir(), 'relay-prop-'));
     const file = join(dir, 'config.json');
     await writeFile(
       file,
       JSON.stringify({
         auth: { method: 'none' },
-        destinations: { default: { url: slack.url('/default') }, team: { url: slack.url('/team'), mention: MENTION } },
-        routes: [{ when: { cloudProvider: ['aws'] }, to: ['team'] }],
+        destinations: {
+          default: { url: slack.url('/default') },
+          team: { url: slack.url('/team'), mention: MENTION },
+          teams: { type: 'teams', url: teams.url(), mention: TEAMS_MENTION },
+          chat: { type: 'googlechat', url: chat.url(), mention: CHAT_MENTION },
+        },
+        routes: [
+          { when: { cloudProvider: ['aws'] }, to: ['team'] },
+          { when: {}, to: ['default', 'teams', 'chat'] },
+        ],
       }),
     );
-    relay = createRelayFromEnvironment({ RELAY_CONFIG_SECRET_ID: `file:${file}` }, { logger: createLogger({ sink: (l) => logs.push(l) }) });
+    relay = createRelayFromEnvironment({ RELAY_CONFIG_SECRET_ID: `file:${file}` }, { logger: createLogger({ sink: (l) => logs.push(l) }), metrics: memoryMetrics() });
   });
-  afterAll(() => slack?.close());
+  afterAll(() => Promise.all([slack?.close(), teams?.close(), chat?.close()]));
 
-  const checkSlackPayloads = () => {
+  const checkPayloads = () => {
     for (const received of slack.requests) {
       const payload = received.body as ReceivedMessage;
       expect(slackLimitViolations(payload)).toEqual([]);
       expect(liveSpecialForms(payload, received.path === '/team' ? MENTION : undefined)).toEqual([]);
     }
+    for (const received of teams.requests) {
+      expect(teamsViolations(received.body)).toEqual([]);
+      const [title, mention, ...rest] = teamsTexts(received.body);
+      expect(mention).toBe('<at>Jane Doe</at>');
+      // The relay's own time function, when the sender's time could be read.
+      if (rest.at(-1)?.startsWith('🕒 {{DATE(')) rest.pop();
+      for (const text of [title ?? '', ...rest]) expect(teamsLiveMarkup(text), text).toEqual([]);
+    }
+    for (const received of chat.requests) {
+      expect(googleChatViolations(received.body)).toEqual([]);
+      expect(googleChatLiveForms(received.body, CHAT_MENTION)).toEqual([]);
+    }
   };
   const invoke = async (m: string, h: Record<string, string>, b: string | undefined, base64: boolean) => {
     slack.reset();
+    teams.requests.length = 0;
+    chat.requests.length = 0;
     const event = httpApiEvent({ method: m, headers: h, ...(b === undefined ? {} : { body: b, base64 }) });
     return relay(fromHttpApiEvent(event, 'prop'), { remainingTimeMs: () => 10_000 });
   };
@@ -96,13 +128,13 @@ describe('the relay handler, for arbitrary requests', () => {
         const response = await invoke(m, h as Record<string, string>, b, base64);
         expect(CONTRACT_STATUSES.has(response.statusCode), `status ${response.statusCode}`).toBe(true);
         expect(JSON.parse(response.body).status).toBe(response.statusCode);
-        checkSlackPayloads();
+        checkPayloads();
       }),
       { numRuns: 300 },
     );
   }, 120_000);
 
-  it('turns any well-formed message into a Slack payload within limits, with no mention or link from the sender', async () => {
+  it('turns any well-formed message into Slack, Teams and Google Chat payloads within limits, with no mention, link or markup from the sender', async () => {
     const wellFormed = fc.record({
       metadata: fc.record({ object_type: fc.oneof(fc.constantFrom('anomaly_alert', 'recommendation_report', '__proto__', 'constructor', 'toString', 'hasOwnProperty'), text), timestamp: fc.oneof(text, fc.date().map((d) => (Number.isNaN(d.getTime()) ? 'x' : d.toISOString()))) }),
       payload: fc.record({ title: text, message: text, cloud_provider_type: fc.oneof(fc.constantFrom('aws', 'AZURE', 'constructor', '__proto__', 'valueOf'), text), account_id: fc.oneof(text, fc.integer()), account_name: text }),
@@ -122,8 +154,10 @@ describe('the relay handler, for arbitrary requests', () => {
         if (response.statusCode === 200) {
           delivered++;
           expect(slack.requests.length).toBeGreaterThan(0);
+          expect(teams.requests.length).toBe(1);
+          expect(chat.requests.length).toBe(1);
         }
-        checkSlackPayloads();
+        checkPayloads();
       }),
       { numRuns: 300 },
     );
