@@ -5,11 +5,16 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Context } from 'aws-lambda';
-import { startConsoleSlack } from './console-slack.js';
+import { consoleTypeOf, handleConsoleRequest } from './console-chat.js';
 import { httpApiEvent } from './http-api-event.js';
 
 const TEXT_TYPES = /^(?:text\/|application\/(?:[\w.+-]+\+)?json|application\/x-www-form-urlencoded)/i;
 const FUNCTION_TIMEOUT_MS = 15_000;
+
+const host = process.env['HOST'] ?? '127.0.0.1';
+const port = Number(process.env['PORT'] ?? 3000);
+// The console destinations live on this same server: /console/slack, /console/teams, /console/googlechat.
+const consoleBase = `http://127.0.0.1:${port}/console`;
 
 async function chooseConfiguration(): Promise<string> {
   if (process.env['RELAY_CONFIG_SECRET_ID']) return `RELAY_CONFIG_SECRET_ID=${process.env['RELAY_CONFIG_SECRET_ID']}`;
@@ -18,10 +23,9 @@ async function chooseConfiguration(): Promise<string> {
     process.env['RELAY_CONFIG_SECRET_ID'] = `file:${local}`;
     return 'relay.config.json';
   }
-  const slack = await startConsoleSlack();
   const dir = await mkdtemp(join(tmpdir(), 'cost-alert-relay-'));
   const file = join(dir, 'relay.config.json');
-  await writeFile(file, JSON.stringify({ auth: { method: 'none' }, destinations: { default: { url: slack.url } } }, null, 2));
+  await writeFile(file, JSON.stringify({ auth: { method: 'none' }, destinations: { default: { url: `${consoleBase}/slack` } } }, null, 2));
   process.env['RELAY_CONFIG_SECRET_ID'] = `file:${file}`;
   return 'embedded default (no authentication, messages printed here instead of posted)';
 }
@@ -32,8 +36,6 @@ process.env['POWERTOOLS_METRICS_DISABLED'] ??= 'true';
 // Imported only now: the handler reads its environment when its module loads, as on Lambda.
 const { handler } = await import('../functions/webhook-relay/handler.js');
 
-const host = process.env['HOST'] ?? '127.0.0.1';
-const port = Number(process.env['PORT'] ?? 3000);
 let invocation = 0;
 
 const server = createServer((req, res) => {
@@ -41,6 +43,11 @@ const server = createServer((req, res) => {
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', async () => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const consoleType = consoleTypeOf(path);
+    if (consoleType) {
+      handleConsoleRequest(consoleType, req, res, Buffer.concat(chunks));
+      return;
+    }
     if (path !== '/webhook') {
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"Not Found"}');
       return;
@@ -85,5 +92,6 @@ server.on('error', (error: NodeJS.ErrnoException) => {
 server.listen(port, host, () => {
   console.log(`Cost Alert Relay listening on http://${host}:${port}/webhook`);
   console.log(`configuration: ${source}`);
+  console.log(`console destinations (print instead of post): ${consoleBase}/slack, ${consoleBase}/teams, ${consoleBase}/googlechat`);
   console.log('try: npm run send -- events/anomaly-alert.json');
 });

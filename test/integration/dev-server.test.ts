@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,5 +65,56 @@ describe('npm start (local dev server) with the embedded default configuration',
     const sent = await run([join(root, 'scripts/send.ts'), join(root, 'events/bad/missing-payload.json'), '--url', url], {});
     expect(sent.out).toContain('HTTP 422');
     expect(sent.code).toBe(1);
+  });
+});
+
+describe('npm start with a relay.config.json naming Teams and Google Chat console destinations', () => {
+  let server: ChildProcess;
+  let output = '';
+  let url = '';
+
+  beforeAll(async () => {
+    const port = await freePort();
+    url = `http://127.0.0.1:${port}/webhook`;
+    const cwd = await mkdtemp(join(tmpdir(), 'relay-dev-'));
+    const consoleUrl = (type: string) => `http://127.0.0.1:${port}/console/${type}`;
+    await writeFile(
+      join(cwd, 'relay.config.json'),
+      JSON.stringify({
+        auth: { method: 'none' },
+        destinations: {
+          default: { url: consoleUrl('slack') },
+          teams: { type: 'teams', url: consoleUrl('teams') },
+          chat: { type: 'googlechat', url: consoleUrl('googlechat') },
+        },
+        routes: [{ when: { objectType: ['anomaly_alert'] }, to: ['default', 'teams', 'chat'] }],
+      }),
+    );
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port) };
+    delete env['RELAY_CONFIG_SECRET_ID'];
+    server = spawn(tsx, [join(root, 'scripts/dev-server.ts')], { cwd, env });
+    server.stdout?.on('data', (c: Buffer) => (output += c.toString()));
+    server.stderr?.on('data', (c: Buffer) => (output += c.toString()));
+    const deadline = Date.now() + 20_000;
+    while (!output.includes('listening on') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  });
+
+  afterAll(() => {
+    server?.kill();
+  });
+
+  it('previews the alert as a Slack message, a Teams card and a Google Chat card', async () => {
+    const sent = await run([join(root, 'scripts/send.ts'), join(root, 'events/anomaly-alert.json'), '--url', url], {});
+    expect(sent.out).toContain('HTTP 200');
+    const deadline = Date.now() + 5_000;
+    while (!output.includes('Card Builder') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(output).toContain('configuration: relay.config.json');
+    expect(output).toContain('https://app.slack.com/block-kit-builder#');
+    expect(output).toContain('── Microsoft Teams card (console destination) ──');
+    expect(output).toContain('Adaptive Cards Designer');
+    expect(output).toContain('"version": "1.4"');
+    expect(output).toContain('── Google Chat message (console destination) ──');
+    expect(output).toContain('"decoratedText"');
+    expect(output).toMatch(/thread key: cost-alert-[0-9a-f]{32}/);
   });
 });

@@ -1,0 +1,109 @@
+// The console destination of `npm start`: plays Slack, Teams and Google Chat on loopback and
+// prints what each would show, with a way to preview it in the service's own designer.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+interface SlackBlock {
+  type: string;
+  text?: { text: string };
+  fields?: Array<{ text: string }>;
+  elements?: Array<{ text: string }>;
+}
+interface CardElement {
+  type: string;
+  text?: string;
+  facts?: Array<{ title: string; value: string }>;
+}
+
+export const CONSOLE_TYPES = ['slack', 'teams', 'googlechat'] as const;
+export type ConsoleType = (typeof CONSOLE_TYPES)[number];
+
+const bold = (text: string) => `\x1b[1m${text}\x1b[0m`;
+const dim = (text: string) => `\x1b[2m${text}\x1b[0m`;
+
+export function blockKitBuilderLink(blocks: unknown): string {
+  return `https://app.slack.com/block-kit-builder#${encodeURIComponent(JSON.stringify({ blocks }))}`;
+}
+
+/** A rough terminal rendering of a Block Kit message, enough to see what a channel would show. */
+export function renderSlack(message: { text?: string; blocks?: SlackBlock[] }): string {
+  const lines: string[] = [];
+  for (const block of message.blocks ?? []) {
+    if (block.type === 'header' && block.text) lines.push(bold(block.text.text));
+    if (block.type === 'section' && block.text) lines.push(block.text.text);
+    if (block.type === 'section' && block.fields) lines.push(block.fields.map((f) => f.text.replace('\n', ' ')).join('   '));
+    if (block.type === 'context' && block.elements) lines.push(dim(block.elements.map((e) => e.text).join('  ')));
+  }
+  return lines.join('\n');
+}
+
+function renderCard(elements: CardElement[]): string {
+  return elements
+    .map((e, i) => {
+      if (e.type === 'FactSet') return (e.facts ?? []).map((f) => `${f.title}: ${f.value}`).join('   ');
+      return i === 0 ? bold(e.text ?? '') : (e.text ?? '');
+    })
+    .join('\n');
+}
+
+/** What each type prints, and how the console answers like the real service. */
+const CONSOLES: Record<ConsoleType, { show(body: unknown): string[]; answer(res: ServerResponse): void }> = {
+  slack: {
+    show: (body) => {
+      const message = body as { text?: string; blocks?: SlackBlock[] };
+      return [
+        `\n── Slack message (console destination) ──\n${renderSlack(message)}\n`,
+        `notification text: ${message.text ?? ''}`,
+        `preview in Block Kit Builder: ${blockKitBuilderLink(message.blocks ?? [])}\n`,
+      ];
+    },
+    answer: (res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'),
+  },
+  teams: {
+    show: (body) => {
+      const card = (body as { attachments?: Array<{ content?: { body?: CardElement[] } }> }).attachments?.[0]?.content;
+      return [
+        `\n── Microsoft Teams card (console destination) ──\n${renderCard(card?.body ?? [])}\n`,
+        'card JSON (paste into the Adaptive Cards Designer, https://adaptivecards.io/designer, host app "Microsoft Teams"):',
+        `${JSON.stringify(card, null, 2)}\n`,
+      ];
+    },
+    // A workflow answers 202 with no body: the run is only queued.
+    answer: (res) => res.writeHead(202).end(),
+  },
+  googlechat: {
+    show: (body) => {
+      const message = body as { text?: string; cardsV2?: Array<{ card?: unknown }>; thread?: { threadKey?: string } };
+      return [
+        `\n── Google Chat message (console destination) ──\n${message.text ?? ''}\n`,
+        `thread key: ${message.thread?.threadKey ?? ''}`,
+        'card JSON (paste into the Card Builder, https://addons.gsuite.google.com/uikit/builder):',
+        `${JSON.stringify(message.cardsV2?.[0]?.card, null, 2)}\n`,
+      ];
+    },
+    answer: (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"name":"spaces/CONSOLE/messages/1"}'),
+  },
+};
+
+/** The console type a request path asks for: `/console/teams`, …; plain `/console` is Slack. */
+export function consoleTypeOf(path: string): ConsoleType | undefined {
+  if (path === '/console') return 'slack';
+  const type = /^\/console\/([a-z]+)$/.exec(path)?.[1];
+  return CONSOLE_TYPES.find((t) => t === type);
+}
+
+/** Handles one request to a console path: prints the preview, answers as the service would. */
+export function handleConsoleRequest(type: ConsoleType, req: IncomingMessage, res: ServerResponse, body: Buffer, print: (text: string) => void = console.log): void {
+  if (req.method !== 'POST') {
+    res.writeHead(405).end();
+    return;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    res.writeHead(400, { 'content-type': 'text/plain' }).end('invalid_payload');
+    return;
+  }
+  for (const line of CONSOLES[type].show(parsed)) print(line);
+  CONSOLES[type].answer(res);
+}
