@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { alertView, isoSeconds, summaryLine, type AlertView } from '../format/alert.js';
+import { alertView, isoSeconds, type AlertView } from '../format/alert.js';
 import { fitWithin, withoutControls } from '../format/fit.js';
 import { ELLIPSIS, singleLine, truncate } from '../format/text.js';
 import type { WebhookMessage } from '../message/schema.js';
@@ -16,7 +16,7 @@ export interface GoogleChatMessage {
 /** A message is at most 32,000 bytes, text and cards together. */
 export const GOOGLE_CHAT_MAX_BYTES = 32_000;
 /** Clients cut `text` beyond 4,096 characters; a notification needs far less. */
-export const GOOGLE_CHAT_LIMITS = { text: 600, title: 200, subtitle: 200, body: 6_000, fact: 250, time: 100 } as const;
+export const GOOGLE_CHAT_LIMITS = { text: 300, title: 200, subtitle: 200, body: 6_000, fact: 250, time: 100 } as const;
 
 /** Sender text made inert in a message's `text`: no `<` or `>` left to open a link or a mention. */
 export function escapeGoogleChatText(text: string): string {
@@ -63,9 +63,10 @@ function build(view: AlertView, threadKey: string, mention: string | undefined, 
     title: truncate(withoutControls(`${view.emoji} ${view.title}`), GOOGLE_CHAT_LIMITS.title),
     ...(account ? { subtitle: truncate(withoutControls(`${view.kind} · ${account}`), GOOGLE_CHAT_LIMITS.subtitle) } : { subtitle: view.kind }),
   };
-  // The configured mention is the only live `<…>` in the text.
+  // The configured mention is the only live `<…>` in the text. Chat shows the text above the
+  // card, so it names the alert without repeating the message the card shows.
   const prefix = mention ? `${mention} ` : '';
-  const text = prefix + truncate(escapeGoogleChatText(`${view.emoji} ${summaryLine(view)}`), GOOGLE_CHAT_LIMITS.text - prefix.length);
+  const text = prefix + truncate(escapeGoogleChatText(`${view.emoji} ${view.title}`), GOOGLE_CHAT_LIMITS.text - prefix.length);
   return { text, cardsV2: [{ cardId: 'cost-alert', card: { header, sections: [{ widgets }] } }], thread: { threadKey } };
 }
 
