@@ -1,25 +1,14 @@
 import type { FetchFunction } from '@slack/webhook';
 import type { PostOptions, PostOutcome } from '../delivery/chat-service.js';
-import { createJsonPoster, errorObjectOf, reasonWord, type PostAnswer } from '../http/post-json.js';
-import { parseRetryAfterMs } from '../shared/retry-after.js';
+import { classifyJsonErrorAnswer, createJsonPoster } from '../http/post-json.js';
 import type { GoogleChatMessage } from './format.js';
 
 /**
  * Reduces Google Chat's answer to an outcome. Errors are Google API errors,
  * `{"error":{"code":403,"status":"PERMISSION_DENIED",…}}`; the status becomes the reason.
+ * RESOURCE_EXHAUSTED (429) promises no Retry-After, so the core's backoff usually decides.
  */
-export function classifyGoogleChatAnswer({ status, body, retryAfter }: PostAnswer): PostOutcome {
-  if (status >= 200 && status < 300) return { kind: 'delivered' };
-  const reason = reasonWord(errorObjectOf(body)?.['status']) ?? `http_${status}`;
-  if (status === 429) {
-    // RESOURCE_EXHAUSTED promises no Retry-After; without one the core's backoff decides.
-    const retryAfterMs = parseRetryAfterMs(retryAfter);
-    return { kind: 'retryable', reason, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
-  }
-  if (status >= 500 || status === 408) return { kind: 'retryable', reason };
-  // A deleted webhook, a wrong URL, a Workspace that forbids webhooks, an invalid card.
-  return { kind: 'refused', reason };
-}
+export const classifyGoogleChatAnswer = classifyJsonErrorAnswer('status');
 
 /** Without this option Google Chat ignores `thread.threadKey` and starts a new thread for every post. */
 export const REPLY_OPTION = 'messageReplyOption=REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD';

@@ -1,5 +1,6 @@
 import type { FetchFunction } from '@slack/webhook';
 import type { PostOptions, PostOutcome } from '../delivery/chat-service.js';
+import { parseRetryAfterMs } from '../shared/retry-after.js';
 import { fetchOverNodeHttp, RedirectRefusedError } from './fetch-over-node-http.js';
 
 /** What a chat service answered, reduced to what its classifier needs. */
@@ -60,4 +61,23 @@ export function reasonWord(code: unknown): string | undefined {
     .replace(/([a-z])([A-Z])/g, '$1_$2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
     .toLowerCase();
+}
+
+/**
+ * The answer classifier of a service whose errors are JSON `{"error":{…}}` with a word under
+ * `reasonField`: 2xx delivered; 429 retryable (its Retry-After honoured, the core's backoff
+ * without one); 408 and 5xx retryable (the service's timeout or trouble, not a judgement on the
+ * message); any other status refused, for an operator to act on.
+ */
+export function classifyJsonErrorAnswer(reasonField: string): AnswerClassifier {
+  return ({ status, body, retryAfter }) => {
+    if (status >= 200 && status < 300) return { kind: 'delivered' };
+    const reason = reasonWord(errorObjectOf(body)?.[reasonField]) ?? `http_${status}`;
+    if (status === 429) {
+      const retryAfterMs = parseRetryAfterMs(retryAfter);
+      return { kind: 'retryable', reason, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+    }
+    if (status >= 500 || status === 408) return { kind: 'retryable', reason };
+    return { kind: 'refused', reason };
+  };
 }

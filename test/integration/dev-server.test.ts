@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,41 +19,58 @@ function run(args: string[], env: Record<string, string>, cwd = root): Promise<{
   });
 }
 
-describe('npm start (local dev server) with the embedded default configuration', () => {
-  let server: ChildProcess;
+interface DevServer {
+  url: string;
+  port: number;
+  output(): string;
+  /** Resolves once the output contains `text`, or after `timeoutMs`. */
+  waitFor(text: string, timeoutMs?: number): Promise<void>;
+  stop(): void;
+}
+
+/** `npm start` in `cwd`, on a free port, without a RELAY_CONFIG_SECRET_ID from this shell. */
+async function startDevServer(prepare: (cwd: string, port: number) => Promise<void> = async () => {}): Promise<DevServer> {
+  const port = await freePort();
+  const cwd = await mkdtemp(join(tmpdir(), 'relay-dev-'));
+  await prepare(cwd, port);
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port) };
+  delete env['RELAY_CONFIG_SECRET_ID'];
+  const child = spawn(tsx, [join(root, 'scripts/dev-server.ts')], { cwd, env });
   let output = '';
+  child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
+  const waitFor = async (text: string, timeoutMs = 5_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!output.includes(text) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  };
+  await waitFor('listening on', 20_000);
+  return { url: `http://127.0.0.1:${port}/webhook`, port, output: () => output, waitFor, stop: () => child.kill() };
+}
+
+describe('npm start (local dev server) with the embedded default configuration', () => {
+  // An empty working directory: no relay.config.json, no RELAY_CONFIG_SECRET_ID.
+  let server: DevServer;
   let url = '';
+  const output = () => server.output();
 
   beforeAll(async () => {
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}/webhook`;
-    // An empty working directory: no relay.config.json, no RELAY_CONFIG_SECRET_ID.
-    const cwd = await mkdtemp(join(tmpdir(), 'relay-dev-'));
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port) };
-    delete env['RELAY_CONFIG_SECRET_ID'];
-    server = spawn(tsx, [join(root, 'scripts/dev-server.ts')], { cwd, env });
-    server.stdout?.on('data', (c: Buffer) => (output += c.toString()));
-    server.stderr?.on('data', (c: Buffer) => (output += c.toString()));
-    const deadline = Date.now() + 20_000;
-    while (!output.includes('listening on') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    server = await startDevServer();
+    url = server.url;
   });
 
-  afterAll(() => {
-    server?.kill();
-  });
+  afterAll(() => server?.stop());
 
   it('prints the formatted Slack message for a sample sent with npm run send', async () => {
     const sent = await run([join(root, 'scripts/send.ts'), join(root, 'events/anomaly-alert.json'), '--url', url], {});
     expect(sent.out).toContain('HTTP 200');
-    const deadline = Date.now() + 5_000;
-    while (!output.includes('Block Kit Builder') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect(output).toContain('embedded default');
-    expect(output).toContain('Cost anomaly detected: Amazon EC2 in us-east-1');
-    expect(output).toContain('https://app.slack.com/block-kit-builder#');
+    await server.waitFor('Block Kit Builder');
+    expect(output()).toContain('embedded default');
+    expect(output()).toContain('Cost anomaly detected: Amazon EC2 in us-east-1');
+    expect(output()).toContain('https://app.slack.com/block-kit-builder#');
   });
 
   it('keeps metric lines out of the console, and a second server on the same port says what to do', async () => {
-    expect(output).not.toContain('"_aws"');
+    expect(output()).not.toContain('"_aws"');
     const port = new URL(url).port;
     const second = await run([join(root, 'scripts/dev-server.ts')], { PORT: port, RELAY_CONFIG_SECRET_ID: '' });
     expect(second.code).toBe(1);
@@ -69,45 +86,33 @@ describe('npm start (local dev server) with the embedded default configuration',
 });
 
 describe('npm start with a relay.config.json naming Teams and Google Chat console destinations', () => {
-  let server: ChildProcess;
-  let output = '';
-  let url = '';
+  let server: DevServer;
 
   beforeAll(async () => {
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}/webhook`;
-    const cwd = await mkdtemp(join(tmpdir(), 'relay-dev-'));
-    const consoleUrl = (type: string) => `http://127.0.0.1:${port}/console/${type}`;
-    await writeFile(
-      join(cwd, 'relay.config.json'),
-      JSON.stringify({
-        auth: { method: 'none' },
-        destinations: {
-          default: { url: consoleUrl('slack') },
-          teams: { type: 'teams', url: consoleUrl('teams') },
-          chat: { type: 'googlechat', url: consoleUrl('googlechat') },
-        },
-        routes: [{ when: { objectType: ['anomaly_alert'] }, to: ['default', 'teams', 'chat'] }],
-      }),
-    );
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port) };
-    delete env['RELAY_CONFIG_SECRET_ID'];
-    server = spawn(tsx, [join(root, 'scripts/dev-server.ts')], { cwd, env });
-    server.stdout?.on('data', (c: Buffer) => (output += c.toString()));
-    server.stderr?.on('data', (c: Buffer) => (output += c.toString()));
-    const deadline = Date.now() + 20_000;
-    while (!output.includes('listening on') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    server = await startDevServer(async (cwd, port) => {
+      const consoleUrl = (type: string) => `http://127.0.0.1:${port}/console/${type}`;
+      await writeFile(
+        join(cwd, 'relay.config.json'),
+        JSON.stringify({
+          auth: { method: 'none' },
+          destinations: {
+            default: { url: consoleUrl('slack') },
+            teams: { type: 'teams', url: consoleUrl('teams') },
+            chat: { type: 'googlechat', url: consoleUrl('googlechat') },
+          },
+          routes: [{ when: { objectType: ['anomaly_alert'] }, to: ['default', 'teams', 'chat'] }],
+        }),
+      );
+    });
   });
 
-  afterAll(() => {
-    server?.kill();
-  });
+  afterAll(() => server?.stop());
 
   it('previews the alert as a Slack message, a Teams card and a Google Chat card', async () => {
-    const sent = await run([join(root, 'scripts/send.ts'), join(root, 'events/anomaly-alert.json'), '--url', url], {});
+    const sent = await run([join(root, 'scripts/send.ts'), join(root, 'events/anomaly-alert.json'), '--url', server.url], {});
     expect(sent.out).toContain('HTTP 200');
-    const deadline = Date.now() + 5_000;
-    while (!output.includes('Card Builder') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await server.waitFor('Card Builder');
+    const output = server.output();
     expect(output).toContain('configuration: relay.config.json');
     expect(output).toContain('https://app.slack.com/block-kit-builder#');
     expect(output).toContain('── Microsoft Teams card (console destination) ──');
