@@ -58,10 +58,10 @@ function build(view: AlertView, threadKey: string, mention: string | undefined, 
   if (time) widgets.push({ decoratedText: { topLabel: 'Time', text: cardText(time, GOOGLE_CHAT_LIMITS.time) } });
 
   const account = view.facts.find((f) => f.label === 'Account')?.value;
-  // The header renders as plain text; only controls need to go.
+  // The header renders as plain text; alertView has already dropped control characters.
   const header = {
-    title: truncate(withoutControls(`${view.emoji} ${view.title}`), GOOGLE_CHAT_LIMITS.title),
-    ...(account ? { subtitle: truncate(withoutControls(`${view.kind} · ${account}`), GOOGLE_CHAT_LIMITS.subtitle) } : { subtitle: view.kind }),
+    title: truncate(`${view.emoji} ${view.title}`, GOOGLE_CHAT_LIMITS.title),
+    subtitle: truncate(account ? `${view.kind} · ${account}` : view.kind, GOOGLE_CHAT_LIMITS.subtitle),
   };
   // The configured mention is the only live `<…>` in the text. Chat shows the text above the
   // card, so it names the alert without repeating the message the card shows.

@@ -117,6 +117,12 @@ describe('Google Chat card', () => {
     expect(escapeGoogleChatText('<users/all> *bold* <url|x>')).toBe('‹users/all› *bold* ‹url|x›');
   });
 
+  it('keeps a huge kind within budget when no account is given (the kind is then the subtitle)', () => {
+    const out = chat({ metadata: { object_type: '<!channel> & '.repeat(3_000) }, payload: { message: '!' } });
+    expect(googleChatViolations(out)).toEqual([]);
+    expect(out.cardsV2[0].card.header.subtitle?.endsWith('…')).toBe(true);
+  });
+
   it.each(hugeInputs.map((text, i) => [i, text] as const))('keeps 58 KiB of input (#%i) within 32,000 bytes and 4,096 characters of text', (_i, text) => {
     const out = chat({ metadata: { object_type: 'anomaly_alert' }, payload: { title: text, message: text, account_name: text, account_id: text, cloud_provider_type: text } }, '<users/123>');
     expect(googleChatViolations(out)).toEqual([]);
