@@ -60,9 +60,9 @@ export function escapeTeamsText(text: string): string {
     withoutControls(text)
       .replace(/[*_[\]<>]/g, (c) => LOOK_ALIKES.get(c) ?? c)
       // A no-break space after a list marker keeps the line a line, not a list item.
-      .replace(/^([ \t]*(?:[-+]|\d{1,9}[.)]))[ \t]/gm, '$1\u00A0')
+      .replace(/^([ \t]*(?:[-+]|\d+[.)]))[ \t]/gm, '$1\u00A0')
       // `{{DATE(…)}}` and the like are card functions; text from the sender must not call them.
-      .replace(/\{\{/g, '{\u200B{')
+      .replace(/\{(?=\{)/g, '{\u200B')
   );
 }
 

@@ -57,6 +57,9 @@ describe('Teams Adaptive Card', () => {
   it('neutralises list markers and card functions but keeps the words', () => {
     expect(escapeTeamsText('- a\n  + b\n10. c\nplain - dash')).toBe('-\u00A0a\n  +\u00A0b\n10.\u00A0c\nplain - dash');
     expect(escapeTeamsText('{{DATE(x)}}')).toBe('{\u200B{DATE(x)}}');
+    // Found by the property test: a third brace must not leave a pair behind.
+    expect(escapeTeamsText('{{{DATE(x)}}')).toBe('{\u200B{\u200B{DATE(x)}}');
+    expect(teamsLiveMarkup(escapeTeamsText('{{{{TIME(x)}}'))).toEqual([]);
     expect(escapeTeamsText('tab\there\r\nbell\u0007')).toBe('tab\there\nbell');
   });
 
