@@ -56,11 +56,12 @@ export interface AlertView {
 
 export function alertView(message: WebhookMessage): AlertView {
   const { metadata } = message;
-  // Control characters show as nothing (or boxes) in every chat, yet cost bytes: they go first.
+  // Control characters show as nothing (or boxes) in every chat, yet cost bytes: they go first,
+  // so every text of the view is free of them.
   const payload = Object.fromEntries(
     Object.entries(message.payload).map(([key, value]) => [key, value === undefined ? undefined : withoutControls(value)]),
   ) as WebhookMessage['payload'];
-  const kind = kindLabel(metadata.object_type);
+  const kind = kindLabel(withoutControls(metadata.object_type));
   const emojis = KNOWN_KINDS.get(metadata.object_type) ?? DEFAULT_EMOJI;
   const facts: Array<[string, string | undefined]> = [
     ['Kind', kind],
@@ -87,8 +88,3 @@ export function alertView(message: WebhookMessage): AlertView {
 /** `2026-01-01T00:00:00Z`: the form both Slack's fallback and Adaptive Cards' DATE() take. */
 export const isoSeconds = (epoch: number): string => new Date(epoch * 1000).toISOString().replace('.000Z', 'Z');
 
-/** A one-line summary for notifications: kind, title and as much of the message as fits. */
-export function summaryLine(view: AlertView): string {
-  const summary = view.body ? `${view.title}: ${singleLine(view.body)}` : view.title;
-  return `${view.kind} – ${summary}`;
-}

@@ -1,6 +1,6 @@
 export const ELLIPSIS = '…';
 
-/** Slack's three control characters; replacing them neutralises every `<...>` special form. */
+/** Slack's three control characters, which are also what makes HTML: replacing them neutralises every `<...>` special form and every tag. */
 export function escapeMrkdwn(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }

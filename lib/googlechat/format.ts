@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { alertView, isoSeconds, type AlertView } from '../format/alert.js';
-import { fitWithin, withoutControls } from '../format/fit.js';
-import { ELLIPSIS, singleLine, truncate } from '../format/text.js';
+import { fitWithin } from '../format/fit.js';
+import { escapeAndTruncate, escapeMrkdwn, singleLine, truncate } from '../format/text.js';
 import type { WebhookMessage } from '../message/schema.js';
 
 export type Widget = { decoratedText: { topLabel: string; text: string; wrapText?: boolean } } | { textParagraph: { text: string } };
@@ -20,20 +20,14 @@ export const GOOGLE_CHAT_LIMITS = { text: 300, title: 200, subtitle: 200, body: 
 
 /** Sender text made inert in a message's `text`: no `<` or `>` left to open a link or a mention. */
 export function escapeGoogleChatText(text: string): string {
-  return withoutControls(text).replace(/</g, '‹').replace(/>/g, '›');
+  return text.replace(/</g, '‹').replace(/>/g, '›');
 }
 
-/** Sender text made inert in card text, where an HTML subset renders: no tag or link survives. */
-export function escapeCardHtml(text: string): string {
-  return withoutControls(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
+/** Sender text made inert in card text, where an HTML subset renders: the same three entities Slack needs. */
+export const escapeCardHtml = escapeMrkdwn;
 
 /** Escaped card text of at most `max` characters, never ending in half an entity; newlines as `<br>`. */
-function cardText(text: string, max: number): string {
-  const escaped = escapeCardHtml(text);
-  const cut = escaped.length <= max ? escaped : truncate(escaped, max).replace(/&[a-z]{0,3}…$/, ELLIPSIS);
-  return cut.replace(/\n/g, '<br>');
-}
+const cardText = (text: string, max: number): string => escapeAndTruncate(text, max).replace(/\n/g, '<br>');
 
 /**
  * Alerts of one kind, for one account and title, share a thread. A hash, so that the key

@@ -1,6 +1,6 @@
 import type { WebhookMessage } from '../message/schema.js';
-import { alertView, isoSeconds, summaryLine, type AlertView } from '../format/alert.js';
-import { escapeAndTruncate, truncate } from '../format/text.js';
+import { alertView, isoSeconds, type AlertView } from '../format/alert.js';
+import { escapeAndTruncate, singleLine, truncate } from '../format/text.js';
 
 export interface PlainText {
   type: 'plain_text';
@@ -40,6 +40,12 @@ function timeText(view: AlertView): string | undefined {
   if (view.rawTime !== undefined) return escapeAndTruncate(view.rawTime, LIMITS.context - 20);
   if (view.epoch === undefined) return undefined;
   return `<!date^${view.epoch}^{date_short_pretty} {time}|${isoSeconds(view.epoch)}>`;
+}
+
+/** The notification text: kind, title and as much of the message as fits. */
+function summaryLine(view: AlertView): string {
+  const summary = view.body ? `${view.title}: ${singleLine(view.body)}` : view.title;
+  return `${view.kind} – ${summary}`;
 }
 
 /**
