@@ -1,7 +1,8 @@
-// Builds every functions/<name>/handler.ts to dist/<name>/index.mjs with the one configuration.
+// Builds every functions/<name>/handler.ts to dist/<name>/index.mjs (and the chunks it imports)
+// with the one configuration.
 import { build } from 'esbuild';
 import { existsSync, readdirSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { bundleOptions } from './esbuild-options.mjs';
 
@@ -11,15 +12,18 @@ const functions = readdirSync(join(root, 'functions')).filter((name) =>
 );
 
 // dist/<name>/ is exactly what the template deploys, so the esbuild metafile (for the size
-// figures and template checks) and the source map live apart, in dist/meta/.
+// figures and template checks) and the source maps live apart, in dist/meta/.
 const metaDir = join(root, 'dist', 'meta');
 await rm(join(root, 'dist'), { recursive: true, force: true });
 await mkdir(metaDir, { recursive: true });
 for (const name of functions) {
   const outdir = join(root, 'dist', name);
-  await mkdir(outdir, { recursive: true });
-  const result = await build(bundleOptions(join(root, 'functions', name, 'handler.ts'), join(outdir, 'index.mjs')));
+  const result = await build(bundleOptions(join(root, 'functions', name, 'handler.ts'), outdir));
   await writeFile(join(metaDir, `${name}.json`), JSON.stringify(result.metafile));
-  await rename(join(outdir, 'index.mjs.map'), join(metaDir, `${name}.index.mjs.map`));
+  const maps = join(metaDir, `${name}.maps`);
+  await mkdir(maps, { recursive: true });
+  for (const file of await readdir(outdir)) {
+    if (file.endsWith('.map')) await rename(join(outdir, file), join(maps, file));
+  }
   console.log(`built dist/${name}/index.mjs`);
 }

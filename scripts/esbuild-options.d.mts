@@ -1,3 +1,4 @@
-import type { BuildOptions } from 'esbuild';
+import type { BuildOptions, Plugin } from 'esbuild';
 
-export function bundleOptions(entry: string, outfile: string): BuildOptions & { metafile: true };
+export const builtinsWithoutEsmImport: Plugin;
+export function bundleOptions(entry: string, outdir: string): BuildOptions & { metafile: true };
