@@ -1,10 +1,9 @@
 // Builds every functions/<name>/handler.ts to dist/<name>/index.mjs (and the chunks it imports)
 // with the one configuration.
-import { build } from 'esbuild';
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { bundleOptions } from './esbuild-options.mjs';
+import { buildFunction } from './esbuild-options.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const functions = readdirSync(join(root, 'functions')).filter((name) =>
@@ -18,8 +17,8 @@ await rm(join(root, 'dist'), { recursive: true, force: true });
 await mkdir(metaDir, { recursive: true });
 for (const name of functions) {
   const outdir = join(root, 'dist', name);
-  const result = await build(bundleOptions(join(root, 'functions', name, 'handler.ts'), outdir));
-  await writeFile(join(metaDir, `${name}.json`), JSON.stringify(result.metafile));
+  const metafile = await buildFunction(join(root, 'functions', name, 'handler.ts'), outdir);
+  await writeFile(join(metaDir, `${name}.json`), JSON.stringify(metafile));
   const maps = join(metaDir, `${name}.maps`);
   await mkdir(maps, { recursive: true });
   for (const file of await readdir(outdir)) {

@@ -1,6 +1,8 @@
 // The one esbuild configuration for what is tested, benchmarked and deployed. The build and the
 // benchmark's floors all use it, so their bundles differ only in their source.
+import { build } from 'esbuild';
 import { builtinModules } from 'node:module';
+import { join } from 'node:path';
 
 const BUILTINS = new Set(builtinModules);
 const BUILTIN_NAMESPACE = 'node-builtin';
@@ -27,12 +29,35 @@ export const builtinsWithoutEsmImport = {
   },
 };
 
+/** The file a package that is imported dynamically is bundled to, beside the importer. */
+export const lazyFileName = (specifier) => `lazy-${specifier.replace(/^@/, '').replace(/[^a-zA-Z0-9]+/g, '-')}.mjs`;
+
+/**
+ * A package imported with `import()` (SQS, the SDK's credential chain, JOSE) becomes a bundle
+ * of its own, `lazy-<package>.mjs`, built separately. esbuild's own code splitting would put
+ * the files such a package shares with the cold path (the SDK's barrel modules: 70 KiB for
+ * SigV4 alone) into chunks that the cold path imports; a separate bundle keeps every byte of
+ * it off the cold path, at the price of a second copy of what they share.
+ */
+function lazyPackages(found) {
+  return {
+    name: 'lazy-packages',
+    setup(build) {
+      build.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (args.kind !== 'dynamic-import') return undefined;
+        found.add(args.path);
+        return { path: `./${lazyFileName(args.path)}`, external: true };
+      });
+    },
+  };
+}
+
 /**
  * esbuild options that bundle `entry` into `outdir/index.mjs`, with the chunks it imports
- * beside it (the folder is what is deployed). Code that is imported dynamically (the SDK's
- * credential chain, SQS, JOSE) sits in chunks that a cold start without them never parses.
+ * beside it (the folder is what is deployed). Packages it imports dynamically are added to
+ * `lazy`, for buildFunction to bundle.
  */
-export function bundleOptions(entry, outdir) {
+export function bundleOptions(entry, outdir, lazy = new Set()) {
   return {
     entryPoints: { index: entry },
     outdir,
@@ -52,8 +77,36 @@ export function bundleOptions(entry, outdir) {
     // Prefer ESM builds (the AWS SDK ships both) so unused code can be tree-shaken.
     mainFields: ['module', 'main'],
     logLevel: 'warning',
-    plugins: [builtinsWithoutEsmImport],
+    plugins: [builtinsWithoutEsmImport, lazyPackages(lazy)],
     // Bundled CommonJS dependencies may call require(); built without an ESM import of node:module.
     banner: { js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);" },
   };
+}
+
+/**
+ * Builds one function (or a benchmark floor): `entry` to `outdir/index.mjs`, then every
+ * package it imports dynamically, and theirs, each to its own `lazy-*.mjs`. Returns the
+ * esbuild metafile of all of them.
+ */
+export async function buildFunction(entry, outdir) {
+  const pending = new Set();
+  const metafile = (await build(bundleOptions(entry, outdir, pending))).metafile;
+  const built = new Set();
+  for (const specifier of pending) {
+    if (built.has(specifier)) continue;
+    built.add(specifier);
+    const name = lazyFileName(specifier).replace(/\.mjs$/, '');
+    const options = bundleOptions(entry, outdir, pending);
+    const result = await build({
+      ...options,
+      entryPoints: undefined,
+      stdin: { contents: `export * from ${JSON.stringify(specifier)};`, resolveDir: join(outdir, '..'), sourcefile: `${name}.js` },
+      outdir: undefined,
+      outfile: join(outdir, `${name}.mjs`),
+      splitting: false,
+    });
+    Object.assign(metafile.inputs, result.metafile.inputs);
+    Object.assign(metafile.outputs, result.metafile.outputs);
+  }
+  return metafile;
 }

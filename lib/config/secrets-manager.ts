@@ -1,24 +1,25 @@
-import { GetSecretValueCommand, type GetSecretValueCommandOutput, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { AwsJsonCall } from '../aws/json-client.js';
 import { errorName } from '../shared/errors.js';
 import { ConfigUnavailableError } from './errors.js';
 import type { SecretReader } from './source.js';
 
-export function secretsManagerReader(client: SecretsManagerClient): SecretReader {
+/** Reads the configuration secret with GetSecretValue; failures are named by AWS's error code, never its message. */
+export function secretsManagerReader(secretsManager: AwsJsonCall): SecretReader {
   return {
     async getSecretString(secretId, versionStage) {
-      let output: GetSecretValueCommandOutput;
+      let output: Record<string, unknown>;
       try {
-        output = await client.send(
-          new GetSecretValueCommand({ SecretId: secretId, ...(versionStage ? { VersionStage: versionStage } : {}) }),
-        );
+        output = await secretsManager('GetSecretValue', { SecretId: secretId, ...(versionStage ? { VersionStage: versionStage } : {}) });
       } catch (error) {
         const name = errorName(error);
         throw new ConfigUnavailableError(`Cannot read the configuration secret (${name}).`, name);
       }
-      if (output.SecretString === undefined) {
+      const { SecretString, CreatedDate } = output;
+      if (typeof SecretString !== 'string') {
         throw new ConfigUnavailableError('The configuration secret has no string value.', 'no_secret_string');
       }
-      return { value: output.SecretString, ...(output.CreatedDate ? { createdDate: output.CreatedDate } : {}) };
+      // The JSON protocol sends timestamps as epoch seconds.
+      return { value: SecretString, ...(typeof CreatedDate === 'number' ? { createdDate: new Date(CreatedDate * 1000) } : {}) };
     },
   };
 }

@@ -1,4 +1,5 @@
-import { createSecretsManagerClient } from '../aws/clients.js';
+import { awsJsonClient, SECRETS_MANAGER } from '../aws/json-client.js';
+import { SECRETS_MANAGER_READ_LIMITS } from '../aws/limits.js';
 import type { Logger } from '../log/logger.js';
 import { errorReason } from '../shared/errors.js';
 import { createRefreshingCache } from './cache.js';
@@ -26,7 +27,7 @@ export function configSourceFor(secretId: string | undefined, logger: Logger, re
     return () => Promise.reject(new ConfigUnavailableError('RELAY_CONFIG_SECRET_ID is not set.', 'RELAY_CONFIG_SECRET_ID_not_set'));
   }
   if (secretId.startsWith('file:')) return fileConfigSource(secretId.slice('file:'.length));
-  return secretConfigSource(secretsManagerReader(createSecretsManagerClient()), secretId, {
+  return secretConfigSource(secretsManagerReader(awsJsonClient(SECRETS_MANAGER, { limits: SECRETS_MANAGER_READ_LIMITS })), secretId, {
     readPrevious,
     onPreviousUnavailable: (reason) =>
       logger.warn('cannot read the AWSPREVIOUS version of the configuration secret; only the current credentials are accepted', { reason }),

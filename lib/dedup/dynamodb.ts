@@ -1,4 +1,4 @@
-import type { LazyDynamo } from '../aws/clients.js';
+import type { AwsJsonCall } from '../aws/json-client.js';
 import { CLAIM_SECONDS, type ClaimOutcome, type DeliveryLedger } from './ledger.js';
 
 export interface DynamoLedgerOptions {
@@ -16,37 +16,36 @@ const isConditionFailure = (error: unknown) => (error as { name?: string } | nul
  * holds only the hashed id, a state and two times. A claim is one conditional write that
  * returns the existing item when it fails, so the first post waits for one round trip at most.
  */
-export function dynamoLedger(dynamo: LazyDynamo, options: DynamoLedgerOptions): DeliveryLedger {
+export function dynamoLedger(dynamo: AwsJsonCall, options: DynamoLedgerOptions): DeliveryLedger {
   const now = options.now ?? Date.now;
   const { tableName: TableName } = options;
-  const callOptions = (signal?: AbortSignal) => (signal ? { abortSignal: signal } : {});
 
   return {
     async claim(id, signal) {
       const t = seconds(now());
-      const { client, sdk } = await dynamo();
       try {
-        await client.send(
-            new sdk.PutItemCommand({
-              TableName,
-              Item: {
-                id: { S: id },
-                state: { S: 'claimed' },
-                claimUntil: { N: String(t + CLAIM_SECONDS) },
-                expiresAt: { N: String(t + options.windowSeconds) },
-              },
-              // Free when new, past its window (TTL deletes lazily), or a claim that outlived its attempt.
-              ConditionExpression: 'attribute_not_exists(id) OR expiresAt < :now OR (#state = :claimed AND claimUntil < :now)',
-              ExpressionAttributeNames: { '#state': 'state' },
-              ExpressionAttributeValues: { ':now': { N: String(t) }, ':claimed': { S: 'claimed' } },
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-            }),
-          callOptions(signal),
+        await dynamo(
+          'PutItem',
+          {
+            TableName,
+            Item: {
+              id: { S: id },
+              state: { S: 'claimed' },
+              claimUntil: { N: String(t + CLAIM_SECONDS) },
+              expiresAt: { N: String(t + options.windowSeconds) },
+            },
+            // Free when new, past its window (TTL deletes lazily), or a claim that outlived its attempt.
+            ConditionExpression: 'attribute_not_exists(id) OR expiresAt < :now OR (#state = :claimed AND claimUntil < :now)',
+            ExpressionAttributeNames: { '#state': 'state' },
+            ExpressionAttributeValues: { ':now': { N: String(t) }, ':claimed': { S: 'claimed' } },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+          signal,
         );
         return { kind: 'claimed' };
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
-        const state = (error as { Item?: { state?: { S?: string } } }).Item?.state?.S;
+        const state = (error as { fields?: { Item?: { state?: { S?: string } } } }).fields?.Item?.state?.S;
         const outcome: ClaimOutcome = state === 'delivered' || state === 'queued' ? { kind: 'done', state } : { kind: 'in_progress' };
         return outcome;
       }
@@ -54,28 +53,21 @@ export function dynamoLedger(dynamo: LazyDynamo, options: DynamoLedgerOptions): 
 
     async record(id, state, signal) {
       const t = seconds(now());
-      const { client, sdk } = await dynamo();
-      await client.send(
-        new sdk.PutItemCommand({
-          TableName,
-          Item: { id: { S: id }, state: { S: state }, expiresAt: { N: String(t + options.windowSeconds) } },
-        }),
-        callOptions(signal),
-      );
+      await dynamo('PutItem', { TableName, Item: { id: { S: id }, state: { S: state }, expiresAt: { N: String(t + options.windowSeconds) } } }, signal);
     },
 
     async release(id, signal) {
-      const { client, sdk } = await dynamo();
       try {
-        await client.send(
-            new sdk.DeleteItemCommand({
-              TableName,
-              Key: { id: { S: id } },
-              ConditionExpression: '#state <> :delivered',
-              ExpressionAttributeNames: { '#state': 'state' },
-              ExpressionAttributeValues: { ':delivered': { S: 'delivered' } },
-            }),
-          callOptions(signal),
+        await dynamo(
+          'DeleteItem',
+          {
+            TableName,
+            Key: { id: { S: id } },
+            ConditionExpression: '#state <> :delivered',
+            ExpressionAttributeNames: { '#state': 'state' },
+            ExpressionAttributeValues: { ':delivered': { S: 'delivered' } },
+          },
+          signal,
         );
       } catch (error) {
         // Delivered meanwhile (by a concurrent retry): that record must stay.

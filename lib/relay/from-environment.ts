@@ -1,7 +1,9 @@
 import { createAuthenticator } from '../auth/authenticate.js';
 import { createRequestAuthenticator } from '../auth/request-authenticator.js';
 import { createSsoVerifier } from '../auth/sso/verify.js';
-import { lazyDynamo, lazySqs } from '../aws/clients.js';
+import { lazySqs } from '../aws/clients.js';
+import { awsJsonClient, DYNAMODB } from '../aws/json-client.js';
+import { DYNAMODB_LIMITS } from '../aws/limits.js';
 import { dynamoLedger } from '../dedup/dynamodb.js';
 import { deliverOnce } from '../dedup/once.js';
 import { configSourceFor, createRelayConfigStore } from '../config/store.js';
@@ -59,7 +61,7 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
     sleep,
   });
   const ledger = settings.DEDUP_TABLE_NAME
-    ? dynamoLedger(lazyDynamo(), { tableName: settings.DEDUP_TABLE_NAME, windowSeconds: settings.DEDUP_WINDOW_SECONDS, now })
+    ? dynamoLedger(awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }), { tableName: settings.DEDUP_TABLE_NAME, windowSeconds: settings.DEDUP_WINDOW_SECONDS, now })
     : undefined;
   return createRelay({
     config: store,

@@ -1,4 +1,6 @@
-import { lazyDynamo, lazySqs } from '../aws/clients.js';
+import { lazySqs } from '../aws/clients.js';
+import { awsJsonClient, DYNAMODB } from '../aws/json-client.js';
+import { DYNAMODB_LIMITS } from '../aws/limits.js';
 import { dynamoLedger } from '../dedup/dynamodb.js';
 import { retryLedger } from '../dedup/once.js';
 import { configSourceFor, createRelayConfigStore } from '../config/store.js';
@@ -59,7 +61,7 @@ export function createRetryWorkerFromEnvironment(
     ...(settings.DEDUP_TABLE_NAME
       ? {
           ledger: retryLedger({
-            ledger: dynamoLedger(lazyDynamo(), { tableName: settings.DEDUP_TABLE_NAME, windowSeconds: settings.DEDUP_WINDOW_SECONDS }),
+            ledger: dynamoLedger(awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }), { tableName: settings.DEDUP_TABLE_NAME, windowSeconds: settings.DEDUP_WINDOW_SECONDS }),
             logger: log,
             metrics,
           }),

@@ -5,7 +5,7 @@ import {
   type SecretsManagerClient,
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
-import type { AwsCallLimits } from '../aws/clients.js';
+import type { AwsCallLimits } from '../aws/limits.js';
 import { errorName } from '../shared/errors.js';
 import { RotationError } from './errors.js';
 import type { RotationStore } from './store.js';

@@ -7,6 +7,8 @@ import { createRequestAuthenticator } from '../../lib/auth/request-authenticator
 import { createSsoVerifier } from '../../lib/auth/sso/verify.js';
 import type { AuthConfig } from '../../lib/config/schema.js';
 import { secretsManagerReader } from '../../lib/config/secrets-manager.js';
+import { awsJsonClient, SECRETS_MANAGER } from '../../lib/aws/json-client.js';
+import { SECRETS_MANAGER_READ_LIMITS } from '../../lib/aws/limits.js';
 import { secretConfigSource } from '../../lib/config/source.js';
 import { createRelayConfigStore } from '../../lib/config/store.js';
 import { createDelivery } from '../../lib/delivery/deliver.js';
@@ -181,7 +183,7 @@ describe.skipIf(!url)('the previous version against Secrets Manager (moto_server
     const lines: string[] = [];
     const now = () => clock.now;
     const logger = createLogger({ sink: (line) => lines.push(line), clock: () => new Date(clock.now) });
-    const source = secretConfigSource(secretsManagerReader(secretsClient(url!)), secretId, {
+    const source = secretConfigSource(secretsManagerReader(awsJsonClient(SECRETS_MANAGER, { limits: SECRETS_MANAGER_READ_LIMITS, env: awsEnvironment(url!) })), secretId, {
       onPreviousUnavailable: (reason) => logger.warn('previous version unavailable', { reason }),
     });
     const store = createRelayConfigStore({ source, ttlSeconds: 300, logger, now });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createSecretsManagerClient, lazyDynamo, lazySqs } from '../../lib/aws/clients.js';
+import { lazySqs } from '../../lib/aws/clients.js';
+import { awsJsonClient, DYNAMODB, SECRETS_MANAGER } from '../../lib/aws/json-client.js';
 import { dynamoLedger } from '../../lib/dedup/dynamodb.js';
 import { secretsManagerReader } from '../../lib/config/secrets-manager.js';
 import { newJob } from '../../lib/delivery/job.js';
@@ -80,7 +81,7 @@ describe('the SQS adapters', () => {
 });
 
 describe('the Secrets Manager reader', () => {
-  const reader = () => secretsManagerReader(createSecretsManagerClient(limits));
+  const reader = () => secretsManagerReader(awsJsonClient(SECRETS_MANAGER, { limits }));
 
   it('reads the current value with its creation date, or a named stage', async () => {
     aws.answer('secretsmanager.GetSecretValue', (call) => ({ SecretString: `value-of-${String(call.body['VersionStage'] ?? 'current')}`, CreatedDate: 1_764_000_000 }));
@@ -108,7 +109,7 @@ describe('the Secrets Manager reader', () => {
 
 describe('the DynamoDB dedup ledger', () => {
   const now = () => Date.parse('2026-11-22T12:00:00Z');
-  const ledger = () => dynamoLedger(lazyDynamo(limits), { tableName: 'seen', windowSeconds: 86_400, now });
+  const ledger = () => dynamoLedger(awsJsonClient(DYNAMODB, { limits }), { tableName: 'seen', windowSeconds: 86_400, now });
   const t = now() / 1000;
 
   it('claims with one conditional write that frees expired records and stale claims', async () => {

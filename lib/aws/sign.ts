@@ -1,0 +1,75 @@
+import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
+import { SignatureV4 } from '@smithy/signature-v4';
+import type { AwsCredentials } from './credentials.js';
+
+type SourceData = string | ArrayBuffer | ArrayBufferView;
+
+const bytes = (data: SourceData) =>
+  typeof data === 'string' ? data : ArrayBuffer.isView(data) ? Buffer.from(data.buffer, data.byteOffset, data.byteLength) : Buffer.from(data);
+
+/** SHA-256 and HMAC-SHA-256 for the signer, straight from node:crypto. */
+class NodeSha256 {
+  private hash: Hash | Hmac;
+  constructor(private readonly secret?: SourceData) {
+    this.hash = this.fresh();
+  }
+  update(data: SourceData): void {
+    this.hash.update(bytes(data));
+  }
+  async digest(): Promise<Uint8Array> {
+    return new Uint8Array(this.hash.digest());
+  }
+  reset(): void {
+    this.hash = this.fresh();
+  }
+  private fresh(): Hash | Hmac {
+    return this.secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(this.secret));
+  }
+}
+
+/** A request as the signer sees it; `headers` must already hold `host`. */
+export interface RequestToSign {
+  method: string;
+  url: URL;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface SigningParameters {
+  credentials: AwsCredentials;
+  region: string;
+  service: string;
+  signingDate: Date;
+}
+
+/**
+ * Signature Version 4 with the SDK's own signer (@smithy/signature-v4), so that the
+ * canonicalisation is exactly the SDK's; returns the headers to send, Authorization included.
+ */
+export async function signRequest(request: RequestToSign, parameters: SigningParameters): Promise<Record<string, string>> {
+  const signer = new SignatureV4({
+    credentials: parameters.credentials,
+    region: parameters.region,
+    service: parameters.service,
+    sha256: NodeSha256,
+  });
+  const query: Record<string, string | string[]> = {};
+  for (const [name, value] of request.url.searchParams) {
+    const existing = query[name];
+    query[name] = existing === undefined ? value : [...(Array.isArray(existing) ? existing : [existing]), value];
+  }
+  const signed = await signer.sign(
+    {
+      method: request.method,
+      protocol: request.url.protocol,
+      hostname: request.url.hostname,
+      ...(request.url.port ? { port: Number(request.url.port) } : {}),
+      path: request.url.pathname,
+      query,
+      headers: request.headers,
+      body: request.body,
+    },
+    { signingDate: parameters.signingDate },
+  );
+  return signed.headers;
+}

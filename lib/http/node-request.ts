@@ -1,0 +1,101 @@
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { ReasonedError } from '../shared/errors.js';
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * A peer answered with a redirect. Nothing here follows one: the request may carry a
+ * credential (a webhook URL's secret, a token, a signature), and the next hop could be anyone.
+ */
+export class RedirectRefusedError extends ReasonedError<'redirect_refused'> {
+  constructor(readonly status: number) {
+    super(`Redirect refused (HTTP ${status})`, 'redirect_refused');
+  }
+}
+
+/** No connection within the connection timeout; named as the AWS SDK and fetch name theirs. */
+export class TimeoutError extends Error {
+  override readonly name = 'TimeoutError';
+}
+
+export interface NodeRequest {
+  method: string;
+  headers?: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+  /** Fails with TimeoutError when no connection is made within this many milliseconds. */
+  connectionTimeoutMs?: number;
+  /** Bytes of the answer kept; the rest is read and dropped, so a huge answer costs no memory. */
+  maxAnswerBytes: number;
+}
+
+export interface NodeAnswer {
+  status: number;
+  statusText: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/**
+ * One request over node:http(s), its answer read whole. Used instead of the global fetch,
+ * whose first call loads and starts undici: tens of milliseconds of a cold start. Rejects on
+ * network errors, with the signal's reason when the signal aborts, and on any redirect.
+ */
+export function nodeRequest(target: URL, options: NodeRequest): Promise<NodeAnswer> {
+  return new Promise<NodeAnswer>((resolve, reject) => {
+    const send = target.protocol === 'https:' ? httpsRequest : target.protocol === 'http:' ? httpRequest : undefined;
+    if (!send) return reject(new TypeError(`Unsupported protocol ${target.protocol}`));
+    const body = options.body === undefined ? undefined : Buffer.from(options.body, 'utf8');
+    const { signal } = options;
+    const fail = (error: unknown) => reject(signal?.aborted ? signal.reason : error);
+
+    const request = send(
+      target,
+      {
+        method: options.method,
+        headers: { ...options.headers, ...(body ? { 'content-length': String(body.length) } : {}) },
+        ...(signal ? { signal } : {}),
+      },
+      (response) => {
+        const status = response.statusCode ?? 0;
+        if (REDIRECTS.has(status)) {
+          response.destroy();
+          return reject(new RedirectRefusedError(status));
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size <= options.maxAnswerBytes) chunks.push(chunk);
+        });
+        response.on('error', fail);
+        // A connection cut mid-answer may end without an error; it must not leave the caller waiting.
+        response.on('close', () => {
+          if (!response.complete) fail(new Error('The connection closed before the answer was complete'));
+        });
+        response.on('end', () =>
+          resolve({ status, statusText: response.statusMessage ?? '', headers: response.headers, body: Buffer.concat(chunks) }),
+        );
+      },
+    );
+    if (options.connectionTimeoutMs !== undefined) {
+      const limitMs = options.connectionTimeoutMs;
+      request.on('socket', (socket) => {
+        // A socket reused from the agent is connected already.
+        if (!socket.connecting) return;
+        const timer = setTimeout(() => request.destroy(new TimeoutError(`No connection within ${limitMs} ms`)), limitMs);
+        socket.once('connect', () => clearTimeout(timer));
+        socket.once('close', () => clearTimeout(timer));
+      });
+    }
+    request.on('error', fail);
+    request.end(body);
+  });
+}
+
+export function headerValue(headers: IncomingHttpHeaders, name: string): string | null {
+  const value = headers[name.toLowerCase()];
+  if (value === undefined) return null;
+  return Array.isArray(value) ? value.join(', ') : value;
+}
