@@ -10,6 +10,8 @@ export interface AwsProxy {
   url: string;
   /** Requests seen for one `X-Amz-Target`. */
   count(target: string): number;
+  /** The access key id each request was signed with, in order. */
+  accessKeyIds(): string[];
   /** From now on, calls to `target` hang (accepted, never answered) or fail with a 500; undefined: forward again. */
   fault(target: string, fault: Fault | undefined): void;
   reset(): void;
@@ -22,12 +24,14 @@ export interface AwsProxy {
  */
 export async function startAwsProxy(upstream: string): Promise<AwsProxy> {
   const counts = new Map<string, number>();
+  const keyIds: string[] = [];
   const faults = new Map<string, Fault>();
   const hanging = new Set<ServerResponse>();
   const agent = new Agent({ keepAlive: true });
   const server = createServer((req, res) => {
     const target = String(req.headers['x-amz-target'] ?? 'none');
     counts.set(target, (counts.get(target) ?? 0) + 1);
+    keyIds.push(/Credential=([^/]+)\//.exec(String(req.headers['authorization'] ?? ''))?.[1] ?? '');
     const fault = faults.get(target);
     if (fault === 'hang') {
       hanging.add(res);
@@ -50,12 +54,14 @@ export async function startAwsProxy(upstream: string): Promise<AwsProxy> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     count: (target) => counts.get(target) ?? 0,
+    accessKeyIds: () => [...keyIds],
     fault: (target, fault) => {
       if (fault) faults.set(target, fault);
       else faults.delete(target);
     },
     reset: () => {
       counts.clear();
+      keyIds.length = 0;
       faults.clear();
     },
     close: async () => {

@@ -8,10 +8,18 @@ export interface AwsCall {
   target: string;
   path: string;
   body: Record<string, unknown>;
+  /** As received: for checking what was signed. */
+  method: string;
+  headers: Record<string, string>;
+  rawBody: string;
 }
 
 /** How the fake answers one target: a JSON body (status 200), an AWS error, or never. */
-export type AwsAnswer = Record<string, unknown> | { error: string; status?: number; fields?: Record<string, unknown> } | 'hang';
+export type AwsAnswer =
+  | Record<string, unknown>
+  | { error: string; status?: number; fields?: Record<string, unknown>; errorHeader?: string }
+  | { status: number; raw: string; headers?: Record<string, string> }
+  | 'hang';
 
 export interface FakeAws {
   url: string;
@@ -35,7 +43,15 @@ export async function startFakeAws(): Promise<FakeAws> {
     req.on('end', () => {
       const target = String(req.headers['x-amz-target'] ?? '');
       const text = Buffer.concat(chunks).toString('utf8');
-      const call: AwsCall = { target, path: req.url ?? '/', body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+      const headers = Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, String(value)]));
+      const call: AwsCall = {
+        target,
+        path: req.url ?? '/',
+        body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+        method: req.method ?? '',
+        headers,
+        rawBody: text,
+      };
       calls.push(call);
       const configured = answers.get(target);
       const answer = typeof configured === 'function' ? configured(call) : (configured ?? defaultAnswer(call));
@@ -43,13 +59,19 @@ export async function startFakeAws(): Promise<FakeAws> {
         hanging.add(res);
         return;
       }
-      const headers = { 'content-type': 'application/x-amz-json-1.0' };
-      if ('error' in answer && typeof answer['error'] === 'string') {
-        const fields = (answer as { fields?: Record<string, unknown> }).fields ?? {};
-        res.writeHead(Number(answer['status'] ?? 400), { ...headers, 'x-amzn-errortype': answer['error'] }).end(JSON.stringify({ __type: answer['error'], message: 'fake', ...fields }));
+      const contentType = { 'content-type': 'application/x-amz-json-1.0' };
+      if ('raw' in answer && typeof answer['raw'] === 'string') {
+        res.writeHead(Number(answer['status']), { ...contentType, ...(answer['headers'] as Record<string, string> | undefined) }).end(answer['raw']);
         return;
       }
-      res.writeHead(200, headers).end(JSON.stringify(answer));
+      if ('error' in answer && typeof answer['error'] === 'string') {
+        const { fields = {}, errorHeader = answer['error'] } = answer as { fields?: Record<string, unknown>; errorHeader?: string };
+        res
+          .writeHead(Number(answer['status'] ?? 400), { ...contentType, ...(errorHeader ? { 'x-amzn-errortype': errorHeader } : {}) })
+          .end(JSON.stringify({ __type: answer['error'], message: 'fake', ...fields }));
+        return;
+      }
+      res.writeHead(200, contentType).end(JSON.stringify(answer));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,0 +1,124 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpApiEvent } from '../../scripts/http-api-event.js';
+import { createSecret, motoUrl, secretsClient } from '../helpers/aws.js';
+import { startAwsProxy, type AwsProxy } from '../helpers/aws-proxy.js';
+import { startBundle } from '../helpers/bundle.js';
+import { startFakeSlack, type FakeSlack } from '../helpers/slack-server.js';
+
+// What the cold path of the built relay loads, and that what it leaves out still works when
+// it is needed: the lazily bundled AWS SDK credential chain for credentials outside Lambda.
+const moto = motoUrl();
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const alert = readFileSync(new URL('../../events/anomaly-alert.json', import.meta.url), 'utf8');
+const event = httpApiEvent({ headers: { 'content-type': 'application/json' }, body: alert });
+
+/** Runs one cold delivery in a fresh Node process and reports what that process loaded. */
+async function coldDelivery(bundle: string, env: Record<string, string>) {
+  const script = `
+    const { handler } = await import(${JSON.stringify(bundle)});
+    const context = { awsRequestId: 'cold', functionName: 'relay', getRemainingTimeInMillis: () => 10000 };
+    const answer = await handler(${JSON.stringify(event)}, context);
+    const loaded = process.moduleLoadList;
+    (await import('node:fs')).writeSync(3, JSON.stringify({ status: answer.statusCode, undici: loaded.some((m) => m.includes('undici')) }));
+    process.exit(0);`;
+  // Not spawnSync: the loopback AWS proxy and Slack live in this process and must keep answering.
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    env: { PATH: process.env['PATH'] ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    timeout: 20_000,
+  });
+  let log = '';
+  let report = '';
+  child.stdout?.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')));
+  // The report goes to fd 3, apart from the function's log on stdout.
+  (child.stdio[3] as NodeJS.ReadableStream).on('data', (chunk: Buffer) => (report += chunk.toString('utf8')));
+  await new Promise((resolve) => child.once('close', resolve));
+  if (!report) throw new Error(`the cold delivery reported nothing:\n${log}`);
+  return JSON.parse(report) as { status: number; undici: boolean };
+}
+
+/** Whether an ESM import of node:http loads undici on this Node (22 and newer: nodejs/node#57649). */
+const esmHttpImportLoadsUndici = (() => {
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', "import 'node:http'; console.log(process.moduleLoadList.some((m) => m.includes('undici')))"], {
+    encoding: 'utf8',
+  });
+  return out.trim() === 'true';
+})();
+
+describe.skipIf(!moto)('the relay bundle’s cold path', () => {
+  let slack: FakeSlack;
+  let proxy: AwsProxy;
+  let secretId: string;
+  const slackPath = '/services/T0/B0/cold';
+  let dir: string;
+
+  beforeAll(async () => {
+    slack = await startFakeSlack();
+    proxy = await startAwsProxy(moto!);
+    secretId = await createSecret(secretsClient(moto!), { auth: { method: 'none' }, destinations: { default: { url: slack.url(slackPath) } } }, 'cold');
+    dir = mkdtempSync(join(tmpdir(), 'cold-path-'));
+  });
+  afterAll(async () => {
+    await Promise.all([slack?.close(), proxy?.close()]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const lambdaEnvironment = () => ({
+    AWS_ENDPOINT_URL: proxy.url,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'AKIDLAMBDAROLE',
+    AWS_SECRET_ACCESS_KEY: 'testing',
+    AWS_SESSION_TOKEN: 'lambda-session',
+    RELAY_CONFIG_SECRET_ID: secretId,
+  });
+
+  it('needs nothing but index.mjs and the chunks it imports: a delivery works with every lazy-*.mjs removed', async () => {
+    const copy = join(dir, 'webhook-relay');
+    cpSync(join(root, 'dist', 'webhook-relay'), copy, { recursive: true });
+    const lazy = readdirSync(copy).filter((file) => file.startsWith('lazy-'));
+    expect(lazy).toEqual(expect.arrayContaining(['lazy-aws-sdk-client-sqs.mjs', 'lazy-aws-sdk-credential-provider-node.mjs']));
+    for (const file of lazy) rmSync(join(copy, file));
+    slack.reset();
+    proxy.reset();
+    expect((await coldDelivery(join(copy, 'index.mjs'), lambdaEnvironment())).status).toBe(200);
+    expect(slack.accepted(slackPath)).toHaveLength(1);
+    // Signed with the credentials Lambda put in the environment.
+    expect(proxy.accessKeyIds()).toEqual(['AKIDLAMBDAROLE']);
+  });
+
+  it.skipIf(!esmHttpImportLoadsUndici)('loads no undici, although an ESM import of node:http would on this Node', async () => {
+    slack.reset();
+    const result = await coldDelivery(join(root, 'dist', 'webhook-relay', 'index.mjs'), lambdaEnvironment());
+    expect(result).toEqual({ status: 200, undici: false });
+  });
+
+  it('outside Lambda, without credentials in the environment, signs with the SDK chain’s: here a profile', async () => {
+    const credentials = join(dir, 'credentials');
+    writeFileSync(credentials, '[relay-local]\naws_access_key_id = AKIDFROMPROFILE\naws_secret_access_key = from-profile\n');
+    const { AWS_ACCESS_KEY_ID: _id, AWS_SECRET_ACCESS_KEY: _secret, AWS_SESSION_TOKEN: _token, ...withoutCredentials } = lambdaEnvironment();
+    slack.reset();
+    proxy.reset();
+    const relay = await startBundle('webhook-relay', {
+      ...withoutCredentials,
+      AWS_PROFILE: 'relay-local',
+      AWS_SHARED_CREDENTIALS_FILE: credentials,
+      AWS_CONFIG_FILE: join(dir, 'no-config'),
+      // Never ask instance metadata: this machine is not on EC2.
+      AWS_EC2_METADATA_DISABLED: 'true',
+    });
+    try {
+      const answer = await relay.invoke<{ statusCode: number }>(event);
+      expect(answer.statusCode).toBe(200);
+      expect(slack.accepted(slackPath)).toHaveLength(1);
+      expect(proxy.accessKeyIds()).toEqual(['AKIDFROMPROFILE']);
+    } finally {
+      await relay.stop();
+    }
+  });
+});
