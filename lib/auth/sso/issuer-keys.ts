@@ -1,6 +1,7 @@
-import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import type { createLocalJWKSet, JSONWebKeySet, JWTVerifyGetKey } from 'jose';
 import { fetchJwksUri, getJson } from './discovery.js';
 import { IdentityProviderUnavailableError } from './errors.js';
+import { loadJose } from './jose.js';
 
 export interface IssuerKeysOptions {
   /** Bound on each download (discovery, keys), so that a slow provider answers 503 in time. */
@@ -44,7 +45,7 @@ function remoteKeys(jwksUri: URL, timeoutMs: number): RemoteKeys {
     return local(...(args as Parameters<typeof local>));
   }) as RemoteKeys;
   keys.reload = async () => {
-    const jwks = await getJson(jwksUri.href, timeoutMs, 'jwks');
+    const [jwks, { createLocalJWKSet }] = await Promise.all([getJson(jwksUri.href, timeoutMs, 'jwks'), loadJose()]);
     try {
       local = createLocalJWKSet(jwks as JSONWebKeySet);
     } catch {

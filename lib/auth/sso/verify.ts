@@ -1,10 +1,11 @@
-import { jwtVerify, type CryptoKey, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
+import type { CryptoKey, JWTPayload, JWTVerifyGetKey, JWTVerifyOptions } from 'jose';
 import type { AuthConfig, SsoSettings } from '../../config/schema.js';
 import { BEARER_CHALLENGE, type AuthOutcome } from '../authenticate.js';
 import { readBearerToken } from './bearer.js';
 import { clientMatches, grantsScope, issuedInFuture } from './claims.js';
 import { IdentityProviderUnavailableError } from './errors.js';
 import { createIssuerKeys, type IssuerKeysOptions } from './issuer-keys.js';
+import { loadJose } from './jose.js';
 
 /** Asymmetric only: with HMAC the "secret" could be the provider's public key, and `none` is no signature. */
 export const ALLOWED_ALGORITHMS = [
@@ -59,6 +60,7 @@ function failureReason(error: unknown): string {
  * over (its documented pattern) and each is tried in turn.
  */
 async function verifySignedToken(token: string, getKey: JWTVerifyGetKey, options: JWTVerifyOptions): Promise<JWTPayload> {
+  const { jwtVerify } = await loadJose();
   try {
     return (await jwtVerify(token, getKey, options)).payload;
   } catch (error) {
