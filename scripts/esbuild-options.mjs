@@ -100,7 +100,8 @@ export async function buildFunction(entry, outdir) {
     const result = await build({
       ...options,
       entryPoints: undefined,
-      stdin: { contents: `export * from ${JSON.stringify(specifier)};`, resolveDir: join(outdir, '..'), sourcefile: `${name}.js` },
+      // A source name that is no file: the metafile's inputs list real files and this.
+      stdin: { contents: `export * from ${JSON.stringify(specifier)};`, resolveDir: join(outdir, '..'), sourcefile: `lazy:${specifier}` },
       outdir: undefined,
       outfile: join(outdir, `${name}.mjs`),
       splitting: false,

@@ -36,6 +36,12 @@ const [relayId] = functionNamed('webhook-relay') ?? [];
 const NOT_SET_BY_TEMPLATE: Record<string, string> = {
   AWS_REGION: 'Lambda sets it itself',
   AWS_ENDPOINT_URL: 'only tests and local emulators point the SDK elsewhere',
+  AWS_ACCESS_KEY_ID: "Lambda sets the function role's credentials itself",
+  AWS_SECRET_ACCESS_KEY: "Lambda sets the function role's credentials itself",
+  AWS_SESSION_TOKEN: "Lambda sets the function role's credentials itself",
+  AWS_DEFAULT_REGION: 'Lambda sets AWS_REGION; read as the SDK does, for runs outside Lambda',
+  AWS_PROFILE: 'outside Lambda only: the profile for the SDK credential chain',
+  AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: 'read as the SDK does, for runs outside Lambda',
   AWS_LAMBDA_LOG_LEVEL: "Lambda sets it from a function's application log level, when one is configured",
   DELIVERY_MIN_INTERVAL_MS: "unset, so each chat service keeps its own pace (Slack 1.1 s per webhook, Teams 0.26 s per webhook, Google Chat 1.1 s per space)",
 };
