@@ -1,22 +1,16 @@
-// Starts bench/child.mjs in a fresh Node process per container and collects what it reports.
+// Starts bench/child.mjs in a fresh process of Lambda's Node per container, with Lambda's flags,
+// and collects what it reports.
 import { spawn } from 'node:child_process';
+import { dirname } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
 const CHILD = fileURLToPath(new URL('./child.mjs', import.meta.url));
 const CONTAINER_TIMEOUT_MS = 60_000;
-/**
- * The V8 heap limits Lambda's Node.js runtime sets for a 128 MB function (its bootstrap passes
- * new space = memory / 10, semi space = half of that, old space = the rest), so that memory
- * figures are those of the smallest Lambda rather than of a V8 that sizes its heap for this machine.
- */
-export const LAMBDA_MEMORY_MB = 128;
-const NODE_ARGS = [
-  `--max-semi-space-size=${Math.floor(LAMBDA_MEMORY_MB / 10 / 2)}`,
-  `--max-old-space-size=${LAMBDA_MEMORY_MB - Math.floor(LAMBDA_MEMORY_MB / 10)}`,
-];
 
 export interface ChildReport {
+  /** process.version of the child. */
+  node: string;
   importMs: number;
   maxRssKiB: number;
   /** process.memoryUsage() when the report was written. */
@@ -39,11 +33,21 @@ export interface ContainerRun extends ChildReport {
 
 export type ChildArgs = ['import', string] | ['cold', string, string] | ['warm', string, string, number, number?];
 
-/** Runs one container with exactly `env` (plus PATH), as a Lambda container would get it. */
-export function runContainer(args: ChildArgs, env: Record<string, string>): Promise<ContainerRun> {
+export interface Runtime {
+  /** The node binary, and the flags Lambda's bootstrap passes it. */
+  node: string;
+  nodeArgs: string[];
+}
+
+/**
+ * Runs one container of `bundle` (the path in `args`) with exactly `env` plus PATH, in the
+ * bundle's folder, as Lambda runs its function in LAMBDA_TASK_ROOT.
+ */
+export function runContainer(runtime: Runtime, args: ChildArgs, env: Record<string, string>): Promise<ContainerRun> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [...NODE_ARGS, CHILD, ...args.filter((a) => a !== undefined).map(String)], {
+    const child = spawn(runtime.node, [...runtime.nodeArgs, CHILD, ...args.filter((a) => a !== undefined).map(String)], {
+      cwd: dirname(args[1]),
       env: { PATH: process.env['PATH'] ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
     });
@@ -52,11 +56,10 @@ export function runContainer(args: ChildArgs, env: Record<string, string>): Prom
     let report: ChildReport | undefined;
     let wallMs = 0;
     const timer = setTimeout(() => child.kill('SIGKILL'), CONTAINER_TIMEOUT_MS);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      // Keep only the tail: 2,000 deliveries log 2,000 lines.
-      output = (output + chunk.toString('utf8')).slice(-20_000);
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk.toString('utf8')).slice(-20_000)));
+    // Keep only the tail: 2,000 deliveries log 2,000 lines.
+    const keep = (chunk: Buffer) => (output = (output + chunk.toString('utf8')).slice(-20_000));
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
     const results = child.stdio[3] as NodeJS.ReadableStream;
     results.on('data', (chunk: Buffer) => {
       reportText += chunk.toString('utf8');

@@ -1,21 +1,32 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 
 export interface BundleSize {
-  rawBytes: number;
-  gzipBytes: number;
-  /** Bytes of the output that come from the AWS SDK and its own dependencies. */
+  /** index.mjs and every chunk it imports statically, recursively: what a cold start parses. */
+  coldPathBytes: number;
+  coldPathFiles: string[];
+  /** Bytes on the cold path that come from the AWS SDK and its own dependencies. */
   sdkBytes: number;
-  /** The biggest contributors by package (or by lib/ folder for our own code). */
+  /** The biggest contributors to the cold path by package (or by lib/ folder for our own code). */
   largest: Array<{ from: string; bytes: number }>;
+  /** Every file of the deployed folder (source maps excluded): what is uploaded, lazy bundles included. */
+  folderBytes: number;
 }
 
 interface Metafile {
-  outputs: Record<string, { entryPoint?: string; inputs: Record<string, { bytesInOutput: number }> }>;
+  outputs: Record<
+    string,
+    {
+      bytes: number;
+      entryPoint?: string;
+      inputs: Record<string, { bytesInOutput: number }>;
+      imports: Array<{ path: string; kind: string; external?: boolean }>;
+    }
+  >;
 }
 
 const SDK_PACKAGE = /(?:^|\/)node_modules\/(?:@aws-sdk|@smithy|@aws-crypto|@aws)\//;
+export const isSdkOrigin = (from: string) => /^@(aws-sdk|smithy|aws-crypto|aws)\//.test(from);
 
 function origin(input: string): string {
   const packagePath = input.split('node_modules/').at(-1)!;
@@ -26,21 +37,40 @@ function origin(input: string): string {
   return input.split('/').slice(0, 2).join('/');
 }
 
-/** Sizes of `<dir>/index.mjs`, attributed to packages through its esbuild metafile. */
-export function bundleSize(dir: string, metaFile: string): BundleSize {
-  const code = readFileSync(join(dir, 'index.mjs'));
-  const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as Metafile;
-  const output = Object.entries(meta.outputs).find(([path, o]) => o.entryPoint && path.endsWith('index.mjs'))?.[1];
-  if (!output) throw new Error(`${metaFile} names no index.mjs output`);
+/**
+ * Sizes of the bundle in `dir` (index.mjs, its chunks and lazy bundles), attributed to packages
+ * through its esbuild metafile. Chunks reached only through `import()` are not on the cold path.
+ */
+export function bundleSize(dir: string, meta: Metafile): BundleSize {
+  const entry = Object.keys(meta.outputs).find((path) => path.endsWith('/index.mjs') && meta.outputs[path]!.entryPoint);
+  if (!entry) throw new Error(`the metafile of ${dir} names no index.mjs output`);
+  const coldPath = new Set<string>();
+  const visit = (path: string) => {
+    if (coldPath.has(path)) return;
+    const output = meta.outputs[path];
+    if (!output) throw new Error(`the metafile of ${dir} names no output ${path}`);
+    coldPath.add(path);
+    for (const imported of output.imports) if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
+  };
+  visit(entry);
+
+  let coldPathBytes = 0;
   let sdkBytes = 0;
   const byOrigin = new Map<string, number>();
-  for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
-    if (SDK_PACKAGE.test(input)) sdkBytes += bytesInOutput;
-    byOrigin.set(origin(input), (byOrigin.get(origin(input)) ?? 0) + bytesInOutput);
+  for (const path of coldPath) {
+    const output = meta.outputs[path]!;
+    coldPathBytes += output.bytes;
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+      if (SDK_PACKAGE.test(input)) sdkBytes += bytesInOutput;
+      byOrigin.set(origin(input), (byOrigin.get(origin(input)) ?? 0) + bytesInOutput);
+    }
   }
   const largest = [...byOrigin]
     .sort((a, b) => b[1] - a[1])
     .slice(0, 8)
     .map(([from, bytes]) => ({ from, bytes }));
-  return { rawBytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length, sdkBytes, largest };
+  const folderBytes = readdirSync(dir)
+    .filter((file) => !file.endsWith('.map'))
+    .reduce((sum, file) => sum + statSync(join(dir, file)).size, 0);
+  return { coldPathBytes, coldPathFiles: [...coldPath].map((path) => path.split('/').at(-1)!), sdkBytes, largest, folderBytes };
 }

@@ -1,0 +1,36 @@
+// The SDK floor: the configuration read with the AWS SDK's own Secrets Manager client, and the
+// chat post with node:http(s) (not fetch, which loads undici). No authentication, validation,
+// formatting or logging: what the relay costs above this is the price of our own code.
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+
+interface FloorConfig {
+  destinations: { default: { url: string } };
+}
+
+const client = new SecretsManagerClient({});
+let config: Promise<FloorConfig> | undefined;
+
+function postJson(url: URL, body: string): Promise<number> {
+  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+export const handler = async (event: { body?: string }) => {
+  config ??= client
+    .send(new GetSecretValueCommand({ SecretId: process.env['RELAY_CONFIG_SECRET_ID'] }))
+    .then((output) => JSON.parse(output.SecretString ?? '{}') as FloorConfig);
+  const { destinations } = await config;
+  const status = await postJson(new URL(destinations.default.url), JSON.stringify({ text: event.body ?? '' }));
+  const ok = status >= 200 && status < 300;
+  return { statusCode: ok ? 200 : 502, body: JSON.stringify({ status: ok ? 200 : 502 }) };
+};
