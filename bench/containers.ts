@@ -1,7 +1,9 @@
 // Starts bench/child.mjs in a fresh process of Lambda's Node per container, with Lambda's flags,
 // and collects what it reports.
 import { spawn } from 'node:child_process';
-import { dirname } from 'node:path';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
@@ -45,21 +47,22 @@ export interface Runtime {
  */
 export function runContainer(runtime: Runtime, args: ChildArgs, env: Record<string, string>): Promise<ContainerRun> {
   return new Promise((resolve, reject) => {
+    // The function's log goes to a file, not to a pipe this process reads: this process also
+    // plays Slack and AWS, and reading a chatty log here would slow their answers to the relay
+    // alone (the floors log nothing), a cost Lambda's log shipping does not put on the function.
+    const logFile = join(mkdtempSync(join(tmpdir(), 'bench-container-')), 'log');
+    const log = openSync(logFile, 'w');
     const started = performance.now();
     const child = spawn(runtime.node, [...runtime.nodeArgs, CHILD, ...args.filter((a) => a !== undefined).map(String)], {
       cwd: dirname(args[1]),
       env: { PATH: process.env['PATH'] ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      stdio: ['ignore', log, log, 'pipe'],
     });
-    let output = '';
+    closeSync(log);
     let reportText = '';
     let report: ChildReport | undefined;
     let wallMs = 0;
     const timer = setTimeout(() => child.kill('SIGKILL'), CONTAINER_TIMEOUT_MS);
-    // Keep only the tail: 2,000 deliveries log 2,000 lines.
-    const keep = (chunk: Buffer) => (output = (output + chunk.toString('utf8')).slice(-20_000));
-    child.stdout!.on('data', keep);
-    child.stderr!.on('data', keep);
     const results = child.stdio[3] as NodeJS.ReadableStream;
     results.on('data', (chunk: Buffer) => {
       reportText += chunk.toString('utf8');
@@ -71,6 +74,9 @@ export function runContainer(runtime: Runtime, args: ChildArgs, env: Record<stri
     child.once('error', reject);
     child.once('close', (code) => {
       clearTimeout(timer);
+      // Only the tail: 2,000 deliveries log 2,000 lines.
+      const output = readFileSync(logFile, 'utf8').slice(-20_000);
+      rmSync(dirname(logFile), { recursive: true, force: true });
       if (!report) return reject(new Error(`container exited with ${code} without a report:\n${output}`));
       if (report.error) return reject(new Error(`container failed: ${report.error}\n${output}`));
       resolve({ ...report, wallMs, output });

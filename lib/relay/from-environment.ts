@@ -31,7 +31,7 @@ export interface WiringOptions {
 export function createRelayFromEnvironment(env: Record<string, string | undefined> = process.env, options: WiringOptions = {}): Relay {
   const reading = readEnvironment(relayEnvironmentSchema, env);
   const log = options.logger ?? createLogger({ level: logLevelFrom(env) });
-  const metrics = options.metrics ?? emfMetrics('webhook-relay', log);
+  const metrics = options.metrics ?? emfMetrics('webhook-relay');
   if (!reading.ok) {
     const variables = reading.problems.map((p) => p.path);
     // A typo in a setting must not quietly become a default: refuse, and say which variable.

@@ -41,7 +41,7 @@ export function createRetryWorkerFromEnvironment(
     };
   }
   const settings = reading.settings;
-  const metrics = metricsSink ?? emfMetrics('delivery-retry', log);
+  const metrics = metricsSink ?? emfMetrics('delivery-retry');
   const coldStart = coldStartTracker();
   const sqs = lazySqs();
   const deadLetters = settings.DEAD_LETTER_QUEUE_URL ? { deadLetters: sqsDeadLetters(sqs, settings.DEAD_LETTER_QUEUE_URL) } : {};

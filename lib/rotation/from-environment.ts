@@ -20,7 +20,7 @@ export function createApiKeyRotationFromEnvironment(
 ): RotationHandler {
   const reading = readEnvironment(rotationEnvironmentSchema, env);
   const log = logger ?? createLogger({ level: logLevelFrom(env) });
-  const metrics = metricsSink ?? emfMetrics('api-key-rotation', log);
+  const metrics = metricsSink ?? emfMetrics('api-key-rotation');
   if (!reading.ok) {
     // Every step fails the same clear way, so the rotation fails and AWSCURRENT stays as it is.
     const problems = reading.problems.map((p) => `${p.path} ${p.problem}`);

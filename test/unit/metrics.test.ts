@@ -10,7 +10,7 @@ const URL = 'https://hooks.slack.com/services/T0/B0/metric-secret';
 const message = webhookMessageSchema.parse({ metadata: { object_type: 'anomaly_alert' }, payload: { title: 'Spend up', message: 'private text' } });
 const target = { name: 'finops', destination: { url: URL } };
 
-/** What Powertools writes to stdout while `run` runs. */
+/** What the EMF writer writes to stdout while `run` runs. */
 function stdoutOf(run: () => void): string[] {
   const written: string[] = [];
   const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
@@ -29,7 +29,7 @@ afterEach(() => vi.restoreAllMocks());
 
 describe('metrics in Embedded Metric Format', () => {
   it('one line per point, in the project namespace, with the function as `service` and each dimension set', () => {
-    const metrics = emfMetrics('webhook-relay', capturedLogger().logger);
+    const metrics = emfMetrics('webhook-relay');
     const lines = stdoutOf(() => {
       metrics.add(deliveryMetric('parked', 'slack'));
       metrics.add(parkedMetric('channel_not_found'));
