@@ -1,4 +1,4 @@
-import { METRICS_NAMESPACE, type MetricPoint, type Metrics } from './metrics.js';
+import { METRICS_NAMESPACE, noMetrics, type MetricPoint, type Metrics } from './metrics.js';
 
 /** Where a line goes: stdout, which Lambda ships to CloudWatch Logs. */
 export type LineSink = (line: string) => void;
@@ -42,4 +42,12 @@ export function emfMetrics(service: string, sink: LineSink = stdoutSink, now: ()
       sink(emfLine(service, point, now()));
     },
   };
+}
+
+/**
+ * The functions' metrics: EMF lines, unless `POWERTOOLS_METRICS_DISABLED` is `true` (the
+ * switch Powertools Metrics read; kept, so that existing setups and `npm start` stay quiet).
+ */
+export function metricsFromEnvironment(service: string, env: Record<string, string | undefined>): Metrics {
+  return env['POWERTOOLS_METRICS_DISABLED']?.trim().toLowerCase() === 'true' ? noMetrics : emfMetrics(service);
 }

@@ -11,7 +11,7 @@ import { createDelivery } from '../delivery/deliver.js';
 import { createChatServices } from '../delivery/services.js';
 import { jsonResponse } from '../http/response.js';
 import { createLogger, logLevelFrom, type Logger } from '../log/logger.js';
-import { emfMetrics } from '../metrics/emf.js';
+import { metricsFromEnvironment } from '../metrics/emf.js';
 import { configurationUnavailableMetric, type Metrics } from '../metrics/metrics.js';
 import { sqsDeadLetters, sqsRetryQueue } from '../queue/sqs.js';
 import { readEnvironment } from '../shared/environment.js';
@@ -31,7 +31,7 @@ export interface WiringOptions {
 export function createRelayFromEnvironment(env: Record<string, string | undefined> = process.env, options: WiringOptions = {}): Relay {
   const reading = readEnvironment(relayEnvironmentSchema, env);
   const log = options.logger ?? createLogger({ level: logLevelFrom(env) });
-  const metrics = options.metrics ?? emfMetrics('webhook-relay');
+  const metrics = options.metrics ?? metricsFromEnvironment('webhook-relay', env);
   if (!reading.ok) {
     const variables = reading.problems.map((p) => p.path);
     // A typo in a setting must not quietly become a default: refuse, and say which variable.

@@ -7,7 +7,7 @@ import { configSourceFor, createRelayConfigStore } from '../config/store.js';
 import { createDelivery } from '../delivery/deliver.js';
 import { createChatServices } from '../delivery/services.js';
 import { coldStartTracker, createLogger, logLevelFrom, type Logger } from '../log/logger.js';
-import { emfMetrics } from '../metrics/emf.js';
+import { metricsFromEnvironment } from '../metrics/emf.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { ReasonedError } from '../shared/errors.js';
 import { sqsDeadLetters, sqsMessageOps } from '../queue/sqs.js';
@@ -41,7 +41,7 @@ export function createRetryWorkerFromEnvironment(
     };
   }
   const settings = reading.settings;
-  const metrics = metricsSink ?? emfMetrics('delivery-retry');
+  const metrics = metricsSink ?? metricsFromEnvironment('delivery-retry', env);
   const coldStart = coldStartTracker();
   const sqs = lazySqs();
   const deadLetters = settings.DEAD_LETTER_QUEUE_URL ? { deadLetters: sqsDeadLetters(sqs, settings.DEAD_LETTER_QUEUE_URL) } : {};

@@ -1,6 +1,6 @@
 import { createCostApiClient } from '../cost-api/client.js';
 import { createLogger, logLevelFrom, type Logger } from '../log/logger.js';
-import { emfMetrics } from '../metrics/emf.js';
+import { metricsFromEnvironment } from '../metrics/emf.js';
 import { rotationMetric, type Metrics } from '../metrics/metrics.js';
 import { apiKeyRotator } from './api-key-rotator.js';
 import { createSecretsManagerClient } from '../aws/clients.js';
@@ -20,7 +20,7 @@ export function createApiKeyRotationFromEnvironment(
 ): RotationHandler {
   const reading = readEnvironment(rotationEnvironmentSchema, env);
   const log = logger ?? createLogger({ level: logLevelFrom(env) });
-  const metrics = metricsSink ?? emfMetrics('api-key-rotation');
+  const metrics = metricsSink ?? metricsFromEnvironment('api-key-rotation', env);
   if (!reading.ok) {
     // Every step fails the same clear way, so the rotation fails and AWSCURRENT stays as it is.
     const problems = reading.problems.map((p) => `${p.path} ${p.problem}`);

@@ -42,6 +42,7 @@ const NOT_SET_BY_TEMPLATE: Record<string, string> = {
   AWS_DEFAULT_REGION: 'Lambda sets AWS_REGION; read as the SDK does, for runs outside Lambda',
   AWS_PROFILE: 'outside Lambda only: the profile for the SDK credential chain',
   AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: 'read as the SDK does, for runs outside Lambda',
+  POWERTOOLS_METRICS_DISABLED: 'metrics stay on in the stack; `npm start` sets it to keep the console readable',
   AWS_LAMBDA_LOG_LEVEL: "Lambda sets it from a function's application log level, when one is configured",
   DELIVERY_MIN_INTERVAL_MS: "unset, so each chat service keeps its own pace (Slack 1.1 s per webhook, Teams 0.26 s per webhook, Google Chat 1.1 s per space)",
 };

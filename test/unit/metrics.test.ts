@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createDelivery } from '../../lib/delivery/deliver.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
-import { emfMetrics } from '../../lib/metrics/emf.js';
+import { emfMetrics, metricsFromEnvironment } from '../../lib/metrics/emf.js';
 import { deliveryMetric, METRICS_NAMESPACE, parkedMetric, rotationMetric } from '../../lib/metrics/metrics.js';
 import { capturedLogger, fakeChatService, manualClock, memoryDeadLetters, memoryRetryQueue, chatServices } from '../helpers/fake-delivery-ports.js';
 import { emfRecords, memoryMetrics } from '../helpers/memory-metrics.js';
@@ -49,6 +49,16 @@ describe('metrics in Embedded Metric Format', () => {
     // [service] alone lets one alarm watch every parked alert, whatever the reason.
     expect(parked?._aws.CloudWatchMetrics[0]?.Dimensions).toEqual([['service'], ['service', 'reason']]);
     expect(rotation).toMatchObject({ outcome: 'failed', step: 'createSecret', Rotations: 1 });
+  });
+});
+
+describe('switching the lines off', () => {
+  it('POWERTOOLS_METRICS_DISABLED=true writes nothing; unset or anything else writes the lines', () => {
+    const lines = (env: Record<string, string>) => stdoutOf(() => metricsFromEnvironment('webhook-relay', env).add(parkedMetric('x')));
+    expect(lines({ POWERTOOLS_METRICS_DISABLED: 'true' })).toEqual([]);
+    expect(lines({ POWERTOOLS_METRICS_DISABLED: ' TRUE ' })).toEqual([]);
+    expect(lines({})).toHaveLength(1);
+    expect(lines({ POWERTOOLS_METRICS_DISABLED: 'false' })).toHaveLength(1);
   });
 });
 
