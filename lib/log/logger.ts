@@ -1,3 +1,5 @@
+import { writeStdoutLine } from './stdout.js';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFields = Record<string, unknown>;
 
@@ -15,9 +17,7 @@ const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 
 
 // Lambda forwards stdout lines to CloudWatch untouched, so one JSON object per line is
 // directly queryable with Logs Insights; console.log would add its own prefix.
-const stdoutSink: LogSink = (line) => {
-  process.stdout.write(`${line}\n`);
-};
+const stdoutSink: LogSink = writeStdoutLine;
 
 export interface LoggerOptions {
   sink?: LogSink;

@@ -1,11 +1,10 @@
+import { writeStdoutLine } from '../log/stdout.js';
 import { METRICS_NAMESPACE, noMetrics, type MetricPoint, type Metrics } from './metrics.js';
 
 /** Where a line goes: stdout, which Lambda ships to CloudWatch Logs. */
 export type LineSink = (line: string) => void;
 
-const stdoutSink: LineSink = (line) => {
-  process.stdout.write(line);
-};
+const stdoutSink: LineSink = writeStdoutLine;
 
 /**
  * One point as a CloudWatch Embedded Metric Format document: every dimension set (the rollups,

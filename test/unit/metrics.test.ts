@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createDelivery } from '../../lib/delivery/deliver.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
+import { createLogger } from '../../lib/log/logger.js';
 import { emfMetrics, metricsFromEnvironment } from '../../lib/metrics/emf.js';
 import { deliveryMetric, METRICS_NAMESPACE, parkedMetric, rotationMetric } from '../../lib/metrics/metrics.js';
 import { capturedLogger, fakeChatService, manualClock, memoryDeadLetters, memoryRetryQueue, chatServices } from '../helpers/fake-delivery-ports.js';
@@ -10,8 +11,8 @@ const URL = 'https://hooks.slack.com/services/T0/B0/metric-secret';
 const message = webhookMessageSchema.parse({ metadata: { object_type: 'anomaly_alert' }, payload: { title: 'Spend up', message: 'private text' } });
 const target = { name: 'finops', destination: { url: URL } };
 
-/** What the EMF writer writes to stdout while `run` runs. */
-function stdoutOf(run: () => void): string[] {
+/** What the EMF writer writes to stdout while `run` runs (lines go out in a microtask, so wait for it). */
+async function stdoutOf(run: () => void): Promise<string[]> {
   const written: string[] = [];
   const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
     written.push(String(chunk));
@@ -19,6 +20,7 @@ function stdoutOf(run: () => void): string[] {
   });
   try {
     run();
+    await new Promise((resolve) => setImmediate(resolve));
   } finally {
     spy.mockRestore();
   }
@@ -28,9 +30,9 @@ function stdoutOf(run: () => void): string[] {
 afterEach(() => vi.restoreAllMocks());
 
 describe('metrics in Embedded Metric Format', () => {
-  it('one line per point, in the project namespace, with the function as `service` and each dimension set', () => {
+  it('one line per point, in the project namespace, with the function as `service` and each dimension set', async () => {
     const metrics = emfMetrics('webhook-relay');
-    const lines = stdoutOf(() => {
+    const lines = await stdoutOf(() => {
       metrics.add(deliveryMetric('parked', 'slack'));
       metrics.add(parkedMetric('channel_not_found'));
       metrics.add(rotationMetric('createSecret', 'failed'));
@@ -53,12 +55,37 @@ describe('metrics in Embedded Metric Format', () => {
 });
 
 describe('switching the lines off', () => {
-  it('POWERTOOLS_METRICS_DISABLED=true writes nothing; unset or anything else writes the lines', () => {
+  it('POWERTOOLS_METRICS_DISABLED=true writes nothing; unset or anything else writes the lines', async () => {
     const lines = (env: Record<string, string>) => stdoutOf(() => metricsFromEnvironment('webhook-relay', env).add(parkedMetric('x')));
-    expect(lines({ POWERTOOLS_METRICS_DISABLED: 'true' })).toEqual([]);
-    expect(lines({ POWERTOOLS_METRICS_DISABLED: ' TRUE ' })).toEqual([]);
-    expect(lines({})).toHaveLength(1);
-    expect(lines({ POWERTOOLS_METRICS_DISABLED: 'false' })).toHaveLength(1);
+    expect(await lines({ POWERTOOLS_METRICS_DISABLED: 'true' })).toEqual([]);
+    expect(await lines({ POWERTOOLS_METRICS_DISABLED: ' TRUE ' })).toEqual([]);
+    expect(await lines({})).toHaveLength(1);
+    expect(await lines({ POWERTOOLS_METRICS_DISABLED: 'false' })).toHaveLength(1);
+  });
+});
+
+describe('stdout lines', () => {
+  it('the lines of one synchronous stretch go out in one write, in order, before anything awaiting it goes on', async () => {
+    const writes: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      writes.push(String(chunk));
+      return true;
+    });
+    try {
+      const metrics = emfMetrics('webhook-relay');
+      const log = createLogger();
+      const invocation = (async () => {
+        log.info('delivery');
+        metrics.add(parkedMetric('a'));
+        metrics.add(parkedMetric('b'));
+        return 'answer';
+      })();
+      const seenAtAnswer = await invocation.then(() => writes.length);
+      expect(seenAtAnswer).toBe(1);
+      expect(writes[0]?.split('\n').filter(Boolean).map((line) => JSON.parse(line).message ?? JSON.parse(line).reason)).toEqual(['delivery', 'a', 'b']);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
 

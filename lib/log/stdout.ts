@@ -1,0 +1,27 @@
+let pending = '';
+let queued = false;
+
+function flush(): void {
+  queued = false;
+  if (pending === '') return;
+  const text = pending;
+  pending = '';
+  process.stdout.write(text);
+}
+
+// A line still pending when the process exits (process.exit, a crash) is written all the same.
+process.once('exit', flush);
+
+/**
+ * Writes a line to stdout, the lines of one synchronous stretch together: a delivery's log
+ * line and its metric lines cost one write, not four (a third of the relay's warm overhead
+ * over the floors was writing to stdout). The write happens in a microtask queued by the first
+ * line, before anything that awaits the current code, so lines never arrive after the
+ * invocation's answer.
+ */
+export function writeStdoutLine(line: string): void {
+  pending += line.endsWith('\n') ? line : `${line}\n`;
+  if (queued) return;
+  queued = true;
+  queueMicrotask(flush);
+}
