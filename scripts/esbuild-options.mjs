@@ -30,7 +30,7 @@ export const builtinsWithoutEsmImport = {
 };
 
 /** The file a package that is imported dynamically is bundled to, beside the importer. */
-export const lazyFileName = (specifier) => `lazy-${specifier.replace(/^@/, '').replace(/[^a-zA-Z0-9]+/g, '-')}.mjs`;
+const lazyFileName = (specifier) => `lazy-${specifier.replace(/^@/, '').replace(/[^a-zA-Z0-9]+/g, '-')}.mjs`;
 
 /**
  * A package imported with `import()` (SQS, the SDK's credential chain, JOSE) becomes a bundle

@@ -42,17 +42,31 @@ export interface SigningParameters {
   signingDate: Date;
 }
 
+// One signer per credentials and scope: it keeps the derived signing key, which changes once a
+// day, so a warm call does not derive it again. Weak: refreshed credentials let old signers go.
+const signers = new WeakMap<AwsCredentials, Map<string, SignatureV4>>();
+
+function signerFor({ credentials, region, service }: SigningParameters): SignatureV4 {
+  let byScope = signers.get(credentials);
+  if (!byScope) {
+    byScope = new Map();
+    signers.set(credentials, byScope);
+  }
+  const scope = `${region}/${service}`;
+  let signer = byScope.get(scope);
+  if (!signer) {
+    signer = new SignatureV4({ credentials, region, service, sha256: NodeSha256 });
+    byScope.set(scope, signer);
+  }
+  return signer;
+}
+
 /**
  * Signature Version 4 with the SDK's own signer (@smithy/signature-v4), so that the
  * canonicalisation is exactly the SDK's; returns the headers to send, Authorization included.
  */
 export async function signRequest(request: RequestToSign, parameters: SigningParameters): Promise<Record<string, string>> {
-  const signer = new SignatureV4({
-    credentials: parameters.credentials,
-    region: parameters.region,
-    service: parameters.service,
-    sha256: NodeSha256,
-  });
+  const signer = signerFor(parameters);
   const query: Record<string, string | string[]> = {};
   for (const [name, value] of request.url.searchParams) {
     const existing = query[name];
