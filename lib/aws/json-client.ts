@@ -1,4 +1,5 @@
 import { nodeRequest, TimeoutError, type NodeAnswer } from '../http/node-request.js';
+import { parseJson } from '../shared/json.js';
 import { sleep as realSleep, type Sleep } from '../shared/sleep.js';
 import type { AwsCallLimits } from './limits.js';
 import { awsCredentials, type CredentialSource } from './credentials.js';
@@ -121,12 +122,8 @@ export function awsJsonClient(service: AwsJsonService, options: AwsJsonClientOpt
 
 function parseAnswer(answer: NodeAnswer): Record<string, unknown> {
   const text = answer.body.toString('utf8');
-  let json: unknown;
-  try {
-    json = text.trim() === '' ? {} : JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
+  const parsed = text.trim() === '' ? { ok: true as const, value: {} } : parseJson(text);
+  const json = parsed.ok ? parsed.value : undefined;
   const fields = json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined;
   if (answer.status >= 200 && answer.status < 300) {
     if (!fields) throw new AwsServiceError('InvalidAnswer', answer.status, {});
