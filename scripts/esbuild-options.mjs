@@ -2,7 +2,7 @@
 // benchmark's floors all use it, so their bundles differ only in their source.
 import { build } from 'esbuild';
 import { builtinModules } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 const BUILTINS = new Set(builtinModules);
 const BUILTIN_NAMESPACE = 'node-builtin';
@@ -89,22 +89,19 @@ export function bundleOptions(entry, outdir, lazy = new Set()) {
  * esbuild metafile of all of them.
  */
 export async function buildFunction(entry, outdir) {
-  const pending = new Set();
-  const metafile = (await build(bundleOptions(entry, outdir, pending))).metafile;
-  const built = new Set();
-  for (const specifier of pending) {
-    if (built.has(specifier)) continue;
-    built.add(specifier);
-    const name = lazyFileName(specifier).replace(/\.mjs$/, '');
-    const options = bundleOptions(entry, outdir, pending);
+  // A Set visits what is added while it is iterated, once each: the lazy packages' own lazy packages too.
+  const lazy = new Set();
+  const options = bundleOptions(entry, outdir, lazy);
+  const { metafile } = await build(options);
+  for (const specifier of lazy) {
     const result = await build({
       ...options,
       entryPoints: undefined,
-      // A source name that is no file: the metafile's inputs list real files and this.
-      stdin: { contents: `export * from ${JSON.stringify(specifier)};`, resolveDir: join(outdir, '..'), sourcefile: `lazy:${specifier}` },
       outdir: undefined,
-      outfile: join(outdir, `${name}.mjs`),
       splitting: false,
+      outfile: join(outdir, lazyFileName(specifier)),
+      // A source name that is no file: the metafile's inputs list real files and this.
+      stdin: { contents: `export * from ${JSON.stringify(specifier)};`, resolveDir: dirname(entry), sourcefile: `lazy:${specifier}` },
     });
     Object.assign(metafile.inputs, result.metafile.inputs);
     Object.assign(metafile.outputs, result.metafile.outputs);

@@ -14,7 +14,7 @@ export class RedirectRefusedError extends ReasonedError<'redirect_refused'> {
   }
 }
 
-/** No connection within the connection timeout; named as the AWS SDK and fetch name theirs. */
+/** No connection, or no answer, within its limit; named as the AWS SDK and fetch name theirs. */
 export class TimeoutError extends Error {
   override readonly name = 'TimeoutError';
 }

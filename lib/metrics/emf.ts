@@ -1,10 +1,7 @@
+import type { LogSink } from '../log/logger.js';
 import { writeStdoutLine } from '../log/stdout.js';
 import { METRICS_NAMESPACE, noMetrics, type MetricPoint, type Metrics } from './metrics.js';
 
-/** Where a line goes: stdout, which Lambda ships to CloudWatch Logs. */
-export type LineSink = (line: string) => void;
-
-const stdoutSink: LineSink = writeStdoutLine;
 
 /**
  * One point as a CloudWatch Embedded Metric Format document: every dimension set (the rollups,
@@ -35,7 +32,7 @@ export function emfLine(service: string, point: MetricPoint, timestamp: number):
  * validation and buffering cost 55 µs of every warm delivery (a CPU profile showed it) and
  * 13 KiB of the cold path.
  */
-export function emfMetrics(service: string, sink: LineSink = stdoutSink, now: () => number = Date.now): Metrics {
+export function emfMetrics(service: string, sink: LogSink = writeStdoutLine, now: () => number = Date.now): Metrics {
   return {
     add(point: MetricPoint) {
       sink(emfLine(service, point, now()));
