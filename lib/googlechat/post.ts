@@ -1,4 +1,4 @@
-import type { FetchFunction } from '@slack/webhook';
+import type { NodeFetch } from '../http/fetch-over-node-http.js';
 import type { PostOptions, PostOutcome } from '../delivery/chat-service.js';
 import { classifyJsonErrorAnswer, createJsonPoster } from '../http/post-json.js';
 import type { GoogleChatMessage } from './format.js';
@@ -24,7 +24,7 @@ export function threadedUrl(url: string): string {
   return hash === undefined ? joined : `${joined}#${hash}`;
 }
 
-export function createGoogleChatPoster(transport?: FetchFunction) {
+export function createGoogleChatPoster(transport?: NodeFetch) {
   const post = createJsonPoster<GoogleChatMessage>(classifyGoogleChatAnswer, transport);
   return (url: string, payload: GoogleChatMessage, options: PostOptions): Promise<PostOutcome> => post(threadedUrl(url), payload, options);
 }

@@ -1,4 +1,4 @@
-import type { FetchFunction } from '@slack/webhook';
+import type { NodeFetch } from '../http/fetch-over-node-http.js';
 import type { ChatService } from '../delivery/chat-service.js';
 import { formatGoogleChatMessage, type GoogleChatMessage } from './format.js';
 import { createGoogleChatPoster } from './post.js';
@@ -16,7 +16,7 @@ export function spaceOf(url: string): string {
   }
 }
 
-export function googleChatService(transport?: FetchFunction): ChatService<GoogleChatMessage> {
+export function googleChatService(transport?: NodeFetch): ChatService<GoogleChatMessage> {
   return {
     // The configuration only lets a Google Chat mention (<users/…>) reach a Google Chat destination.
     format: (message, destination) => formatGoogleChatMessage(message, typeof destination.mention === 'string' ? destination.mention : undefined),

@@ -1,7 +1,6 @@
-import type { FetchFunction } from '@slack/webhook';
 import type { PostOptions, PostOutcome } from '../delivery/chat-service.js';
 import { parseRetryAfterMs } from '../shared/retry-after.js';
-import { fetchOverNodeHttp, RedirectRefusedError } from './fetch-over-node-http.js';
+import { fetchOverNodeHttp, RedirectRefusedError, type NodeFetch } from './fetch-over-node-http.js';
 
 /** What a chat service answered, reduced to what its classifier needs. */
 export interface PostAnswer {
@@ -24,7 +23,7 @@ export function outcomeWithoutAnswer(error: unknown): PostOutcome {
 }
 
 /** The Teams and Google Chat posters: JSON in, the service's classifier decides what the answer means. */
-export function createJsonPoster<Payload>(classify: AnswerClassifier, transport: FetchFunction = fetchOverNodeHttp) {
+export function createJsonPoster<Payload>(classify: AnswerClassifier, transport: NodeFetch = fetchOverNodeHttp) {
   return async (url: string, payload: Payload, options: PostOptions): Promise<PostOutcome> => {
     try {
       const response = await transport(url, {
@@ -33,7 +32,7 @@ export function createJsonPoster<Payload>(classify: AnswerClassifier, transport:
         headers: { 'content-type': 'application/json; charset=utf-8' },
         body: JSON.stringify(payload),
         redirect: 'error',
-        signal: AbortSignal.timeout(options.timeoutMs),
+        timeoutMs: options.timeoutMs,
       });
       const body = await response.text();
       return classify({ status: response.status, body, retryAfter: response.headers.get('retry-after') });

@@ -1,6 +1,6 @@
-import { IncomingWebhook, type FetchFunction, type IncomingWebhookHTTPError } from '@slack/webhook';
+import { IncomingWebhook, type IncomingWebhookHTTPError } from '@slack/webhook';
 import type { PostOptions, PostOutcome } from '../delivery/chat-service.js';
-import { fetchOverNodeHttp } from '../http/fetch-over-node-http.js';
+import { fetchOverNodeHttp, type NodeFetch } from '../http/fetch-over-node-http.js';
 import { outcomeWithoutAnswer } from '../http/post-json.js';
 import { parseRetryAfterMs } from '../shared/retry-after.js';
 
@@ -48,15 +48,16 @@ export type SlackPoster = (url: string, payload: SlackPayload, options: PostOpti
 
 /**
  * Posts with @slack/webhook. Its errors do not carry response headers, so a thin fetch
- * wrapper keeps the `Retry-After` of the answer for the caller to honour.
+ * wrapper keeps the `Retry-After` of the answer for the caller to honour. The deadline is
+ * the transport's timer rather than the library's `timeout`, which would make an AbortSignal
+ * per post.
  */
-export function createSlackPoster(transport: FetchFunction = fetchOverNodeHttp): SlackPoster {
+export function createSlackPoster(transport: NodeFetch = fetchOverNodeHttp): SlackPoster {
   return async (url, payload, options) => {
     let retryAfter: string | null = null;
     const webhook = new IncomingWebhook(url, {
-      timeout: options.timeoutMs,
       fetch: async (input, init) => {
-        const response = await transport(input, init);
+        const response = await transport(input, { ...init, timeoutMs: options.timeoutMs });
         retryAfter = response.headers.get('retry-after');
         return response;
       },

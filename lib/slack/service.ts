@@ -1,4 +1,4 @@
-import type { FetchFunction } from '@slack/webhook';
+import type { NodeFetch } from '../http/fetch-over-node-http.js';
 import type { ChatService } from '../delivery/chat-service.js';
 import { formatSlackMessage, type SlackMessage } from './format.js';
 import { createSlackPoster } from './post.js';
@@ -6,7 +6,7 @@ import { createSlackPoster } from './post.js';
 /** Slack documents about one message per second per incoming webhook; the margin absorbs jitter. */
 export const SLACK_MIN_INTERVAL_MS = 1_100;
 
-export function slackService(transport?: FetchFunction): ChatService<SlackMessage> {
+export function slackService(transport?: NodeFetch): ChatService<SlackMessage> {
   return {
     // The configuration only lets a Slack mention (a string) reach a Slack destination.
     format: (message, destination) => formatSlackMessage(message, typeof destination.mention === 'string' ? destination.mention : undefined),

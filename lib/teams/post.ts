@@ -1,4 +1,4 @@
-import type { FetchFunction } from '@slack/webhook';
+import type { NodeFetch } from '../http/fetch-over-node-http.js';
 import { classifyJsonErrorAnswer, createJsonPoster } from '../http/post-json.js';
 import type { TeamsMessage } from './format.js';
 
@@ -10,4 +10,4 @@ import type { TeamsMessage } from './format.js';
  */
 export const classifyTeamsAnswer = classifyJsonErrorAnswer('code');
 
-export const createTeamsPoster = (transport?: FetchFunction) => createJsonPoster<TeamsMessage>(classifyTeamsAnswer, transport);
+export const createTeamsPoster = (transport?: NodeFetch) => createJsonPoster<TeamsMessage>(classifyTeamsAnswer, transport);

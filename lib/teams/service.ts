@@ -1,4 +1,4 @@
-import type { FetchFunction } from '@slack/webhook';
+import type { NodeFetch } from '../http/fetch-over-node-http.js';
 import type { ChatService } from '../delivery/chat-service.js';
 import { formatTeamsMessage, type TeamsMessage } from './format.js';
 import { createTeamsPoster } from './post.js';
@@ -6,7 +6,7 @@ import { createTeamsPoster } from './post.js';
 /** More than four requests per second to one workflow webhook are throttled; the margin absorbs jitter. */
 export const TEAMS_MIN_INTERVAL_MS = 260;
 
-export function teamsService(transport?: FetchFunction): ChatService<TeamsMessage> {
+export function teamsService(transport?: NodeFetch): ChatService<TeamsMessage> {
   return {
     // The configuration only lets a Teams mention ({id, name}) reach a Teams destination.
     format: (message, destination) => formatTeamsMessage(message, typeof destination.mention === 'object' ? destination.mention : undefined),

@@ -67,6 +67,17 @@ describe('posting to a Slack incoming webhook', () => {
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 
+  it('gives up on an answer whose body never ends, within the same timeout', async () => {
+    const trickling = await startServer((res) => {
+      res.writeHead(200, { 'content-length': '100' });
+      res.write('o');
+    });
+    others.push(trickling.server);
+    const started = Date.now();
+    expect(await post(`${trickling.url}${path}`, message)).toEqual({ kind: 'retryable', reason: 'timeout' });
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
   it('follows no redirect: the target never sees the message', async () => {
     const target = await startServer((res) => res.writeHead(200).end('ok'));
     const redirecting = await startServer((res) => res.writeHead(302, { location: `${target.url}${path}` }).end());
