@@ -42,6 +42,7 @@ type Floor = keyof typeof FLOORS;
 const kib = (bytes: number) => (bytes / 1024).toFixed(1);
 const ms = (value: number) => value.toFixed(value < 10 ? 2 : 1);
 const mib = (kibibytes: number) => (kibibytes / 1024).toFixed(1);
+const us = (milliseconds: number) => (milliseconds * 1000).toFixed(0);
 const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
 const verdict = (pass: boolean) => (pass ? 'pass' : 'FAIL');
 
@@ -74,6 +75,12 @@ for (const [floor, source] of Object.entries(FLOORS) as Array<[Floor, string]>) 
   sizes[`(${floor})`] = bundleSize(dir, await buildFunction(join(root, 'bench', 'floor', `${source}.ts`), dir));
   floorPath[floor] = join(dir, 'index.mjs');
 }
+// The relay with chat services that answer in process: its own work per warm delivery, no network.
+const inProcessDir = join(out, 'relay-in-process');
+rmSync(inProcessDir, { recursive: true, force: true });
+mkdirSync(inProcessDir, { recursive: true });
+await buildFunction(join(root, 'bench', 'in-process.ts'), inProcessDir);
+const inProcessRelay = join(inProcessDir, 'index.mjs');
 const relaySize = sizes[RELAY]!;
 const relayColdPathPass = relaySize.coldPathBytes <= BUDGET.relayColdPathKiB * 1024;
 
@@ -293,17 +300,23 @@ async function measure(proxy: AwsProxy, slack: FakeSlack) {
 
   // ------------------------------------------------------------ warm
   console.log(
-    `Warm: ${WARM_ROUNDS} rounds of relay, SDK floor and limit floor, order rotated each round; ${WARM_DELIVERIES} sequential deliveries in each container after its first`,
+    `Warm: ${WARM_ROUNDS} rounds of relay, SDK floor, limit floor and relay in process, order rotated each round; ${WARM_DELIVERIES} sequential deliveries in each container after its first`,
   );
   const warmRun = async (what: string, bundle: string) => {
     const result = await container(['warm', bundle, basicEvent, WARM_DELIVERIES], relayEnvironment(bundle, basicResources));
-    expectDelivered(`warm ${what}`, result.run, result.posts, WARM_DELIVERIES + 1);
+    // The in-process relay answers its posts itself: Slack sees none of them.
+    expectDelivered(`warm ${what}`, result.run, result.posts, bundle === inProcessRelay ? 0 : WARM_DELIVERIES + 1);
     return result;
   };
-  const warmSubjects = { relay: bundlePath(RELAY), 'SDK floor': floorPath['SDK floor'], 'limit floor': floorPath['limit floor'] };
+  const warmSubjects = {
+    relay: bundlePath(RELAY),
+    'SDK floor': floorPath['SDK floor'],
+    'limit floor': floorPath['limit floor'],
+    'relay in process': inProcessRelay,
+  };
   type WarmSubject = keyof typeof warmSubjects;
   const warmOrder = Object.keys(warmSubjects) as WarmSubject[];
-  const warmRuns: Record<WarmSubject, ContainerRun[]> = { relay: [], 'SDK floor': [], 'limit floor': [] };
+  const warmRuns: Record<WarmSubject, ContainerRun[]> = { relay: [], 'SDK floor': [], 'limit floor': [], 'relay in process': [] };
   const relayWarmReads: number[] = [];
   for (let round = 0; round < WARM_ROUNDS; round++) {
     // Rotated, so that no subject always meets the loopback servers at their least warmed up.
@@ -326,6 +339,7 @@ async function measure(proxy: AwsProxy, slack: FakeSlack) {
     relay: warmFigures(warmRuns.relay),
     'SDK floor': warmFigures(warmRuns['SDK floor']),
     'limit floor': warmFigures(warmRuns['limit floor']),
+    'relay in process': warmFigures(warmRuns['relay in process']),
   };
   const warmRatio = ratio(warm.relay.medianMs, warm['SDK floor'].medianMs);
   // Each relay container next to the SDK floor's of the same round.
@@ -462,6 +476,12 @@ async function measure(proxy: AwsProxy, slack: FakeSlack) {
       warmRow('peak RSS after the run (max of containers), MiB', (f) => f.peakRssKiB, mib),
     ],
   );
+  const ownWork = warm['relay in process'];
+  const floorPost = warm['SDK floor'].medianMs;
+  console.log(
+    `  the relay's own work, its chat services answering in process (no network): median ${us(ownWork.medianMs)} µs, mean ${us(ownWork.meanMs)} µs per delivery;\n` +
+      `  next to a real post the relay takes ${us(warm.relay.medianMs - floorPost)} µs more than the SDK floor, ${ratio(warm.relay.medianMs - floorPost, ownWork.medianMs)} x its own work`,
+  );
 
   console.log('\nCalls to dependencies (counted by a proxy in front of moto_server and by the loopback key server)');
   printTable(
@@ -529,7 +549,14 @@ async function measure(proxy: AwsProxy, slack: FakeSlack) {
       },
     },
     importOnly,
-    warm: { relay: warm.relay, sdkFloor: warm['SDK floor'], limitFloor: warm['limit floor'], ratioToSdkFloor: warmRatio, pairedRatioToSdkFloor: pairedWarmRatio },
+    warm: {
+      relay: warm.relay,
+      sdkFloor: warm['SDK floor'],
+      limitFloor: warm['limit floor'],
+      relayInProcess: warm['relay in process'],
+      ratioToSdkFloor: warmRatio,
+      pairedRatioToSdkFloor: pairedWarmRatio,
+    },
     dependencyCalls: {
       secretsManagerReads: { warmRun: warmRelay.reads, ttlScenario: { reads: ttlRun.reads, ttlPeriods } },
       sso: ssoFigures ?? { notApplicable: 'no SSO support in this build: auth.method "sso" answered 503 without asking the key server' },

@@ -1,9 +1,13 @@
 import { googleChatService } from '../googlechat/service.js';
+import type { NodeFetch } from '../http/fetch-over-node-http.js';
 import { slackService } from '../slack/service.js';
 import { teamsService } from '../teams/service.js';
 import type { ChatService, ChatServices } from './chat-service.js';
 
-/** The chat services a destination can be: adding one is one entry here and its own folder. */
-export function createChatServices(): ChatServices {
-  return { slack: slackService() as ChatService, teams: teamsService() as ChatService, googlechat: googleChatService() as ChatService };
+/**
+ * The chat services a destination can be: adding one is one entry here and its own folder.
+ * They post over node:http(s) unless given another transport (the benchmark's in-process one).
+ */
+export function createChatServices(transport?: NodeFetch): ChatServices {
+  return { slack: slackService(transport) as ChatService, teams: teamsService(transport) as ChatService, googlechat: googleChatService(transport) as ChatService };
 }

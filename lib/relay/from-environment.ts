@@ -8,6 +8,7 @@ import { dynamoLedger } from '../dedup/dynamodb.js';
 import { deliverOnce } from '../dedup/once.js';
 import { configSourceFor, createRelayConfigStore } from '../config/store.js';
 import { createDelivery } from '../delivery/deliver.js';
+import type { ChatServices } from '../delivery/chat-service.js';
 import { createChatServices } from '../delivery/services.js';
 import { jsonResponse } from '../http/response.js';
 import { createLogger, logLevelFrom, type Logger } from '../log/logger.js';
@@ -25,6 +26,8 @@ export interface WiringOptions {
   metrics?: Metrics;
   /** The clock for cache ages, grace periods and latencies; tests drive it instead of sleeping. */
   now?: () => number;
+  /** The chat services; the real ones posting over node:http(s) by default. */
+  services?: ChatServices;
 }
 
 /** Wires the relay with real clients from the Lambda environment; one instance per container. */
@@ -51,7 +54,7 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
   });
   const sqs = lazySqs();
   const delivery = createDelivery({
-    services: createChatServices(),
+    services: options.services ?? createChatServices(),
     postTimeoutMs: settings.SLACK_TIMEOUT_MS,
     ...(settings.DELIVERY_QUEUE_URL ? { retryQueue: sqsRetryQueue(sqs, settings.DELIVERY_QUEUE_URL) } : {}),
     ...(settings.DEAD_LETTER_QUEUE_URL ? { deadLetters: sqsDeadLetters(sqs, settings.DEAD_LETTER_QUEUE_URL) } : {}),

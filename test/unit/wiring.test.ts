@@ -1,4 +1,9 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createChatServices } from '../../lib/delivery/services.js';
+import type { NodeFetch } from '../../lib/http/fetch-over-node-http.js';
 import { logLevelFrom } from '../../lib/log/logger.js';
 import { createRelayFromEnvironment } from '../../lib/relay/from-environment.js';
 import { createRetryWorkerFromEnvironment } from '../../lib/retry/from-environment.js';
@@ -28,6 +33,30 @@ describe('reading the environment: one policy for every function', () => {
     // The file is missing: the configuration, not the environment, is what is wrong.
     expect(response.statusCode).toBe(503);
     expect(log.records()).toContainEqual(expect.objectContaining({ message: 'relay configuration is unavailable', reason: 'file_ENOENT' }));
+  });
+
+  it('the relay posts through the chat services it is given (the benchmark measures its own work this way)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wiring-'));
+    const url = 'https://hooks.slack.com/services/T0/B0/wiring-secret';
+    writeFileSync(join(dir, 'relay.json'), JSON.stringify({ auth: { method: 'none' }, destinations: { default: { url } } }));
+    const posts: Array<{ url: string; body: unknown; timeoutMs: number | undefined }> = [];
+    const answered: NodeFetch = async (input, init) => {
+      posts.push({ url: String(input), body: JSON.parse(String(init?.body)), timeoutMs: init?.timeoutMs });
+      return { ok: true, status: 200, statusText: 'OK', url: String(input), headers: { get: () => null, entries: () => [] }, text: async () => 'ok', json: async () => 'ok', arrayBuffer: async () => new ArrayBuffer(0) };
+    };
+    try {
+      const log = capturedLogger();
+      const relay = createRelayFromEnvironment(
+        { RELAY_CONFIG_SECRET_ID: `file:${join(dir, 'relay.json')}`, SLACK_TIMEOUT_MS: '1234' },
+        { logger: log.logger, metrics: memoryMetrics(), services: createChatServices(answered) },
+      );
+      const body = readFileSync(new URL('../../events/anomaly-alert.json', import.meta.url), 'utf8');
+      const response = await relay({ ...request, body }, { remainingTimeMs: () => 10_000 });
+      expect(response.statusCode).toBe(200);
+      expect(posts).toEqual([{ url, body: expect.objectContaining({ blocks: expect.any(Array) }), timeoutMs: 1234 }]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('delivery-retry with a bad environment fails its invocation, so Lambda counts an error and the batch stays queued', async () => {

@@ -1,0 +1,24 @@
+// The relay as deployed, except that every chat service answers 200 in the same process: what
+// the bench measures with it is the relay's own work per delivery (parsing, authentication,
+// validation, formatting, log and metric lines), without a network round trip.
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { createChatServices } from '../lib/delivery/services.js';
+import { fromHttpApiEvent, toHttpApiResult } from '../lib/http/api-gateway.js';
+import type { NodeFetch } from '../lib/http/fetch-over-node-http.js';
+import { createRelayFromEnvironment } from '../lib/relay/from-environment.js';
+
+const answered: NodeFetch = async (input) => ({
+  ok: true,
+  status: 200,
+  statusText: 'OK',
+  url: String(input),
+  headers: { get: () => null, entries: () => [] },
+  text: async () => 'ok',
+  json: async () => 'ok',
+  arrayBuffer: async () => new ArrayBuffer(0),
+});
+
+const relay = createRelayFromEnvironment(process.env, { services: createChatServices(answered) });
+
+export const handler = async (event: APIGatewayProxyEventV2, context: Context) =>
+  toHttpApiResult(await relay(fromHttpApiEvent(event, context.awsRequestId), { remainingTimeMs: () => context.getRemainingTimeInMillis() }));
