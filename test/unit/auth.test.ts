@@ -12,6 +12,15 @@ describe('constantTimeEqual', () => {
     expect(constantTimeEqual('abc', 'abc')).toBe(true);
     expect(constantTimeEqual('abc', 'abcd')).toBe(false);
     expect(constantTimeEqual('', 'x')).toBe(false);
+    expect(constantTimeEqual('abd', 'abc')).toBe(false);
+  });
+
+  it('compares bytes, not UTF-16 units: non-ASCII values match only themselves', () => {
+    expect(constantTimeEqual('Größe-🚨', 'Größe-🚨')).toBe(true);
+    // Two UTF-8 bytes each side, different characters.
+    expect(constantTimeEqual('é', 'ab')).toBe(false);
+    expect(constantTimeEqual('ab', 'é')).toBe(false);
+    expect(constantTimeEqual('e\u0301', 'é')).toBe(false);
   });
 });
 
