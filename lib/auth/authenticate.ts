@@ -13,8 +13,11 @@ export type AuthOutcome =
   | { kind: 'denied'; reason: string; challenge?: string }
   | { kind: 'unavailable'; reason: string };
 
-/** Checks headers against one `auth` block; `previous` adds the old values that grace still accepts. */
-export type Authenticator = (headers: Record<string, string>, auth: AuthConfig, previous?: PreviousCredentials) => Promise<AuthOutcome>;
+/**
+ * Checks headers against one `auth` block; `previous` adds the old values that grace still
+ * accepts. None and Basic decide at once; only SSO may have to ask the identity provider.
+ */
+export type Authenticator = (headers: Record<string, string>, auth: AuthConfig, previous?: PreviousCredentials) => AuthOutcome | Promise<AuthOutcome>;
 
 /**
  * Checks a delivery against the configuration. SSO is verified by `ssoVerifier` when one is
@@ -24,7 +27,14 @@ export type Authenticator = (headers: Record<string, string>, auth: AuthConfig, 
 export function createAuthenticator(
   ssoVerifier?: (authorization: string | undefined, auth: AuthConfig) => Promise<AuthOutcome>,
 ): Authenticator {
-  return async (headers, auth, previous) => {
+  const verifySso = async (authorization: string | undefined, auth: AuthConfig, headersOk: boolean): Promise<AuthOutcome> => {
+    if (!ssoVerifier) return { kind: 'unavailable', reason: 'sso_not_supported' };
+    const outcome = await ssoVerifier(authorization, auth);
+    if (outcome.kind === 'accepted' && !headersOk) return { kind: 'denied', reason: 'wrong_header', challenge: BEARER_CHALLENGE };
+    return outcome;
+  };
+
+  return (headers, auth, previous) => {
     const headersOk = customHeadersMatch(headers, auth.headers, previous?.headers);
     const authorization = headerValue(headers, 'authorization');
     switch (auth.method) {
@@ -42,12 +52,8 @@ export function createAuthenticator(
           challenge: BASIC_CHALLENGE,
         };
       }
-      case 'sso': {
-        if (!ssoVerifier) return { kind: 'unavailable', reason: 'sso_not_supported' };
-        const outcome = await ssoVerifier(authorization, auth);
-        if (outcome.kind === 'accepted' && !headersOk) return { kind: 'denied', reason: 'wrong_header', challenge: BEARER_CHALLENGE };
-        return outcome;
-      }
+      case 'sso':
+        return verifySso(authorization, auth, headersOk);
     }
   };
 }

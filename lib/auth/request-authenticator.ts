@@ -22,7 +22,8 @@ export interface AuthDecision {
   loaded: LoadedConfig;
 }
 
-export type RequestAuthenticator = (headers: Record<string, string>, loaded: LoadedConfig, log: Logger) => Promise<AuthDecision>;
+/** At once when the current credentials are accepted without asking anyone (None, Basic); otherwise a promise. */
+export type RequestAuthenticator = (headers: Record<string, string>, loaded: LoadedConfig, log: Logger) => AuthDecision | Promise<AuthDecision>;
 
 /**
  * Authentication end to end: the current credentials; then, while the grace lasts, the
@@ -33,8 +34,9 @@ export type RequestAuthenticator = (headers: Record<string, string>, loaded: Loa
 export function createRequestAuthenticator(options: RequestAuthenticatorOptions): RequestAuthenticator {
   const { check, store, graceMs, now } = options;
 
-  async function withGrace(headers: Record<string, string>, loaded: LoadedConfig, log: Logger): Promise<AuthOutcome> {
-    const outcome = await check(headers, loaded.config.auth);
+  /** `first`: the current credentials' outcome when it is already asked for. */
+  async function withGrace(headers: Record<string, string>, loaded: LoadedConfig, log: Logger, first?: ReturnType<Authenticator>): Promise<AuthOutcome> {
+    const outcome = await (first ?? check(headers, loaded.config.auth));
     if (outcome.kind !== 'denied') return outcome;
     const endsAt = graceEndsAt(loaded, graceMs);
     if (endsAt === undefined || now() >= endsAt) return outcome;
@@ -50,11 +52,18 @@ export function createRequestAuthenticator(options: RequestAuthenticatorOptions)
     return { ...old, previousCredentials: true };
   }
 
-  return async (headers, loaded, log) => {
-    const outcome = await withGrace(headers, loaded, log);
+  const decide = async (headers: Record<string, string>, loaded: LoadedConfig, log: Logger, first: ReturnType<Authenticator>): Promise<AuthDecision> => {
+    const outcome = await withGrace(headers, loaded, log, first);
     if (outcome.kind !== 'denied') return { outcome, loaded };
     const refreshed = await store.refreshIfOlderThan(AUTH_FAILURE_REFRESH_MS);
     if (!refreshed) return { outcome, loaded };
     return { outcome: await withGrace(headers, refreshed, log), loaded: refreshed };
+  };
+
+  return (headers, loaded, log) => {
+    // The common case decides at once: accepted with the current credentials, nothing to wait for.
+    const first = check(headers, loaded.config.auth);
+    if (!(first instanceof Promise) && first.kind === 'accepted') return { outcome: first, loaded };
+    return decide(headers, loaded, log, first);
   };
 }

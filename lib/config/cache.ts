@@ -17,6 +17,8 @@ export interface Cached<T> {
 export interface RefreshingCache<T> {
   /** The cached value while fresh; otherwise one shared load for all concurrent callers. */
   get(): Promise<Cached<T>>;
+  /** The cached value while fresh, at once; undefined when `get` would load. */
+  fresh(): Cached<T> | undefined;
   /**
    * Loads again when neither the cached value nor the last attempt to load (successful or
    * not) is younger than `minAgeMs`; resolves to undefined when one is.
@@ -55,11 +57,14 @@ export function createRefreshingCache<T>(load: () => Promise<T>, options: CacheO
     return inFlight;
   };
 
+  const fresh = () => (entry && now() - entry.loadedAt < options.ttlMs ? entry : undefined);
+
   return {
     get() {
-      if (entry && now() - entry.loadedAt < options.ttlMs) return Promise.resolve(entry);
-      return reload();
+      const cached = fresh();
+      return cached ? Promise.resolve(cached) : reload();
     },
+    fresh,
     async refreshIfOlderThan(minAgeMs) {
       if (entry && now() - entry.loadedAt < minAgeMs) return undefined;
       // A failing store is not asked again on every call: at most once per `minAgeMs`.

@@ -14,8 +14,12 @@ import { fileConfigSource, secretConfigSource, type ConfigDocument, type ConfigS
  * through a failed refresh, and, for authentication only, the version before the current one.
  */
 export interface RelayConfigStore {
-  /** The current configuration; rejects (after logging why) when there is no usable one. */
-  current(): Promise<LoadedConfig>;
+  /**
+   * The current configuration: at once while the cached copy is fresh (nearly every delivery,
+   * which then needs no deadline for it), otherwise a read that rejects (after logging why)
+   * when there is no usable one.
+   */
+  current(): LoadedConfig | Promise<LoadedConfig>;
   /** Reads again when the cached copy is older than `minAgeMs`; undefined when it is younger or the read fails. */
   refreshIfOlderThan(minAgeMs: number): Promise<LoadedConfig | undefined>;
   /** The previous version of `loaded`, read on first use and kept with it; undefined when there is none or it is unusable. */
@@ -87,13 +91,16 @@ export function createRelayConfigStore(options: RelayConfigStoreOptions): RelayC
   };
 
   return {
-    async current() {
-      try {
-        return (await cache.get()).value;
-      } catch (error) {
-        logConfigFailure(logger, error);
-        throw error;
-      }
+    current() {
+      const cached = cache.fresh();
+      if (cached) return cached.value;
+      return cache.get().then(
+        (loaded) => loaded.value,
+        (error: unknown) => {
+          logConfigFailure(logger, error);
+          throw error;
+        },
+      );
     },
     async refreshIfOlderThan(minAgeMs) {
       try {

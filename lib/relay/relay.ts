@@ -67,9 +67,12 @@ export function createRelay(deps: RelayDependencies): Relay {
     if (!body.ok) return finish(body.response, 'rejected_request');
 
     const stepBudget = (capMs: number) => budget(context.remainingTimeMs, capMs, ANSWER_RESERVE_MS);
+    // A fresh cached configuration and None or Basic credentials come at once: only what has to
+    // be waited for gets a deadline (a timer, an AbortController and a race each).
     let current: LoadedConfig;
     try {
-      current = await withDeadline('configuration', stepBudget(CONFIG_READ_BUDGET_MS), () => deps.config.current());
+      const config = deps.config.current();
+      current = config instanceof Promise ? await withDeadline('configuration', stepBudget(CONFIG_READ_BUDGET_MS), () => config) : config;
     } catch (error) {
       metrics.add(configurationUnavailableMetric());
       const response = unavailable('configuration_unavailable', 'The relay is not configured correctly; its operator has been told.');
@@ -78,7 +81,8 @@ export function createRelay(deps: RelayDependencies): Relay {
 
     let decision: Awaited<ReturnType<RequestAuthenticator>>;
     try {
-      decision = await withDeadline('authentication', stepBudget(AUTHENTICATION_BUDGET_MS), () => deps.authenticate(request.headers, current, log));
+      const deciding = deps.authenticate(request.headers, current, log);
+      decision = deciding instanceof Promise ? await withDeadline('authentication', stepBudget(AUTHENTICATION_BUDGET_MS), () => deciding) : deciding;
     } catch (error) {
       decision = { outcome: { kind: 'unavailable', reason: errorReason(error) }, loaded: current };
     }

@@ -44,6 +44,16 @@ describe('the relay configuration store', () => {
     expect(reads()).toBe(2);
   });
 
+  it('a fresh copy comes at once, not as a promise: the relay then sets no deadline for it', async () => {
+    const { store, clock } = setup([{ current: valid('a') }]);
+    const first = store.current();
+    expect(first).toBeInstanceOf(Promise);
+    const loaded = await first;
+    expect(store.current()).toBe(loaded);
+    clock.advance(300_000);
+    expect(store.current()).toBeInstanceOf(Promise);
+  });
+
   it('reads the previous version only when asked, once per loaded copy, and ignores an unusable one', async () => {
     const { store, previousReads } = setup([{ current: valid('new'), loadPrevious: async () => valid('old') }]);
     const loaded = await store.current();

@@ -27,6 +27,30 @@ describe('authentication of one request, end to end', () => {
     expect(store.reads).toEqual({ current: 0, refresh: 0, previous: 0 });
   });
 
+  it('decides accepted Basic credentials at once; SSO is asked once per request, and waited for', async () => {
+    const current: LoadedConfig = { config: configWith(basic('new-pass')) };
+    const { authenticate, log } = setup(current);
+    expect(authenticate(header('new-pass'), current, log.logger)).toEqual({ outcome: { kind: 'accepted', via: 'basic' }, loaded: current });
+    // A denial may still read the configuration again: that is waited for.
+    expect(authenticate(header('wrong'), current, log.logger)).toBeInstanceOf(Promise);
+
+    let verifications = 0;
+    const sso = createRequestAuthenticator({
+      check: createAuthenticator(async () => {
+        verifications++;
+        return { kind: 'accepted', via: 'sso' };
+      }),
+      store: memoryConfigStore(current),
+      graceMs: HOUR,
+      now: manualClock().now,
+    });
+    const ssoConfig: LoadedConfig = { config: configWith({ method: 'sso', sso: { issuer: 'https://idp.example.com', clientId: 'c', scope: 's' }, headers: [] } as AuthConfig) };
+    const deciding = sso({ authorization: 'Bearer x' }, ssoConfig, log.logger);
+    expect(deciding).toBeInstanceOf(Promise);
+    expect((await deciding).outcome).toEqual({ kind: 'accepted', via: 'sso' });
+    expect(verifications).toBe(1);
+  });
+
   it('accepts the previous password during the grace, with a warning that never holds it', async () => {
     const { run, clock, log } = setup({ config: configWith(basic('new-pass')), currentSince: new Date(manualClock().now()) }, configWith(basic('old-pass')));
     expect(await run(header('old-pass'))).toEqual({ kind: 'accepted', via: 'basic', previousCredentials: true });
