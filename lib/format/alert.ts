@@ -58,9 +58,15 @@ export function alertView(message: WebhookMessage): AlertView {
   const { metadata } = message;
   // Control characters show as nothing (or boxes) in every chat, yet cost bytes: they go first,
   // so every text of the view is free of them.
-  const payload = Object.fromEntries(
-    Object.entries(message.payload).map(([key, value]) => [key, value === undefined ? undefined : withoutControls(value)]),
-  ) as WebhookMessage['payload'];
+  const clean = (value: string | undefined) => (value === undefined ? undefined : withoutControls(value));
+  const { title, message: body, cloud_provider_type, account_id, account_name } = message.payload;
+  const payload = {
+    title: clean(title),
+    message: clean(body),
+    cloud_provider_type: clean(cloud_provider_type),
+    account_id: clean(account_id),
+    account_name: clean(account_name),
+  };
   const kind = kindLabel(withoutControls(metadata.object_type));
   const emojis = KNOWN_KINDS.get(metadata.object_type) ?? DEFAULT_EMOJI;
   const facts: Array<[string, string | undefined]> = [

@@ -18,6 +18,8 @@ export function fitWithin<Payload>(maxBytes: number, bodyLimit: number, build: (
 // C0 and C1 controls show as nothing or as boxes, yet JSON spells each as six bytes.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is what it is for
 const CONTROLS = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the same class, to test without replacing
+const ANY_CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/;
 
 /** Removes control characters other than tab and newline; carriage returns go too. */
-export const withoutControls = (text: string): string => text.replace(CONTROLS, '');
+export const withoutControls = (text: string): string => (ANY_CONTROL.test(text) ? text.replace(CONTROLS, '') : text);

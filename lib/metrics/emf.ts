@@ -3,24 +3,32 @@ import { writeStdoutLine } from '../log/stdout.js';
 import { METRICS_NAMESPACE, noMetrics, type MetricPoint, type Metrics } from './metrics.js';
 
 
+/** The `CloudWatchMetrics` directive of a point, as JSON: the same for every point of one catalogue entry. */
+function directiveJson(point: MetricPoint, full: readonly string[]): string {
+  const sets = point.rollups.map((rollup) => ['service', ...rollup]);
+  if (full.length > 0 || sets.length === 0) sets.push(['service', ...full]);
+  return JSON.stringify([{ Namespace: METRICS_NAMESPACE, Dimensions: sets, Metrics: [{ Name: point.name, Unit: point.unit }] }]);
+}
+
+// The catalogue is fixed (lib/metrics/metrics.ts), so this holds a handful of entries.
+const directives = new Map<string, string>();
+
 /**
  * One point as a CloudWatch Embedded Metric Format document: every dimension set (the rollups,
  * then the full set) with `service` first, the dimension values and the value at the top level.
+ * The directive, the same for every point of a kind, is serialised once per kind: per delivery
+ * only the timestamp and the values are new.
  */
 export function emfLine(service: string, point: MetricPoint, timestamp: number): string {
   const full = Object.keys(point.dimensions);
-  const sets = point.rollups.map((rollup) => ['service', ...rollup]);
-  if (full.length > 0 || sets.length === 0) sets.push(['service', ...full]);
-  const document = {
-    _aws: {
-      Timestamp: timestamp,
-      CloudWatchMetrics: [{ Namespace: METRICS_NAMESPACE, Dimensions: sets, Metrics: [{ Name: point.name, Unit: point.unit }] }],
-    },
-    service,
-    ...point.dimensions,
-    [point.name]: point.value,
-  };
-  return `${JSON.stringify(document)}\n`;
+  const key = `${point.name}\u0000${point.unit}\u0000${full.join('\u0000')}\u0000${point.rollups.map((rollup) => rollup.join('+')).join('\u0000')}`;
+  let directive = directives.get(key);
+  if (directive === undefined) {
+    directive = directiveJson(point, full);
+    directives.set(key, directive);
+  }
+  const values = JSON.stringify({ service, ...point.dimensions, [point.name]: point.value });
+  return `{"_aws":{"Timestamp":${timestamp},"CloudWatchMetrics":${directive}},${values.slice(1)}\n`;
 }
 
 /**

@@ -3,7 +3,7 @@ import { createDelivery } from '../../lib/delivery/deliver.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
 import { createLogger } from '../../lib/log/logger.js';
 import { emfMetrics, metricsFromEnvironment } from '../../lib/metrics/emf.js';
-import { deliveryMetric, METRICS_NAMESPACE, parkedMetric, rotationMetric } from '../../lib/metrics/metrics.js';
+import { answerLatencyMetric, answerMetric, deliveryMetric, METRICS_NAMESPACE, parkedMetric, rotationMetric } from '../../lib/metrics/metrics.js';
 import { capturedLogger, fakeChatService, manualClock, memoryDeadLetters, memoryRetryQueue, chatServices } from '../helpers/fake-delivery-ports.js';
 import { emfRecords, memoryMetrics } from '../helpers/memory-metrics.js';
 
@@ -51,6 +51,28 @@ describe('metrics in Embedded Metric Format', () => {
     // [service] alone lets one alarm watch every parked alert, whatever the reason.
     expect(parked?._aws.CloudWatchMetrics[0]?.Dimensions).toEqual([['service'], ['service', 'reason']]);
     expect(rotation).toMatchObject({ outcome: 'failed', step: 'createSecret', Rotations: 1 });
+  });
+
+  it('points of one kind keep their own values and timestamp; the shared directive stays the same', async () => {
+    let clock = 1_000;
+    const metrics = emfMetrics('webhook-relay', undefined, () => clock);
+    const lines = await stdoutOf(() => {
+      metrics.add(deliveryMetric('delivered', 'slack'));
+      clock = 2_000;
+      metrics.add(deliveryMetric('queued', 'teams'));
+      metrics.add(answerLatencyMetric(12.5));
+      metrics.add(answerMetric(503));
+    });
+    const [first, second, latency, answer] = emfRecords(lines);
+    expect(first).toMatchObject({ _aws: { Timestamp: 1_000 }, outcome: 'delivered', destinationType: 'slack', Deliveries: 1 });
+    expect(second).toMatchObject({ _aws: { Timestamp: 2_000 }, outcome: 'queued', destinationType: 'teams', Deliveries: 1 });
+    expect(second?._aws.CloudWatchMetrics).toEqual(first?._aws.CloudWatchMetrics);
+    expect(latency).toEqual({
+      _aws: { Timestamp: 2_000, CloudWatchMetrics: [{ Namespace: METRICS_NAMESPACE, Dimensions: [['service']], Metrics: [{ Name: 'AnswerLatency', Unit: 'Milliseconds' }] }] },
+      service: 'webhook-relay',
+      AnswerLatency: 12.5,
+    });
+    expect(answer).toMatchObject({ status: '503', Answers: 1, _aws: { CloudWatchMetrics: [{ Dimensions: [['service', 'status']] }] } });
   });
 });
 
