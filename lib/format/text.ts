@@ -1,13 +1,14 @@
 export const ELLIPSIS = '…';
 
-/** Slack's three control characters, which are also what makes HTML: replacing them neutralises every `<...>` special form and every tag. */
-export function escapeMrkdwn(text: string): string {
-  // Most texts have none of the three: one test, and the text as it is.
-  return MRKDWN_SPECIAL.test(text) ? text.replace(MRKDWN_SPECIALS, (c) => MRKDWN_ENTITIES[c as '&' | '<' | '>']) : text;
-}
 const MRKDWN_SPECIAL = /[&<>]/;
 const MRKDWN_SPECIALS = /[&<>]/g;
 const MRKDWN_ENTITIES = { '&': '&amp;', '<': '&lt;', '>': '&gt;' } as const;
+
+/** Slack's three control characters, which are also what makes HTML: replacing them neutralises every `<...>` special form and every tag. */
+export function escapeMrkdwn(text: string): string {
+  // Most texts have none of the three: one test, and the text as it is.
+  return MRKDWN_SPECIAL.test(text) ? text.replace(MRKDWN_SPECIALS, (c) => MRKDWN_ENTITIES[c as keyof typeof MRKDWN_ENTITIES]) : text;
+}
 
 /** At most `max` UTF-16 units, never splitting a surrogate pair, with a visible ellipsis when cut. */
 export function truncate(text: string, max: number): string {

@@ -17,8 +17,9 @@ export const MAX_ANSWER_BYTES = 64 * 1024;
 /**
  * The part of `fetch` that @slack/webhook and our posters use, over node:http(s) (see
  * nodeRequest for why). Like fetch it rejects on network errors, with the signal's reason
- * when the signal aborts, with a TimeoutError past `timeoutMs`, and on a redirect (it follows none: chat webhooks do not redirect,
- * and @slack/webhook asks for `redirect: 'error'`). The answer is read whole, up to MAX_ANSWER_BYTES.
+ * when the signal aborts, and on a redirect (it follows none: chat webhooks do not redirect,
+ * and @slack/webhook asks for `redirect: 'error'`); past `timeoutMs` it rejects with a
+ * TimeoutError. The answer is read whole, up to MAX_ANSWER_BYTES.
  */
 export const fetchOverNodeHttp: NodeFetch = async (input, init = {}) => {
   if (init.body !== undefined && typeof init.body !== 'string') throw new TypeError('Only string bodies are supported');

@@ -21,7 +21,9 @@ const directives = new Map<string, string>();
  */
 export function emfLine(service: string, point: MetricPoint, timestamp: number): string {
   const full = Object.keys(point.dimensions);
-  const key = `${point.name}\u0000${point.unit}\u0000${full.join('\u0000')}\u0000${point.rollups.map((rollup) => rollup.join('+')).join('\u0000')}`;
+  // Dimension names are our own words; the counts keep [] and [[]] (or [[a], [b]] and [[a, b]]) apart.
+  const rollups = point.rollups.map((rollup) => rollup.join(',')).join('|');
+  const key = `${point.name}|${point.unit}|${full.join(',')}|${point.rollups.length}|${rollups}`;
   let directive = directives.get(key);
   if (directive === undefined) {
     directive = directiveJson(point, full);

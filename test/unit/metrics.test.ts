@@ -74,6 +74,23 @@ describe('metrics in Embedded Metric Format', () => {
     });
     expect(answer).toMatchObject({ status: '503', Answers: 1, _aws: { CloudWatchMetrics: [{ Dimensions: [['service', 'status']] }] } });
   });
+
+  it('points that differ only in their rollups get their own dimension sets', async () => {
+    const metrics = emfMetrics('webhook-relay');
+    const point = (rollups: string[][]) => ({ ...parkedMetric('x'), dimensions: { reason: 'x', step: 'y' }, rollups });
+    const lines = await stdoutOf(() => {
+      metrics.add(point([[]]));
+      metrics.add(point([]));
+      metrics.add(point([['reason'], ['step']]));
+      metrics.add(point([['step'], ['reason']]));
+    });
+    expect(emfRecords(lines).map((record) => record?._aws.CloudWatchMetrics[0]?.Dimensions)).toEqual([
+      [['service'], ['service', 'reason', 'step']],
+      [['service', 'reason', 'step']],
+      [['service', 'reason'], ['service', 'step'], ['service', 'reason', 'step']],
+      [['service', 'step'], ['service', 'reason'], ['service', 'reason', 'step']],
+    ]);
+  });
 });
 
 describe('switching the lines off', () => {
