@@ -14,6 +14,8 @@ import { startAwsProxy, type AwsProxy } from '../test/helpers/aws-proxy.js';
 import { createSigningKey, signToken, startKeyServer } from '../test/helpers/key-server.js';
 import { motoAvailable, startMoto } from '../test/helpers/moto.js';
 import { startFakeSlack, type FakeSlack } from '../test/helpers/slack-server.js';
+import { webhookMessageSchema } from '../lib/message/schema.js';
+import { formatSlackMessage } from '../lib/slack/format.js';
 import { runContainer, type ChildArgs, type ContainerRun, type Runtime } from './containers.js';
 import { lambdaEnvironment, lambdaNodeArgs, lambdaNodeBinary, LAMBDA_REGION, nodeVersion, readRelayTemplate } from './lambda.js';
 import { bundleSize, isSdkOrigin, type BundleSize } from './sizes.js';
@@ -299,29 +301,33 @@ async function measure(proxy: AwsProxy, slack: FakeSlack) {
   );
 
   // ------------------------------------------------------------ warm
-  console.log(
-    `Warm: ${WARM_ROUNDS} rounds of relay, SDK floor, limit floor and relay in process, order rotated each round; ${WARM_DELIVERIES} sequential deliveries in each container after its first`,
-  );
-  const warmRun = async (what: string, bundle: string) => {
-    const result = await container(['warm', bundle, basicEvent, WARM_DELIVERIES], relayEnvironment(bundle, basicResources));
-    // The in-process relay answers its posts itself: Slack sees none of them.
-    expectDelivered(`warm ${what}`, result.run, result.posts, bundle === inProcessRelay ? 0 : WARM_DELIVERIES + 1);
-    return result;
-  };
+  // What the relay posts for the bench's alert, for the SDK floor to post the same.
+  const relayMessage = JSON.stringify(formatSlackMessage(webhookMessageSchema.parse(JSON.parse(body))));
   const warmSubjects = {
-    relay: bundlePath(RELAY),
-    'SDK floor': floorPath['SDK floor'],
-    'limit floor': floorPath['limit floor'],
-    'relay in process': inProcessRelay,
+    relay: { bundle: bundlePath(RELAY), env: {}, posts: true },
+    'SDK floor': { bundle: floorPath['SDK floor'], env: {}, posts: true },
+    'limit floor': { bundle: floorPath['limit floor'], env: {}, posts: true },
+    // Its chat services answer in process: Slack sees none of its posts.
+    'relay in process': { bundle: inProcessRelay, env: {}, posts: false },
+    "SDK floor, relay's message": { bundle: floorPath['SDK floor'], env: { BENCH_CHAT_MESSAGE: relayMessage }, posts: true },
   };
   type WarmSubject = keyof typeof warmSubjects;
   const warmOrder = Object.keys(warmSubjects) as WarmSubject[];
-  const warmRuns: Record<WarmSubject, ContainerRun[]> = { relay: [], 'SDK floor': [], 'limit floor': [], 'relay in process': [] };
+  console.log(
+    `Warm: ${WARM_ROUNDS} rounds of ${warmOrder.join(', ')}, order rotated each round; ${WARM_DELIVERIES} sequential deliveries in each container after its first`,
+  );
+  const warmRun = async (what: WarmSubject) => {
+    const { bundle, env, posts } = warmSubjects[what];
+    const result = await container(['warm', bundle, basicEvent, WARM_DELIVERIES], relayEnvironment(bundle, basicResources, env));
+    expectDelivered(`warm ${what}`, result.run, result.posts, posts ? WARM_DELIVERIES + 1 : 0);
+    return result;
+  };
+  const warmRuns = Object.fromEntries(warmOrder.map((subject) => [subject, [] as ContainerRun[]])) as Record<WarmSubject, ContainerRun[]>;
   const relayWarmReads: number[] = [];
   for (let round = 0; round < WARM_ROUNDS; round++) {
     // Rotated, so that no subject always meets the loopback servers at their least warmed up.
     for (const subject of warmOrder.map((_, i) => warmOrder[(i + round) % warmOrder.length]!)) {
-      const result = await warmRun(subject, warmSubjects[subject]);
+      const result = await warmRun(subject);
       warmRuns[subject].push(result.run);
       if (subject === 'relay') relayWarmReads.push(result.reads);
     }
@@ -340,6 +346,7 @@ async function measure(proxy: AwsProxy, slack: FakeSlack) {
     'SDK floor': warmFigures(warmRuns['SDK floor']),
     'limit floor': warmFigures(warmRuns['limit floor']),
     'relay in process': warmFigures(warmRuns['relay in process']),
+    "SDK floor, relay's message": warmFigures(warmRuns["SDK floor, relay's message"]),
   };
   const warmRatio = ratio(warm.relay.medianMs, warm['SDK floor'].medianMs);
   // Each relay container next to the SDK floor's of the same round.
@@ -478,9 +485,11 @@ async function measure(proxy: AwsProxy, slack: FakeSlack) {
   );
   const ownWork = warm['relay in process'];
   const floorPost = warm['SDK floor'].medianMs;
+  const sameMessage = warm["SDK floor, relay's message"].medianMs;
   console.log(
     `  the relay's own work, its chat services answering in process (no network): median ${us(ownWork.medianMs)} µs, mean ${us(ownWork.meanMs)} µs per delivery;\n` +
-      `  next to a real post the relay takes ${us(warm.relay.medianMs - floorPost)} µs more than the SDK floor, ${ratio(warm.relay.medianMs - floorPost, ownWork.medianMs)} x its own work`,
+      `  next to a real post the relay takes ${us(warm.relay.medianMs - floorPost)} µs more than the SDK floor, ${ratio(warm.relay.medianMs - floorPost, ownWork.medianMs)} x its own work;\n` +
+      `  the SDK floor posting the relay's message (${kib(Buffer.byteLength(relayMessage))} KiB of Block Kit instead of the raw body): median ${ms(sameMessage)} ms, ${ratio(sameMessage, floorPost)} x the SDK floor`,
   );
 
   console.log('\nCalls to dependencies (counted by a proxy in front of moto_server and by the loopback key server)');
@@ -554,6 +563,7 @@ async function measure(proxy: AwsProxy, slack: FakeSlack) {
       sdkFloor: warm['SDK floor'],
       limitFloor: warm['limit floor'],
       relayInProcess: warm['relay in process'],
+      sdkFloorWithRelayMessage: warm["SDK floor, relay's message"],
       ratioToSdkFloor: warmRatio,
       pairedRatioToSdkFloor: pairedWarmRatio,
     },
