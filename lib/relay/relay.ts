@@ -9,7 +9,7 @@ import { coldStartTracker, type Logger } from '../log/logger.js';
 import { answerLatencyMetric, answerMetric, configurationUnavailableMetric, noMetrics, type Metrics } from '../metrics/metrics.js';
 import { webhookMessageSchema } from '../message/schema.js';
 import { routeFacts, selectDestinations } from '../routing/route.js';
-import { budget, withDeadline } from '../shared/deadline.js';
+import { budget, withDeadlineIfPending } from '../shared/deadline.js';
 import { errorName, errorReason } from '../shared/errors.js';
 import { describeIssues } from '../shared/zod-issues.js';
 import { answerFor, reasonOf, type DestinationResult } from './answer.js';
@@ -67,12 +67,9 @@ export function createRelay(deps: RelayDependencies): Relay {
     if (!body.ok) return finish(body.response, 'rejected_request');
 
     const stepBudget = (capMs: number) => budget(context.remainingTimeMs, capMs, ANSWER_RESERVE_MS);
-    // A fresh cached configuration and None or Basic credentials come at once: only what has to
-    // be waited for gets a deadline (a timer, an AbortController and a race each).
     let current: LoadedConfig;
     try {
-      const config = deps.config.current();
-      current = config instanceof Promise ? await withDeadline('configuration', stepBudget(CONFIG_READ_BUDGET_MS), () => config) : config;
+      current = await withDeadlineIfPending('configuration', stepBudget(CONFIG_READ_BUDGET_MS), deps.config.current());
     } catch (error) {
       metrics.add(configurationUnavailableMetric());
       const response = unavailable('configuration_unavailable', 'The relay is not configured correctly; its operator has been told.');
@@ -81,8 +78,7 @@ export function createRelay(deps: RelayDependencies): Relay {
 
     let decision: Awaited<ReturnType<RequestAuthenticator>>;
     try {
-      const deciding = deps.authenticate(request.headers, current, log);
-      decision = deciding instanceof Promise ? await withDeadline('authentication', stepBudget(AUTHENTICATION_BUDGET_MS), () => deciding) : deciding;
+      decision = await withDeadlineIfPending('authentication', stepBudget(AUTHENTICATION_BUDGET_MS), deps.authenticate(request.headers, current, log));
     } catch (error) {
       decision = { outcome: { kind: 'unavailable', reason: errorReason(error) }, loaded: current };
     }

@@ -21,6 +21,15 @@ export function withDeadline<T>(what: string, ms: number, work: (signal: AbortSi
   return Promise.race([work(controller.signal), expired]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * A value that is already there as it is; a promise waited for at most `ms` (withDeadline).
+ * What needs no waiting (a cached configuration, Basic credentials) then costs no timer,
+ * AbortController and race.
+ */
+export function withDeadlineIfPending<T>(what: string, ms: number, value: T | Promise<T>): T | Promise<T> {
+  return value instanceof Promise ? withDeadline(what, ms, () => value) : value;
+}
+
 /** Time for one step: at most `capMs`, and never past what the invocation has left minus `reserveMs`. */
 export function budget(remainingTimeMs: () => number, capMs: number, reserveMs: number): number {
   return Math.max(0, Math.min(capMs, remainingTimeMs() - reserveMs));
