@@ -154,3 +154,45 @@ describe('the relay pipeline, in process', () => {
     ]);
   });
 });
+
+describe('what the relay waits for, and for how long', () => {
+  /** A relay whose configuration store and authenticator may hang: `never` makes them return a promise that never settles. */
+  function hanging(never: { config?: boolean; auth?: boolean }) {
+    const log = capturedLogger();
+    const slack = fakeChatService([]);
+    const store = memoryConfigStore({ config });
+    const realCurrent = store.current.bind(store);
+    const check = createRequestAuthenticator({ check: createAuthenticator(), store, graceMs: 0, now: Date.now });
+    const relay = createRelay({
+      config: { ...store, current: () => (never.config ? new Promise(() => undefined) : realCurrent()) },
+      authenticate: (headers, loaded, l) => (never.auth ? new Promise(() => undefined) : check(headers, loaded, l)),
+      delivery: createDelivery({ services: chatServices({ slack }), postTimeoutMs: 5_000, logger: log.logger, now: Date.now, sleep: async () => undefined }),
+      logger: log.logger,
+    });
+    // 600 ms left: each step may take what is left minus the 500 ms kept for answering.
+    const send = () => relay(request(), { remainingTimeMs: () => 600 });
+    return { send, slack, log };
+  }
+
+  it('a configuration read that never answers: 503 at its deadline, nothing posted', async () => {
+    const { send, slack, log } = hanging({ config: true });
+    const started = Date.now();
+    const response = await send();
+    expect(response.statusCode).toBe(503);
+    expect(bodyOf(response)['error']).toBe('configuration_unavailable');
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(slack.posts).toEqual([]);
+    expect(log.records()).toContainEqual(expect.objectContaining({ outcome: 'configuration_unavailable', reason: 'configuration_deadline' }));
+  });
+
+  it('an authentication that never decides (an identity provider that hangs): 503 at its deadline, nothing posted', async () => {
+    const { send, slack, log } = hanging({ auth: true });
+    const started = Date.now();
+    const response = await send();
+    expect(response.statusCode).toBe(503);
+    expect(bodyOf(response)['error']).toBe('authentication_unavailable');
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(slack.posts).toEqual([]);
+    expect(log.records()).toContainEqual(expect.objectContaining({ outcome: 'auth_unavailable', reason: 'authentication_deadline' }));
+  });
+});
