@@ -174,25 +174,17 @@ describe('what the relay waits for, and for how long', () => {
     return { send, slack, log };
   }
 
-  it('a configuration read that never answers: 503 at its deadline, nothing posted', async () => {
-    const { send, slack, log } = hanging({ config: true });
+  it.each([
+    { what: 'a configuration read', never: { config: true }, error: 'configuration_unavailable', outcome: 'configuration_unavailable', reason: 'configuration_deadline' },
+    { what: 'an authentication (an identity provider that hangs)', never: { auth: true }, error: 'authentication_unavailable', outcome: 'auth_unavailable', reason: 'authentication_deadline' },
+  ])('$what that never settles: 503 at its deadline, nothing posted', async ({ never, error, outcome, reason }) => {
+    const { send, slack, log } = hanging(never);
     const started = Date.now();
     const response = await send();
     expect(response.statusCode).toBe(503);
-    expect(bodyOf(response)['error']).toBe('configuration_unavailable');
+    expect(bodyOf(response)['error']).toBe(error);
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(slack.posts).toEqual([]);
-    expect(log.records()).toContainEqual(expect.objectContaining({ outcome: 'configuration_unavailable', reason: 'configuration_deadline' }));
-  });
-
-  it('an authentication that never decides (an identity provider that hangs): 503 at its deadline, nothing posted', async () => {
-    const { send, slack, log } = hanging({ auth: true });
-    const started = Date.now();
-    const response = await send();
-    expect(response.statusCode).toBe(503);
-    expect(bodyOf(response)['error']).toBe('authentication_unavailable');
-    expect(Date.now() - started).toBeLessThan(2_000);
-    expect(slack.posts).toEqual([]);
-    expect(log.records()).toContainEqual(expect.objectContaining({ outcome: 'auth_unavailable', reason: 'authentication_deadline' }));
+    expect(log.records()).toContainEqual(expect.objectContaining({ outcome, reason }));
   });
 });
