@@ -43,7 +43,7 @@ export async function getJson(url: string, timeoutMs: number, prefix: string): P
     const response = await fetchOverNodeHttp(url, {
       method: 'GET',
       headers: { accept: 'application/json' },
-      signal: AbortSignal.timeout(timeoutMs),
+      timeoutMs,
     });
     if (response.status !== 200) throw new IdentityProviderUnavailableError(`${prefix}_http_${response.status}`);
     text = await response.text();
