@@ -83,6 +83,12 @@ rmSync(inProcessDir, { recursive: true, force: true });
 mkdirSync(inProcessDir, { recursive: true });
 await buildFunction(join(root, 'bench', 'in-process.ts'), inProcessDir);
 const inProcessRelay = join(inProcessDir, 'index.mjs');
+// The same own work, then the SDK floor's post: the own work as it runs between network waits.
+const ownWorkThenPostDir = join(out, 'own-work-then-post');
+rmSync(ownWorkThenPostDir, { recursive: true, force: true });
+mkdirSync(ownWorkThenPostDir, { recursive: true });
+await buildFunction(join(root, 'bench', 'own-work-then-post.ts'), ownWorkThenPostDir);
+const ownWorkThenPost = join(ownWorkThenPostDir, 'index.mjs');
 const relaySize = sizes[RELAY]!;
 const relayColdPathPass = relaySize.coldPathBytes <= BUDGET.relayColdPathKiB * 1024;
 
@@ -310,6 +316,8 @@ async function measure(proxy: AwsProxy, slack: FakeSlack) {
     // Its chat services answer in process: Slack sees none of its posts.
     'relay in process': { bundle: inProcessRelay, env: {}, posts: false },
     "SDK floor, relay's message": { bundle: floorPath['SDK floor'], env: { BENCH_CHAT_MESSAGE: relayMessage }, posts: true },
+    // Only its SDK floor part posts.
+    "relay's own work, then the SDK floor": { bundle: ownWorkThenPost, env: {}, posts: true },
   };
   type WarmSubject = keyof typeof warmSubjects;
   const warmOrder = Object.keys(warmSubjects) as WarmSubject[];
@@ -347,6 +355,7 @@ async function measure(proxy: AwsProxy, slack: FakeSlack) {
     'limit floor': warmFigures(warmRuns['limit floor']),
     'relay in process': warmFigures(warmRuns['relay in process']),
     "SDK floor, relay's message": warmFigures(warmRuns["SDK floor, relay's message"]),
+    "relay's own work, then the SDK floor": warmFigures(warmRuns["relay's own work, then the SDK floor"]),
   };
   const warmRatio = ratio(warm.relay.medianMs, warm['SDK floor'].medianMs);
   // Each relay container next to the SDK floor's of the same round.
@@ -486,10 +495,13 @@ async function measure(proxy: AwsProxy, slack: FakeSlack) {
   const ownWork = warm['relay in process'];
   const floorPost = warm['SDK floor'].medianMs;
   const sameMessage = warm["SDK floor, relay's message"].medianMs;
+  const ownWorkThenFloor = warm["relay's own work, then the SDK floor"].medianMs;
   console.log(
     `  the relay's own work, its chat services answering in process (no network): median ${us(ownWork.medianMs)} µs, mean ${us(ownWork.meanMs)} µs per delivery;\n` +
       `  next to a real post the relay takes ${us(warm.relay.medianMs - floorPost)} µs more than the SDK floor, ${ratio(warm.relay.medianMs - floorPost, ownWork.medianMs)} x its own work;\n` +
-      `  the SDK floor posting the relay's message (${kib(Buffer.byteLength(relayMessage))} KiB of Block Kit instead of the raw body): median ${ms(sameMessage)} ms, ${ratio(sameMessage, floorPost)} x the SDK floor`,
+      `  the SDK floor posting the relay's message (${kib(Buffer.byteLength(relayMessage))} KiB of Block Kit instead of the raw body): median ${ms(sameMessage)} ms, ${ratio(sameMessage, floorPost)} x the SDK floor;\n` +
+      `  the relay's own work in process, then the SDK floor's post, per delivery: median ${ms(ownWorkThenFloor)} ms, ${ratio(ownWorkThenFloor, floorPost)} x the SDK floor ` +
+      `(the own work, run between network waits, takes ${us(ownWorkThenFloor - floorPost)} µs; the relay is ${ratio(warm.relay.medianMs, ownWorkThenFloor)} x this)`,
   );
 
   console.log('\nCalls to dependencies (counted by a proxy in front of moto_server and by the loopback key server)');
@@ -564,6 +576,7 @@ async function measure(proxy: AwsProxy, slack: FakeSlack) {
       limitFloor: warm['limit floor'],
       relayInProcess: warm['relay in process'],
       sdkFloorWithRelayMessage: warm["SDK floor, relay's message"],
+      ownWorkThenSdkFloor: warm["relay's own work, then the SDK floor"],
       ratioToSdkFloor: warmRatio,
       pairedRatioToSdkFloor: pairedWarmRatio,
     },
