@@ -68,27 +68,27 @@ const missing = EXPECTED_FUNCTIONS.filter((name) => !functions.includes(name));
 const sizes: Record<string, BundleSize> = Object.fromEntries(
   functions.map((name) => [name, bundleSize(join(distDir, name), JSON.parse(readFileSync(join(distDir, 'meta', `${name}.json`), 'utf8')))]),
 );
-const floorPath: Record<Floor, string> = {} as Record<Floor, string>;
-for (const [floor, source] of Object.entries(FLOORS) as Array<[Floor, string]>) {
-  // The build's own way (bundleOptions, lazy bundles), so that a floor differs from the relay only in its source.
-  const dir = join(out, `floor-${source}`);
+/**
+ * Builds a bench source into a fresh `out/<name>` the build's own way (bundleOptions, lazy
+ * bundles), so that it differs from the relay only in its source.
+ */
+async function buildBenchBundle(source: string, name: string): Promise<{ entry: string; size: BundleSize }> {
+  const dir = join(out, name);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  sizes[`(${floor})`] = bundleSize(dir, await buildFunction(join(root, 'bench', 'floor', `${source}.ts`), dir));
-  floorPath[floor] = join(dir, 'index.mjs');
+  const size = bundleSize(dir, await buildFunction(join(root, 'bench', source), dir));
+  return { entry: join(dir, 'index.mjs'), size };
+}
+const floorPath: Record<Floor, string> = {} as Record<Floor, string>;
+for (const [floor, source] of Object.entries(FLOORS) as Array<[Floor, string]>) {
+  const { entry, size } = await buildBenchBundle(`floor/${source}.ts`, `floor-${source}`);
+  sizes[`(${floor})`] = size;
+  floorPath[floor] = entry;
 }
 // The relay with chat services that answer in process: its own work per warm delivery, no network.
-const inProcessDir = join(out, 'relay-in-process');
-rmSync(inProcessDir, { recursive: true, force: true });
-mkdirSync(inProcessDir, { recursive: true });
-await buildFunction(join(root, 'bench', 'in-process.ts'), inProcessDir);
-const inProcessRelay = join(inProcessDir, 'index.mjs');
+const inProcessRelay = (await buildBenchBundle('in-process.ts', 'relay-in-process')).entry;
 // The same own work, then the SDK floor's post: the own work as it runs between network waits.
-const ownWorkThenPostDir = join(out, 'own-work-then-post');
-rmSync(ownWorkThenPostDir, { recursive: true, force: true });
-mkdirSync(ownWorkThenPostDir, { recursive: true });
-await buildFunction(join(root, 'bench', 'own-work-then-post.ts'), ownWorkThenPostDir);
-const ownWorkThenPost = join(ownWorkThenPostDir, 'index.mjs');
+const ownWorkThenPost = (await buildBenchBundle('own-work-then-post.ts', 'own-work-then-post')).entry;
 const relaySize = sizes[RELAY]!;
 const relayColdPathPass = relaySize.coldPathBytes <= BUDGET.relayColdPathKiB * 1024;
 
