@@ -1,4 +1,4 @@
-import { nodeRequest, TimeoutError, type NodeAnswer } from '../http/node-request.js';
+import { nodeRequest, type NodeAnswer } from '../http/node-request.js';
 import { parseJson } from '../shared/json.js';
 import { sleep as realSleep, type Sleep } from '../shared/sleep.js';
 import type { AwsCallLimits } from './limits.js';
@@ -43,7 +43,7 @@ export class AwsServiceError extends Error {
   }
 }
 
-/** One operation: input in, the answer's JSON out; rejects with AwsServiceError, TimeoutError or a network error. */
+/** One operation: input in, the answer's JSON out; rejects with AwsServiceError, a TimeoutError (node-request.ts) or a network error. */
 export type AwsJsonCall = (operation: string, input: Record<string, unknown>, signal?: AbortSignal) => Promise<Record<string, unknown>>;
 
 export interface AwsJsonClientOptions {
@@ -90,18 +90,15 @@ export function awsJsonClient(service: AwsJsonService, options: AwsJsonClientOpt
       },
       { credentials: resolvedCredentials, region: resolvedRegion, service: service.signingName, signingDate: new Date(now()) },
     );
-    // One deadline for the whole attempt, as the SDK's requestTimeout with throwOnRequestTimeout.
-    const attemptSignal = AbortSignal.timeout(limits.requestTimeoutMs);
     const answer = await nodeRequest(url, {
       method: 'POST',
       headers,
       body,
-      signal: signal ? AbortSignal.any([signal, attemptSignal]) : attemptSignal,
+      ...(signal ? { signal } : {}),
       connectionTimeoutMs: limits.connectionTimeoutMs,
+      // One deadline for the whole attempt, as the SDK's requestTimeout with throwOnRequestTimeout.
+      timeoutMs: limits.requestTimeoutMs,
       maxAnswerBytes: MAX_ANSWER_BYTES,
-    }).catch((error: unknown) => {
-      if (attemptSignal.aborted && !signal?.aborted) throw new TimeoutError(`No answer within ${limits.requestTimeoutMs} ms`);
-      throw error;
     });
     return parseAnswer(answer);
   };
