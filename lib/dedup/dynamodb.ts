@@ -1,5 +1,5 @@
 import type { AwsJsonCall } from '../aws/json-client.js';
-import { CLAIM_SECONDS, type ClaimOutcome, type DeliveryLedger } from './ledger.js';
+import type { ClaimOutcome, DeliveryLedger } from './ledger.js';
 
 export interface DynamoLedgerOptions {
   tableName: string;
@@ -11,17 +11,30 @@ export interface DynamoLedgerOptions {
 const seconds = (ms: number) => Math.floor(ms / 1000);
 const isConditionFailure = (error: unknown) => (error as { name?: string } | null)?.name === 'ConditionalCheckFailedException';
 
+type StoredItem = { state?: { S?: string }; claimToken?: { S?: string }; claimUntil?: { N?: string } };
+
+/** What a claim that failed its condition found in the table. */
+function foundOutcome(item: StoredItem | undefined, token: string, t: number): ClaimOutcome {
+  const state = item?.state?.S;
+  if (state === 'delivered' || state === 'queued') return { kind: 'done', state };
+  // The client retries a write whose answer was lost; the retry then meets the write itself.
+  if (item?.claimToken?.S === token) return { kind: 'claimed' };
+  const until = Number(item?.claimUntil?.N);
+  return { kind: 'in_progress', retryAfterSeconds: Number.isFinite(until) ? Math.max(1, until - t) : 1 };
+}
+
 /**
  * The ledger in a DynamoDB table (partition key `id`, TTL attribute `expiresAt`). Each item
- * holds only the hashed id, a state and two times. A claim is one conditional write that
- * returns the existing item when it fails, so the first post waits for one round trip at most.
+ * holds only the hashed id, a state, an attempt's random token and two times. A claim is one
+ * conditional write that returns the existing item when it fails, so the first post waits
+ * for one round trip at most.
  */
 export function dynamoLedger(dynamo: AwsJsonCall, options: DynamoLedgerOptions): DeliveryLedger {
   const now = options.now ?? Date.now;
   const { tableName: TableName } = options;
 
   return {
-    async claim(id, signal) {
+    async claim(id, claim, signal) {
       const t = seconds(now());
       try {
         await dynamo(
@@ -31,7 +44,8 @@ export function dynamoLedger(dynamo: AwsJsonCall, options: DynamoLedgerOptions):
             Item: {
               id: { S: id },
               state: { S: 'claimed' },
-              claimUntil: { N: String(t + CLAIM_SECONDS) },
+              claimToken: { S: claim.token },
+              claimUntil: { N: String(t + claim.holdSeconds) },
               expiresAt: { N: String(t + options.windowSeconds) },
             },
             // Free when new, past its window (TTL deletes lazily), or a claim that outlived its attempt.
@@ -45,9 +59,7 @@ export function dynamoLedger(dynamo: AwsJsonCall, options: DynamoLedgerOptions):
         return { kind: 'claimed' };
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
-        const state = (error as { fields?: { Item?: { state?: { S?: string } } } }).fields?.Item?.state?.S;
-        const outcome: ClaimOutcome = state === 'delivered' || state === 'queued' ? { kind: 'done', state } : { kind: 'in_progress' };
-        return outcome;
+        return foundOutcome((error as { fields?: { Item?: StoredItem } }).fields?.Item, claim.token, t);
       }
     },
 
@@ -56,21 +68,18 @@ export function dynamoLedger(dynamo: AwsJsonCall, options: DynamoLedgerOptions):
       await dynamo('PutItem', { TableName, Item: { id: { S: id }, state: { S: state }, expiresAt: { N: String(t + options.windowSeconds) } } }, signal);
     },
 
-    async release(id, signal) {
-      try {
-        await dynamo(
-          'DeleteItem',
-          {
-            TableName,
-            Key: { id: { S: id } },
+    async release(id, token, signal) {
+      const condition = token
+        ? { ConditionExpression: 'claimToken = :token', ExpressionAttributeValues: { ':token': { S: token } } }
+        : {
             ConditionExpression: '#state <> :delivered',
             ExpressionAttributeNames: { '#state': 'state' },
             ExpressionAttributeValues: { ':delivered': { S: 'delivered' } },
-          },
-          signal,
-        );
+          };
+      try {
+        await dynamo('DeleteItem', { TableName, Key: { id: { S: id } }, ...condition }, signal);
       } catch (error) {
-        // Delivered meanwhile (by a concurrent retry): that record must stay.
+        // Delivered meanwhile (by a concurrent retry), or claimed by a later attempt: that item must stay.
         if (!isConditionFailure(error)) throw error;
       }
     },

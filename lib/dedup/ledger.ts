@@ -1,24 +1,41 @@
 /** What the ledger knows about one alert at one destination. */
 export type ClaimOutcome =
-  /** Nobody has it: this attempt may post, and must record or release. */
+  /** Nobody else has it: this attempt may post, and must record or release. */
   | { kind: 'claimed' }
   /** The destination took it, or it waits on the retry queue for it: do nothing again. */
   | { kind: 'done'; state: 'delivered' | 'queued' }
-  /** Another attempt holds a live claim right now. */
-  | { kind: 'in_progress' };
+  /** Another live attempt holds a claim; it ends at the latest after `retryAfterSeconds`. */
+  | { kind: 'in_progress'; retryAfterSeconds: number };
+
+/** One attempt's claim: its own token, and how long it may hold the destination at most. */
+export interface Claim {
+  /** Unique per attempt, so that a claim whose write succeeded but whose answer was lost is still recognised as ours. */
+  token: string;
+  holdSeconds: number;
+}
 
 /**
  * Memory of deliveries already made, keyed by `deliveryRecordId`. A claim expires, so a
  * crashed attempt never blocks an alert for good; a record expires after the window.
  */
 export interface DeliveryLedger {
-  claim(id: string, signal?: AbortSignal): Promise<ClaimOutcome>;
+  claim(id: string, claim: Claim, signal?: AbortSignal): Promise<ClaimOutcome>;
   record(id: string, state: 'delivered' | 'queued', signal?: AbortSignal): Promise<void>;
-  /** Forgets a claim or a queued record, so that the next send tries again; a delivered record stays. */
-  release(id: string, signal?: AbortSignal): Promise<void>;
+  /**
+   * Forgets a claim or a queued record, so that the next send tries again; a delivered record
+   * stays. With a token, only that attempt's own claim is forgotten, never a later attempt's.
+   */
+  release(id: string, token?: string, signal?: AbortSignal): Promise<void>;
 }
 
-/** How long a claim holds: longer than the relay's 15 s timeout, short enough for a platform retry. */
-export const CLAIM_SECONDS = 60;
+/**
+ * Added to an attempt's remaining time to make its claim: Lambda ends the attempt by then, so a
+ * claim outlives a crashed attempt only by this much, while clocks of two containers may differ a little.
+ */
+export const CLAIM_MARGIN_SECONDS = 5;
+
+/** How long an attempt with `remainingTimeMs` left may hold a destination. */
+export const claimHoldSeconds = (remainingTimeMs: number): number => Math.max(1, Math.ceil(remainingTimeMs / 1000)) + CLAIM_MARGIN_SECONDS;
+
 /** The most one ledger call may take; it sits before the post, and on failure the alert is delivered anyway. */
 export const LEDGER_CALL_BUDGET_MS = 1_000;

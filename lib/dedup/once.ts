@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { destinationType } from '../delivery/chat-service.js';
 import { SAFETY_MARGIN_MS, type AttemptResult, type Delivery, type DeliveryResult, type FirstAttempt, type Target } from '../delivery/deliver.js';
 import type { Logger } from '../log/logger.js';
@@ -6,7 +7,7 @@ import { dedupUnavailableMetric, deliveryMetric, noMetrics, type Metrics } from 
 import { budget, withDeadline } from '../shared/deadline.js';
 import { errorName } from '../shared/errors.js';
 import { deliveryRecordId } from './fingerprint.js';
-import { LEDGER_CALL_BUDGET_MS, type ClaimOutcome, type DeliveryLedger } from './ledger.js';
+import { claimHoldSeconds, LEDGER_CALL_BUDGET_MS, type ClaimOutcome, type DeliveryLedger } from './ledger.js';
 
 export interface OnceDependencies {
   ledger: DeliveryLedger;
@@ -36,9 +37,11 @@ export function deliverOnce(deps: OnceDependencies): FirstAttempt {
 
   return async (deliveryId: string, target: Target, message: WebhookMessage, remainingTimeMs: () => number): Promise<DeliveryResult> => {
     const id = deliveryRecordId(message, target.name);
+    const token = randomUUID();
     let claim: ClaimOutcome | undefined;
     try {
-      claim = await withDeadline('dedup_table', callBudget(remainingTimeMs), (signal) => ledger.claim(id, signal));
+      const hold = { token, holdSeconds: claimHoldSeconds(remainingTimeMs()) };
+      claim = await withDeadline('dedup_table', callBudget(remainingTimeMs), (signal) => ledger.claim(id, hold, signal));
     } catch (error) {
       unavailable(error, target.name);
     }
@@ -49,7 +52,7 @@ export function deliverOnce(deps: OnceDependencies): FirstAttempt {
     }
     if (claim?.kind === 'in_progress') {
       logger.info('duplicate delivery: another attempt holds this destination', { destination: target.name, outcome: 'in_progress' });
-      return { kind: 'in_progress' };
+      return { kind: 'in_progress', retryAfterSeconds: claim.retryAfterSeconds };
     }
 
     const result = await delivery.first(deliveryId, target, message, remainingTimeMs);
@@ -57,10 +60,10 @@ export function deliverOnce(deps: OnceDependencies): FirstAttempt {
       const state = recorded(result);
       try {
         await withDeadline('dedup_table', callBudget(remainingTimeMs), (signal) =>
-          state ? ledger.record(id, state, signal) : ledger.release(id, signal),
+          state ? ledger.record(id, state, signal) : ledger.release(id, token, signal),
         );
       } catch (error) {
-        // A claim left behind expires by itself (CLAIM_SECONDS); a lost record only means a re-send posts again.
+        // A claim left behind expires by itself (claimHoldSeconds); a lost record only means a re-send posts again.
         unavailable(error, target.name);
       }
     }
@@ -75,7 +78,7 @@ export function retryLedger(deps: { ledger: DeliveryLedger; logger: Logger; metr
     const id = deliveryRecordId(message, destination);
     try {
       await withDeadline('dedup_table', budget(remainingTimeMs, LEDGER_CALL_BUDGET_MS, SAFETY_MARGIN_MS), (signal) =>
-        outcome === 'delivered' ? deps.ledger.record(id, 'delivered', signal) : deps.ledger.release(id, signal),
+        outcome === 'delivered' ? deps.ledger.record(id, 'delivered', signal) : deps.ledger.release(id, undefined, signal),
       );
     } catch (error) {
       deps.logger.warn('dedup table unavailable; a re-send of this alert may post it again', { reason: 'dedup_unavailable', error: errorName(error), destination });

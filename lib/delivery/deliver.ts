@@ -40,8 +40,8 @@ export type DeliveryResult =
   | { kind: 'unheld'; reason: string; retryAfterMs?: number }
   /** A re-sent alert this destination already has, or that waits on the retry queue for it (lib/dedup). */
   | { kind: 'duplicate'; state: 'delivered' | 'queued' }
-  /** Another attempt at the same alert holds this destination right now (lib/dedup). */
-  | { kind: 'in_progress' };
+  /** Another attempt at the same alert holds this destination right now, for at most `retryAfterSeconds` (lib/dedup). */
+  | { kind: 'in_progress'; retryAfterSeconds: number };
 
 /** A relay's first attempt at one destination: the core's own, or the same behind the dedup ledger. */
 export type FirstAttempt = (deliveryId: string, target: Target, message: WebhookMessage, remainingTimeMs: () => number) => Promise<DeliveryResult>;

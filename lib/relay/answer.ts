@@ -7,59 +7,88 @@ export interface DestinationResult {
   result: DeliveryResult;
 }
 
-export type DeliveryOutcome = 'delivered' | 'queued' | 'retryable' | 'refused' | 'duplicate';
+export type DeliveryOutcome = 'delivered' | 'queued' | 'retryable' | 'in_progress' | 'refused' | 'duplicate';
+
+/** A destination that has not got the alert: retryable when sending it again can help, refused when only a human can. */
+export interface FailedDestination {
+  name: string;
+  class: 'retryable' | 'refused';
+  reason: string;
+}
 
 const names = (results: readonly DestinationResult[]) => results.map((r) => r.destination);
+const nonEmpty = (field: string, list: readonly unknown[]) => (list.length ? { [field]: list } : {});
+
+/** Seconds the sender should wait before a re-send can help this destination; undefined when it needs none. */
+function waitSeconds(result: DeliveryResult): number | undefined {
+  if (result.kind === 'in_progress') return result.retryAfterSeconds;
+  if (result.kind === 'unheld') return (result.retryAfterMs ?? 0) / 1000;
+  return undefined;
+}
 
 /**
  * One answer for the whole fan-out. 503 when some destination has neither taken the alert
- * nor had it stored for later (the sender trying again can still help); 502 when a chat
- * service refused for good; 202 when the rest waits on the durable queue; 200 only when every
- * destination took it. Destinations are named, never their URLs.
+ * nor had it stored for later (the sender trying again can still help), including one that
+ * another live attempt is posting to right now; 502 when a chat service refused for good;
+ * 202 only when the rest waits on the durable queue; 200 when every destination has it.
+ * Every answer but 200 names each failed destination with its class; never a URL.
  */
 export function answerFor(results: readonly DestinationResult[]): { outcome: DeliveryOutcome; response: HttpResponse } {
+  const failed: FailedDestination[] = [];
+  for (const r of results) {
+    if (r.result.kind === 'unheld') failed.push({ name: r.destination, class: 'retryable', reason: r.result.reason });
+    else if (r.result.kind === 'refused') failed.push({ name: r.destination, class: 'refused', reason: r.result.reason });
+  }
+  // A destination that already had this alert counts as delivered; one waiting on the retry queue as queued.
+  const has = names(results.filter((r) => r.result.kind === 'delivered' || (r.result.kind === 'duplicate' && r.result.state === 'delivered')));
+  const held = names(results.filter((r) => r.result.kind === 'queued' || (r.result.kind === 'duplicate' && r.result.state === 'queued')));
+  const duplicates = names(results.filter((r) => r.result.kind === 'duplicate'));
+  const inProgress = results.filter((r) => r.result.kind === 'in_progress');
   const unheld = results.filter((r) => r.result.kind === 'unheld');
-  if (unheld.length > 0) {
-    const waits = unheld.map((r) => (r.result.kind === 'unheld' ? (r.result.retryAfterMs ?? 0) : 0));
-    const retryAfterSeconds = Math.max(1, Math.ceil(Math.max(...waits) / 1000));
+  const where = { ...nonEmpty('delivered', has), ...nonEmpty('queued', held), ...nonEmpty('duplicate', duplicates) };
+
+  if (unheld.length > 0 || inProgress.length > 0) {
+    const waits = [...unheld, ...inProgress].map((r) => waitSeconds(r.result) ?? 0);
+    const retryAfterSeconds = Math.max(1, Math.ceil(Math.max(...waits)));
+    const onlyInProgress = unheld.length === 0;
     return {
-      outcome: 'retryable',
+      outcome: onlyInProgress ? 'in_progress' : 'retryable',
       response: jsonResponse(
         503,
         {
-          error: 'chat_unavailable',
-          message: 'A chat service could not take the alert right now; send it again later.',
-          destinations: names(unheld),
+          error: onlyInProgress ? 'in_progress' : 'chat_unavailable',
+          message: onlyInProgress
+            ? 'Another attempt is delivering this alert right now; send it again after Retry-After.'
+            : 'A chat service could not take the alert right now; send it again later.',
+          destinations: names([...unheld, ...inProgress]),
+          ...nonEmpty('failed', failed),
+          ...nonEmpty('in_progress', names(inProgress)),
+          ...where,
         },
         { 'retry-after': String(retryAfterSeconds) },
       ),
     };
   }
-  const refused = results.filter((r) => r.result.kind === 'refused');
-  if (refused.length > 0) {
+  if (failed.length > 0) {
     return {
       outcome: 'refused',
       response: jsonResponse(502, {
         error: 'chat_refused',
         message: 'A chat service refused the alert for good; check the named destinations.',
-        destinations: refused.map((r) => ({ name: r.destination, reason: reasonOf(r.result) })),
+        destinations: failed.map(({ name, reason }) => ({ name, reason })),
+        failed,
+        ...where,
       }),
     };
   }
-  // A destination that already had this alert counts as delivered; one that another attempt
-  // holds right now, or that waits on the retry queue, counts as queued.
-  const has = results.filter((r) => r.result.kind === 'delivered' || (r.result.kind === 'duplicate' && r.result.state === 'delivered'));
-  const duplicates = names(results.filter((r) => r.result.kind === 'duplicate'));
-  const seen = duplicates.length ? { duplicate: duplicates } : {};
-  const queued = results.filter((r) => r.result.kind === 'queued' || r.result.kind === 'in_progress' || (r.result.kind === 'duplicate' && r.result.state === 'queued'));
   const everyOneARepeat = duplicates.length === results.length && results.length > 0;
-  if (queued.length > 0 && !everyOneARepeat) {
-    return { outcome: 'queued', response: jsonResponse(202, { delivered: names(has), queued: names(queued), ...seen }) };
+  if (held.length > 0 && !everyOneARepeat) {
+    return { outcome: 'queued', response: jsonResponse(202, { delivered: has, queued: held, ...nonEmpty('duplicate', duplicates) }) };
   }
   // A re-send that every destination already has (delivered or waiting on the queue) is done: 200.
   return {
     outcome: everyOneARepeat ? 'duplicate' : 'delivered',
-    response: jsonResponse(200, { delivered: names(results), ...seen }),
+    response: jsonResponse(200, { delivered: names(results), ...nonEmpty('duplicate', duplicates) }),
   };
 }
 

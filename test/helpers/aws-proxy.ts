@@ -2,8 +2,12 @@ import { Agent, createServer, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { closeServer } from './loopback-server.js';
 
-/** What the proxy does with calls to one AWS JSON-protocol target, e.g. `secretsmanager.GetSecretValue`. */
-export type Fault = 'hang' | 'fail';
+/**
+ * What the proxy does with calls to one AWS JSON-protocol target, e.g. `secretsmanager.GetSecretValue`:
+ * hang (accepted, never answered), fail with a 500, or lose the answer (forwarded and carried
+ * out upstream, then answered with a 500 as if the connection broke after the write).
+ */
+export type Fault = 'hang' | 'fail' | 'lose_answer';
 
 export interface AwsProxy {
   /** Use as AWS_ENDPOINT_URL. */
@@ -12,8 +16,8 @@ export interface AwsProxy {
   count(target: string): number;
   /** The access key id each request was signed with, in order. */
   accessKeyIds(): string[];
-  /** From now on, calls to `target` hang (accepted, never answered) or fail with a 500; undefined: forward again. */
-  fault(target: string, fault: Fault | undefined): void;
+  /** From now on (for `times` calls, or until changed), calls to `target` meet `fault`; undefined: forward again. */
+  fault(target: string, fault: Fault | undefined, times?: number): void;
   reset(): void;
   close(): Promise<void>;
 }
@@ -25,14 +29,18 @@ export interface AwsProxy {
 export async function startAwsProxy(upstream: string): Promise<AwsProxy> {
   const counts = new Map<string, number>();
   const keyIds: string[] = [];
-  const faults = new Map<string, Fault>();
+  const faults = new Map<string, { fault: Fault; left: number }>();
   const hanging = new Set<ServerResponse>();
   const agent = new Agent({ keepAlive: true });
   const server = createServer((req, res) => {
     const target = String(req.headers['x-amz-target'] ?? 'none');
     counts.set(target, (counts.get(target) ?? 0) + 1);
     keyIds.push(/Credential=([^/]+)\//.exec(String(req.headers['authorization'] ?? ''))?.[1] ?? '');
-    const fault = faults.get(target);
+    const planned = faults.get(target);
+    const fault = planned?.fault;
+    if (planned && --planned.left <= 0) faults.delete(target);
+    const internalFailure = () =>
+      res.writeHead(500, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify({ __type: 'InternalFailure', message: 'injected' }));
     if (fault === 'hang') {
       hanging.add(res);
       req.resume();
@@ -40,10 +48,15 @@ export async function startAwsProxy(upstream: string): Promise<AwsProxy> {
     }
     if (fault === 'fail') {
       req.resume();
-      res.writeHead(500, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify({ __type: 'InternalFailure', message: 'injected' }));
+      internalFailure();
       return;
     }
     const forwarded = request(`${upstream}${req.url ?? '/'}`, { method: req.method, headers: req.headers, agent }, (answer) => {
+      if (fault === 'lose_answer') {
+        answer.resume();
+        answer.on('end', internalFailure);
+        return;
+      }
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
     });
@@ -55,8 +68,8 @@ export async function startAwsProxy(upstream: string): Promise<AwsProxy> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     count: (target) => counts.get(target) ?? 0,
     accessKeyIds: () => [...keyIds],
-    fault: (target, fault) => {
-      if (fault) faults.set(target, fault);
+    fault: (target, fault, times = Number.POSITIVE_INFINITY) => {
+      if (fault) faults.set(target, { fault, left: times });
       else faults.delete(target);
     },
     reset: () => {

@@ -9,12 +9,16 @@ export interface Posted {
   timeoutMs: number;
 }
 
-/** A chat service in memory: answers from a script (then `delivered`), records every post. */
-export function fakeChatService(script: PostOutcome[] = [], minIntervalMs = 1_000): ChatService & { posts: Posted[]; answer(...next: PostOutcome[]): void } {
+/** A chat service in memory: answers from a script (then `delivered`), records every post; while `hang`, a post never settles. */
+export function fakeChatService(
+  script: PostOutcome[] = [],
+  minIntervalMs = 1_000,
+): ChatService & { posts: Posted[]; hang: boolean; answer(...next: PostOutcome[]): void } {
   const answers = [...script];
   const posts: Posted[] = [];
-  return {
+  const fake: ChatService & { posts: Posted[]; hang: boolean; answer(...next: PostOutcome[]): void } = {
     posts,
+    hang: false,
     minIntervalMs,
     paceKey: (url) => url,
     answer: (...next) => answers.push(...next),
@@ -24,9 +28,11 @@ export function fakeChatService(script: PostOutcome[] = [], minIntervalMs = 1_00
     }),
     async post(url, payload, options) {
       posts.push({ url, payload: payload as Posted['payload'], timeoutMs: options.timeoutMs });
+      if (fake.hang) return new Promise<never>(() => {});
       return answers.shift() ?? { kind: 'delivered' };
     },
   };
+  return fake;
 }
 
 /** The services a test names; a destination of any other type fails loudly. */

@@ -1,6 +1,6 @@
-import { CLAIM_SECONDS, type ClaimOutcome, type DeliveryLedger } from '../../lib/dedup/ledger.js';
+import type { Claim, ClaimOutcome, DeliveryLedger } from '../../lib/dedup/ledger.js';
 
-type Entry = { state: 'claimed' | 'delivered' | 'queued'; claimUntil?: number };
+type Entry = { state: 'claimed' | 'delivered' | 'queued'; claimUntil?: number; token?: string };
 
 /** The dedup ledger in memory, with the DynamoDB adapter's rules; `fail` makes every call throw. */
 export function memoryLedger(now: () => number = Date.now): DeliveryLedger & { entries: Map<string, Entry>; fail?: Error; calls: string[] } {
@@ -9,13 +9,15 @@ export function memoryLedger(now: () => number = Date.now): DeliveryLedger & { e
     entries,
     calls: [] as string[],
     fail: undefined as Error | undefined,
-    async claim(id: string): Promise<ClaimOutcome> {
+    async claim(id: string, claim: Claim): Promise<ClaimOutcome> {
       ledger.calls.push(`claim ${id.slice(0, 8)}`);
       if (ledger.fail) throw ledger.fail;
       const entry = entries.get(id);
       if (entry?.state === 'delivered' || entry?.state === 'queued') return { kind: 'done', state: entry.state };
-      if (entry?.state === 'claimed' && (entry.claimUntil ?? 0) > now()) return { kind: 'in_progress' };
-      entries.set(id, { state: 'claimed', claimUntil: now() + CLAIM_SECONDS * 1000 });
+      if (entry?.state === 'claimed' && entry.token !== claim.token && (entry.claimUntil ?? 0) > now()) {
+        return { kind: 'in_progress', retryAfterSeconds: Math.max(1, Math.ceil(((entry.claimUntil ?? 0) - now()) / 1000)) };
+      }
+      entries.set(id, { state: 'claimed', claimUntil: now() + claim.holdSeconds * 1000, token: claim.token });
       return { kind: 'claimed' };
     },
     async record(id: string, state: 'delivered' | 'queued') {
@@ -23,10 +25,11 @@ export function memoryLedger(now: () => number = Date.now): DeliveryLedger & { e
       if (ledger.fail) throw ledger.fail;
       entries.set(id, { state });
     },
-    async release(id: string) {
+    async release(id: string, token?: string) {
       ledger.calls.push('release');
       if (ledger.fail) throw ledger.fail;
-      if (entries.get(id)?.state !== 'delivered') entries.delete(id);
+      const entry = entries.get(id);
+      if (token ? entry?.token === token : entry?.state !== 'delivered') entries.delete(id);
     },
   };
   return ledger;

@@ -8,7 +8,9 @@ import { emfRecords } from '../helpers/memory-metrics.js';
 import { startRelayStack, titleOf, type Answer, type RelayStack } from '../helpers/relay-stack.js';
 import { waitFor } from '../helpers/sqs.js';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { createSecret, secretsClient } from '../helpers/aws.js';
+import { awsEnvironment, createSecret, secretsClient } from '../helpers/aws.js';
+import { startAwsProxy, type AwsProxy } from '../helpers/aws-proxy.js';
+import { CLAIM_MARGIN_SECONDS } from '../../lib/dedup/ledger.js';
 
 const moto = motoUrl();
 
@@ -70,10 +72,18 @@ describe.skipIf(!moto)('no alert twice: the relay and delivery-retry with a dedu
     expect(emfRecords(stack.relay.output().split('\n'))).toContainEqual(expect.objectContaining({ outcome: 'duplicate', destinationType: 'slack', Deliveries: 1 }));
   });
 
-  it('five identical deliveries at once post once', async () => {
+  it('five identical deliveries at once post once; none is answered 202, since no queue holds the alert', async () => {
     const answers = await Promise.all(Array.from({ length: 5 }, () => send(stack.relay, alert('Five at once'))));
     expect(posted('Five at once')).toHaveLength(1);
-    for (const answer of answers) expect([200, 202]).toContain(answer.statusCode);
+    for (const answer of answers) {
+      expect([200, 503]).toContain(answer.statusCode);
+      // One still being posted elsewhere is the sender's to send again, after the claim's time at most.
+      if (answer.statusCode === 503) {
+        expect(JSON.parse(answer.body)).toMatchObject({ in_progress: ['default'] });
+        expect(Number(answer.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+        expect(Number(answer.headers['retry-after'])).toBeLessThanOrEqual(15 + CLAIM_MARGIN_SECONDS);
+      }
+    }
   });
 
   it('the same alert with another timestamp is a new delivery', async () => {
@@ -152,5 +162,33 @@ describe.skipIf(!moto)('no alert twice: a missing table', () => {
     } finally {
       await stack.stop();
     }
+  });
+});
+
+describe.skipIf(!moto)('no alert twice: a claim whose answer is lost on the way back', () => {
+  let proxy: AwsProxy;
+  let stack: RelayStack;
+
+  beforeAll(async () => {
+    proxy = await startAwsProxy(moto as string);
+    const table = await createDedupTable(moto as string);
+    stack = await startRelayStack(moto as string, [], { ...awsEnvironment(proxy.url), DEDUP_TABLE_NAME: table.name, DEDUP_WINDOW_SECONDS: '3600' });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+    await proxy?.close();
+  });
+
+  it("is still this attempt's claim when the client's retry meets it: the alert is posted, not answered 202 and lost", async () => {
+    // DynamoDB writes the claim, then the answer breaks; the signed client sends the same write again.
+    proxy.fault('DynamoDB_20120810.PutItem', 'lose_answer', 1);
+    const answer = await stack.send('Lost claim answer');
+    expect(proxy.count('DynamoDB_20120810.PutItem')).toBeGreaterThanOrEqual(2);
+    expect(answer.statusCode).toBe(200);
+    expect(stack.slack.accepted().filter((r) => titleOf(r.body).includes('Lost claim answer'))).toHaveLength(1);
+    // And it was recorded: a re-send is a duplicate.
+    const again = await stack.send('Lost claim answer');
+    expect(JSON.parse(again.body)).toMatchObject({ duplicate: ['default'] });
+    expect(stack.slack.accepted().filter((r) => titleOf(r.body).includes('Lost claim answer'))).toHaveLength(1);
   });
 });

@@ -112,27 +112,50 @@ describe('the DynamoDB dedup ledger', () => {
   const ledger = () => dynamoLedger(awsJsonClient(DYNAMODB, { limits }), { tableName: 'seen', windowSeconds: 86_400, now });
   const t = now() / 1000;
 
+  const mine = { token: 'token-of-this-attempt', holdSeconds: 20 };
+
   it('claims with one conditional write that frees expired records and stale claims', async () => {
     aws.answer('DynamoDB_20120810.PutItem', {});
-    expect(await ledger().claim('abc')).toEqual({ kind: 'claimed' });
+    expect(await ledger().claim('abc', mine)).toEqual({ kind: 'claimed' });
     const [call] = aws.calls;
     expect(call?.body).toMatchObject({
       TableName: 'seen',
-      Item: { id: { S: 'abc' }, state: { S: 'claimed' }, claimUntil: { N: String(t + 60) }, expiresAt: { N: String(t + 86_400) } },
+      Item: {
+        id: { S: 'abc' },
+        state: { S: 'claimed' },
+        claimToken: { S: 'token-of-this-attempt' },
+        claimUntil: { N: String(t + 20) },
+        expiresAt: { N: String(t + 86_400) },
+      },
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       ExpressionAttributeValues: { ':now': { N: String(t) }, ':claimed': { S: 'claimed' } },
     });
     expect(call?.body['ConditionExpression']).toBe('attribute_not_exists(id) OR expiresAt < :now OR (#state = :claimed AND claimUntil < :now)');
   });
 
-  it('a failed claim reads the state the table returned: done, or in progress elsewhere', async () => {
-    const failed = (state: string) => ({ error: 'ConditionalCheckFailedException', fields: { Item: { id: { S: 'abc' }, state: { S: state } } } });
+  const failed = (state: string, claim: Record<string, unknown> = {}) => ({
+    error: 'ConditionalCheckFailedException',
+    fields: { Item: { id: { S: 'abc' }, state: { S: state }, ...claim } },
+  });
+
+  it('a failed claim reads the state the table returned: done, or in progress elsewhere until its claim ends', async () => {
     aws.answer('DynamoDB_20120810.PutItem', failed('delivered'));
-    expect(await ledger().claim('abc')).toEqual({ kind: 'done', state: 'delivered' });
+    expect(await ledger().claim('abc', mine)).toEqual({ kind: 'done', state: 'delivered' });
     aws.answer('DynamoDB_20120810.PutItem', failed('queued'));
-    expect(await ledger().claim('abc')).toEqual({ kind: 'done', state: 'queued' });
-    aws.answer('DynamoDB_20120810.PutItem', failed('claimed'));
-    expect(await ledger().claim('abc')).toEqual({ kind: 'in_progress' });
+    expect(await ledger().claim('abc', mine)).toEqual({ kind: 'done', state: 'queued' });
+    aws.answer('DynamoDB_20120810.PutItem', failed('claimed', { claimToken: { S: 'another attempt' }, claimUntil: { N: String(t + 12) } }));
+    expect(await ledger().claim('abc', mine)).toEqual({ kind: 'in_progress', retryAfterSeconds: 12 });
+  });
+
+  it("a claim whose write succeeded but whose answer was lost is recognised as this attempt's own on the retry", async () => {
+    aws.answer('DynamoDB_20120810.PutItem', failed('claimed', { claimToken: { S: 'token-of-this-attempt' }, claimUntil: { N: String(t + 20) } }));
+    expect(await ledger().claim('abc', mine)).toEqual({ kind: 'claimed' });
+  });
+
+  it("releases only its own claim: a later attempt's claim or a delivered record stays", async () => {
+    aws.answer('DynamoDB_20120810.DeleteItem', {});
+    await ledger().release('abc', 'token-of-this-attempt');
+    expect(aws.calls[0]?.body).toMatchObject({ Key: { id: { S: 'abc' } }, ConditionExpression: 'claimToken = :token', ExpressionAttributeValues: { ':token': { S: 'token-of-this-attempt' } } });
   });
 
   it('records a state for the window, and releases anything but a delivered record', async () => {
@@ -148,7 +171,7 @@ describe('the DynamoDB dedup ledger', () => {
 
   it('names other errors, so that the caller can fail open', async () => {
     aws.answer('DynamoDB_20120810.PutItem', { error: 'ResourceNotFoundException' });
-    await expect(ledger().claim('abc')).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
+    await expect(ledger().claim('abc', mine)).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
     aws.answer('DynamoDB_20120810.DeleteItem', { error: 'ProvisionedThroughputExceededException' });
     await expect(ledger().release('abc')).rejects.toMatchObject({ name: 'ProvisionedThroughputExceededException' });
   });

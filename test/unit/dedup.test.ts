@@ -7,6 +7,7 @@ import { webhookMessageSchema } from '../../lib/message/schema.js';
 import { answerFor } from '../../lib/relay/answer.js';
 import { capturedLogger, fakeChatService, manualClock, memoryDeadLetters, memoryRetryQueue, chatServices } from '../helpers/fake-delivery-ports.js';
 import { memoryLedger } from '../helpers/memory-ledger.js';
+import { CLAIM_MARGIN_SECONDS } from '../../lib/dedup/ledger.js';
 import { memoryMetrics } from '../helpers/memory-metrics.js';
 
 const alert = (timestamp = '2026-11-22T10:00:00Z') =>
@@ -79,13 +80,22 @@ describe('the first attempt, at most once per destination', () => {
     expect(results.filter((r) => r.kind === 'in_progress' || r.kind === 'duplicate')).toHaveLength(4);
   });
 
-  it('a claim left by a crashed attempt expires, so the alert is never blocked for good', async () => {
-    const { first, slack, ledger, clock } = setup();
-    await ledger.claim(deliveryRecordId(alert(), 'ops'));
-    expect(await first('req-1', ops, alert(), plenty)).toEqual({ kind: 'in_progress' });
-    clock.advance(61_000);
-    expect(await first('req-2', ops, alert(), plenty)).toEqual({ kind: 'delivered' });
-    expect(slack.posts).toHaveLength(1);
+  it('a claim left by an attempt that died mid-post lasts no longer than the function can run plus a margin', async () => {
+    const { first, slack, clock, ledger } = setup();
+    const lambdaTimeout = () => 15_000;
+    // The first attempt's post never comes back: Lambda ends the invocation, nothing is recorded.
+    slack.hang = true;
+    void first('req-1', ops, alert(), lambdaTimeout);
+    await Promise.resolve();
+    await new Promise((resolve) => setImmediate(resolve));
+    slack.hang = false;
+    const meanwhile = await first('req-2', ops, alert(), lambdaTimeout);
+    expect(meanwhile).toEqual({ kind: 'in_progress', retryAfterSeconds: 15 + CLAIM_MARGIN_SECONDS });
+    expect(answerFor([{ destination: 'ops', result: meanwhile }]).response.headers['retry-after']).toBe(String(15 + CLAIM_MARGIN_SECONDS));
+    clock.advance((15 + CLAIM_MARGIN_SECONDS + 1) * 1000);
+    expect(await first('req-3', ops, alert(), lambdaTimeout)).toEqual({ kind: 'delivered' });
+    expect(slack.posts).toHaveLength(2);
+    expect([...ledger.entries.values()]).toEqual([{ state: 'delivered' }]);
   });
 
   it('fails open: a ledger that throws or hangs costs no alert, only a warning and a metric', async () => {
@@ -108,7 +118,7 @@ describe('the first attempt, at most once per destination', () => {
 });
 
 describe('answers with repeats', () => {
-  it('200 when every destination already has it, 202 when one is still in progress elsewhere; only the missing destination posts', async () => {
+  it('200 when every destination already has it, 503 naming the one still in progress elsewhere; only the missing destination posts', async () => {
     const { first, slack } = setup([{ kind: 'delivered' }, { kind: 'retryable', reason: 'timeout' }], false);
     const results1 = [
       { destination: 'ops', result: await first('r1', ops, alert(), plenty) },
@@ -128,7 +138,14 @@ describe('answers with repeats', () => {
     const answer = answerFor(results3);
     expect(answer).toMatchObject({ outcome: 'duplicate', response: { statusCode: 200 } });
     expect(JSON.parse(answer.response.body)).toMatchObject({ delivered: ['ops', 'finops'], duplicate: ['ops', 'finops'] });
-    expect(answerFor([{ destination: 'ops', result: { kind: 'in_progress' } }]).response.statusCode).toBe(202);
+    const busy = answerFor([
+      { destination: 'ops', result: { kind: 'duplicate', state: 'delivered' } },
+      { destination: 'finops', result: { kind: 'in_progress', retryAfterSeconds: 7 } },
+    ]);
+    // Nothing holds the alert for finops yet: only 503 keeps the platform sending it.
+    expect(busy.response.statusCode).toBe(503);
+    expect(busy.response.headers['retry-after']).toBe('7');
+    expect(JSON.parse(busy.response.body)).toMatchObject({ error: 'in_progress', in_progress: ['finops'], delivered: ['ops'] });
   });
 });
 

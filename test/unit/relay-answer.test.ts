@@ -36,4 +36,31 @@ describe('one answer for the whole fan-out', () => {
   it('asks for at least one second', () => {
     expect(answerFor([r('a', { kind: 'unheld', reason: 'network_error' })]).response.headers['retry-after']).toBe('1');
   });
+
+  it('a 503 names every failed destination with its class, including those that refused for good', () => {
+    const { response } = answerFor([
+      r('archived', { kind: 'refused', reason: 'channel_is_archived' }),
+      r('throttled', { kind: 'unheld', reason: 'rate_limited', retryAfterMs: 1_000 }),
+      r('redirecting', { kind: 'refused', reason: 'redirect' }),
+      r('teams-sign-in', { kind: 'refused', reason: 'http_401' }),
+      r('fine', { kind: 'delivered' }),
+    ]);
+    expect(response.statusCode).toBe(503);
+    expect(body(response)).toMatchObject({
+      destinations: ['throttled'],
+      failed: [
+        { name: 'archived', class: 'refused', reason: 'channel_is_archived' },
+        { name: 'throttled', class: 'retryable', reason: 'rate_limited' },
+        { name: 'redirecting', class: 'refused', reason: 'redirect' },
+        { name: 'teams-sign-in', class: 'refused', reason: 'http_401' },
+      ],
+      delivered: ['fine'],
+    });
+  });
+
+  it("202 only when something holds the alert: one that another attempt is posting right now is 503 with its claim's wait", () => {
+    const { outcome, response } = answerFor([r('a', { kind: 'queued', reason: 'http_500' }), r('b', { kind: 'in_progress', retryAfterSeconds: 18 })]);
+    expect([outcome, response.statusCode, response.headers['retry-after']]).toEqual(['in_progress', 503, '18']);
+    expect(body(response)).toMatchObject({ in_progress: ['b'], queued: ['a'] });
+  });
 });
