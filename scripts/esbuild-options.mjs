@@ -67,7 +67,7 @@ export function bundleOptions(entry, outdir, lazy = new Set()) {
     bundle: true,
     platform: 'node',
     format: 'esm',
-    // Lambda runs nodejs24.x; local tools need Node 22 or newer, so the bundle must run on both.
+    // Lambda runs nodejs24.x; local tools need Node 22.3 or newer (process.getBuiltinModule), so the bundle must run on both.
     target: 'node22',
     minify: true,
     // Maps for debugging by hand, without a sourceMappingURL comment: they are not deployed.
