@@ -15,11 +15,12 @@ export function fitWithin<Payload>(maxBytes: number, bodyLimit: number, build: (
   }
 }
 
-// C0 and C1 controls show as nothing or as boxes, yet JSON spells each as six bytes.
+// C0 and C1 controls show as nothing or as boxes, yet JSON spells each as six bytes. Bidi
+// controls show as nothing too, but reorder what follows them: `\u202E00.001$` reads `$100.00`.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is what it is for
-const CONTROLS = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
+const CONTROLS = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\p{Bidi_Control}]/gu;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the same class, to test without replacing
-const ANY_CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/;
+const ANY_CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\p{Bidi_Control}]/u;
 
-/** Removes control characters other than tab and newline; carriage returns go too. */
+/** Removes control characters other than tab and newline (carriage returns go too), and bidi controls. */
 export const withoutControls = (text: string): string => (ANY_CONTROL.test(text) ? text.replace(CONTROLS, '') : text);

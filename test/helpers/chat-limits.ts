@@ -90,3 +90,17 @@ export function googleChatLiveForms(message: unknown, trustedMention?: string): 
   for (const t of googleChatCardTexts(message)) if (/<(?!br>)/i.test(t)) found.push('tag in card text');
   return found;
 }
+
+/** The texts of a Teams card that carry sender text: all but the configured mention and the relay's own time. */
+export function teamsSenderTexts(message: unknown): string[] {
+  return teamsTexts(message).filter((t) => !/^<at>[^<]*<\/at>$/.test(t) && !t.startsWith('🕒 {{DATE('));
+}
+
+/** The texts of a Google Chat message that carry sender text, without the configured mention. */
+export function googleChatSenderTexts(message: unknown, trustedMention?: string): string[] {
+  const m = message as GoogleChatBody;
+  let text = m.text ?? '';
+  if (trustedMention && text.startsWith(`${trustedMention} `)) text = text.slice(trustedMention.length + 1);
+  const header = m.cardsV2?.[0]?.card?.header;
+  return [text, header?.title ?? '', header?.subtitle ?? '', ...googleChatCardTexts(message)];
+}

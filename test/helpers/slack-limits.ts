@@ -71,3 +71,22 @@ export function liveSpecialForms(message: ReceivedMessage, allowedMention?: stri
   }
   return found;
 }
+
+/**
+ * The parts of a message that carry sender text, without what the relay itself writes: the
+ * configured mention, the header emoji, field labels and the context's clock and date.
+ */
+export function slackSenderTexts(message: ReceivedMessage, mention?: string): string[] {
+  const withoutMention = (t: string) => (mention && t.startsWith(`${mention} `) ? t.slice(mention.length + 1) : t === mention ? '' : t);
+  const out: string[] = [withoutMention(message.text ?? '')];
+  for (const block of message.blocks ?? []) {
+    if (block.type === 'header') out.push((block.text?.text ?? '').replace(/^:[a-z_]+: /, ''));
+    if (block.type === 'section' && block.text) out.push(withoutMention(block.text.text));
+    for (const field of block.fields ?? []) out.push(field.text.replace(/^\*[A-Za-z]+\*\n/, ''));
+    for (const element of block.elements ?? []) {
+      const time = element.text.replace(/^:clock3: /, '').replace(/^<!date\^\d+\^\{date_short_pretty\} \{time\}\|[\dTZ:-]+>$/, '');
+      if (time !== 'Sent by the cost platform') out.push(time);
+    }
+  }
+  return out;
+}

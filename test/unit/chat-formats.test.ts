@@ -1,10 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { escapeCardHtml, escapeGoogleChatText, formatGoogleChatMessage, threadKeyFor } from '../../lib/googlechat/format.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
+import { formatSlackMessage } from '../../lib/slack/format.js';
 import { escapeTeamsText, formatTeamsMessage, TEAMS_MAX_BYTES } from '../../lib/teams/format.js';
 import anomaly from '../../events/anomaly-alert.json' with { type: 'json' };
 import hostile from '../../events/bad/hostile-text.json' with { type: 'json' };
-import { googleChatCardTexts, googleChatLiveForms, googleChatViolations, teamsLiveMarkup, teamsTexts, teamsViolations } from '../helpers/chat-limits.js';
+import {
+  googleChatCardTexts,
+  googleChatLiveForms,
+  googleChatSenderTexts,
+  googleChatViolations,
+  teamsLiveMarkup,
+  teamsSenderTexts,
+  teamsTexts,
+  teamsViolations,
+} from '../helpers/chat-limits.js';
+import { slackSenderTexts } from '../helpers/slack-limits.js';
 
 const parse = (value: unknown) => webhookMessageSchema.parse(value);
 const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
@@ -132,5 +143,34 @@ describe('Google Chat card', () => {
     expect(out.text.endsWith('…')).toBe(true);
     expect(out.cardsV2[0].card.header.title.endsWith('…')).toBe(true);
     for (const t of googleChatCardTexts(out)) expect(t).not.toMatch(/&[a-z]{0,3}…$/);
+  });
+});
+
+/** The sender-text parts of one message in each of the three formats, none with a mention configured. */
+function senderTextsEverywhere(value: unknown): Record<'slack' | 'teams' | 'googleChat', string[]> {
+  const message = parse(value);
+  return {
+    slack: slackSenderTexts(formatSlackMessage(message)),
+    teams: teamsSenderTexts(formatTeamsMessage(message)),
+    googleChat: googleChatSenderTexts(formatGoogleChatMessage(message)),
+  };
+}
+
+describe('sender text in every service', () => {
+  const BIDI = ['\u202A', '\u202B', '\u202C', '\u202D', '\u202E', '\u2066', '\u2067', '\u2068', '\u2069', '\u200E', '\u200F', '\u061C'];
+
+  it('keeps no bidi control, so an amount or account number reads in the order it was sent', () => {
+    // Shown with U+202E, `00.001$` reads as `$100.00`.
+    const texts = senderTextsEverywhere({
+      metadata: { object_type: 'anomaly_alert', timestamp: `\u202Esoon` },
+      payload: { title: 'Refund \u202E00.001$', message: BIDI.map((c) => `${c}00.001$`).join(' '), account_id: '\u2067210987654321\u2069', account_name: 'Acme\u200F', cloud_provider_type: '\u061Caws' },
+    });
+    for (const [service, list] of Object.entries(texts)) {
+      for (const text of list) expect(text, service).not.toMatch(/\p{Bidi_Control}/u);
+      const all = list.join('\n');
+      expect(all, service).toContain('Refund 00.001$');
+      expect(all, service).toContain(Array(BIDI.length).fill('00.001$').join(' '));
+      expect(all, service).toContain('210987654321');
+    }
   });
 });
