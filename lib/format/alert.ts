@@ -1,6 +1,6 @@
 import type { WebhookMessage } from '../message/schema.js';
 import { withoutControls } from './fit.js';
-import { singleLine } from './text.js';
+import { inertText, singleLine } from './text.js';
 import { parseTimestamp } from './time.js';
 
 // Maps, not object literals: a kind or cloud named `constructor` or `__proto__` is just a string.
@@ -36,8 +36,8 @@ function accountText(name: string | undefined, id: string | undefined): string |
 }
 
 /**
- * What every chat format shows of an alert, still unescaped: each formatter escapes it for
- * its own syntax and cuts it to its own budget.
+ * What every chat format shows of an alert: inert text (see inertText), still unescaped: each
+ * formatter escapes it for its own syntax and cuts it to its own budget.
  */
 export interface AlertView {
   kind: string;
@@ -57,8 +57,8 @@ export interface AlertView {
 export function alertView(message: WebhookMessage): AlertView {
   const { metadata } = message;
   // Control characters show as nothing (or boxes) in every chat, yet cost bytes: they go first,
-  // so every text of the view is free of them.
-  const clean = (value: string | undefined) => (value === undefined ? undefined : withoutControls(value));
+  // so every text of the view is free of them, and no markup hides behind one.
+  const clean = (value: string | undefined) => (value === undefined ? undefined : inertText(withoutControls(value)));
   const { title, message: body, cloud_provider_type, account_id, account_name } = message.payload;
   const payload = {
     title: clean(title),
@@ -67,7 +67,8 @@ export function alertView(message: WebhookMessage): AlertView {
     account_id: clean(account_id),
     account_name: clean(account_name),
   };
-  const kind = kindLabel(withoutControls(metadata.object_type));
+  // Inert after labelling: the label turns the kind's underscores into spaces.
+  const kind = inertText(kindLabel(withoutControls(metadata.object_type)));
   const emojis = KNOWN_KINDS.get(metadata.object_type) ?? DEFAULT_EMOJI;
   const facts: Array<[string, string | undefined]> = [
     ['Kind', kind],
@@ -85,7 +86,7 @@ export function alertView(message: WebhookMessage): AlertView {
   const timestamp = metadata.timestamp === undefined ? undefined : withoutControls(metadata.timestamp);
   if (timestamp !== undefined && timestamp.trim() !== '') {
     const epoch = parseTimestamp(timestamp);
-    if (epoch === undefined) view.rawTime = singleLine(timestamp);
+    if (epoch === undefined) view.rawTime = singleLine(inertText(timestamp));
     else view.epoch = epoch;
   }
   return view;

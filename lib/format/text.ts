@@ -26,6 +26,39 @@ export function escapeAndTruncate(text: string, max: number): string {
   return cut.replace(/&[a-z]{0,3}…$/, ELLIPSIS);
 }
 
+// Look-alikes rather than escapes: Slack and Google Chat have no escape for their markup, and
+// a look-alike reads the same in every client while no parser or link detector acts on it.
+// Each takes one UTF-16 unit, as the character it replaces, so character budgets still hold.
+const LOOK_ALIKES = new Map([
+  ['*', '＊'],
+  ['_', '＿'],
+  ['~', '～'],
+  ['`', '｀'],
+  ['>', '＞'],
+  ['.', '․'],
+  [':', '∶'],
+  ['@', '＠'],
+  ['#', '＃'],
+]);
+const lookAlike = (c: string): string => LOOK_ALIKES.get(c) ?? c;
+// Bold, italic, strike and code (inline or block) in Slack, Google Chat and Teams.
+const MARKERS = /[*_~`]/g;
+// A quote in Slack: `>` first on its line.
+const QUOTE = /^([ \t]*)>/gm;
+// Chat clients link bare addresses even in plain text and verbatim mrkdwn, so what link
+// detectors and mention parsers key on goes too: the dots of `host.tld` (and of `www.` and
+// emails), the colon of `scheme:` and `:emoji:`, `@name` and `#channel`. An invisible format
+// character in between must not hide one.
+const LINK_PARTS = /[.@#](?=\p{Cf}*\p{L})|:(?=\p{Cf}*[\p{L}/])/gu;
+
+/**
+ * Sender text that no chat service formats, quotes, links or turns into a mention, in any
+ * text field; each formatter still escapes its own syntax (`&`, `<`, `>`, lists) on top.
+ */
+export function inertText(text: string): string {
+  return text.replace(MARKERS, lookAlike).replace(QUOTE, '$1＞').replace(LINK_PARTS, lookAlike);
+}
+
 /** Headers and field labels are one line; runs of whitespace become one space. */
 export function singleLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();

@@ -91,6 +91,22 @@ export function googleChatLiveForms(message: unknown, trustedMention?: string): 
   return found;
 }
 
+/**
+ * What a chat service would still render or reorder in a text that carries sender text:
+ * emphasis, strike and code markers, a quote, a bidi control, a link (`scheme://`, `www.`,
+ * `host.tld`, an email) or an `@name` / `#channel`. Invisible characters do not hide one.
+ */
+export function senderMarkup(text: string): string[] {
+  const found: string[] = [];
+  if (/[*_~`]/.test(text)) found.push('emphasis, strike or code marker');
+  if (/^[ \t]*(?:>|&gt;)/m.test(text)) found.push('quote');
+  if (/\p{Bidi_Control}/u.test(text)) found.push('bidi control');
+  const visible = text.replace(/\p{Cf}/gu, '');
+  if (/:\/\/|www\.|[\p{L}\p{N}]\.\p{L}/iu.test(visible)) found.push('link');
+  if (/[@#]\p{L}/u.test(visible)) found.push('mention');
+  return found;
+}
+
 /** The texts of a Teams card that carry sender text: all but the configured mention and the relay's own time. */
 export function teamsSenderTexts(message: unknown): string[] {
   return teamsTexts(message).filter((t) => !/^<at>[^<]*<\/at>$/.test(t) && !t.startsWith('🕒 {{DATE('));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { escapeCardHtml, escapeGoogleChatText, formatGoogleChatMessage, threadKeyFor } from '../../lib/googlechat/format.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
+import { inertText } from '../../lib/format/text.js';
 import { formatSlackMessage } from '../../lib/slack/format.js';
 import { escapeTeamsText, formatTeamsMessage, TEAMS_MAX_BYTES } from '../../lib/teams/format.js';
 import anomaly from '../../events/anomaly-alert.json' with { type: 'json' };
@@ -10,12 +11,13 @@ import {
   googleChatLiveForms,
   googleChatSenderTexts,
   googleChatViolations,
+  senderMarkup,
   teamsLiveMarkup,
   teamsSenderTexts,
   teamsTexts,
   teamsViolations,
 } from '../helpers/chat-limits.js';
-import { slackSenderTexts } from '../helpers/slack-limits.js';
+import { liveSpecialForms, slackSenderTexts } from '../helpers/slack-limits.js';
 
 const parse = (value: unknown) => webhookMessageSchema.parse(value);
 const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
@@ -57,8 +59,8 @@ describe('Teams Adaptive Card', () => {
     const [, mention, ...rest] = teamsTexts(out);
     expect(mention).toBe('<at>Jane Doe</at>');
     for (const text of [teamsTexts(out)[0]!, ...rest]) expect(teamsLiveMarkup(text), text).toEqual([]);
-    // Still readable: the look-alikes read the same.
-    expect(teamsTexts(out)[0]).toBe('🚨 ＊＊Urgent＊＊ ［claim refund］(https://evil.example)');
+    // Still readable: the look-alikes read the same, and the address is no link.
+    expect(teamsTexts(out)[0]).toBe('🚨 ＊＊Urgent＊＊ ［claim refund］(https∶//evil․example)');
     // Only the configured mention has an entity; the sender's <at> pings no one.
     expect(out.attachments[0].content.msteams.entities).toEqual([
       { type: 'mention', text: '<at>Jane Doe</at>', mentioned: { id: 'jane@example.com', name: 'Jane Doe' } },
@@ -119,11 +121,11 @@ describe('Google Chat card', () => {
     const out = chat(hostile, '<users/all>');
     expect(out.text.startsWith('<users/all> ')).toBe(true);
     expect(googleChatLiveForms(out, '<users/all>')).toEqual([]);
-    expect(out.text).toContain('‹!channel› Urgent: ‹https://evil.example|click to claim refund›');
-    expect(googleChatCardTexts(out)).toContain('Acme &amp; &lt;Partners&gt; (&lt;@U999&gt;)');
+    expect(out.text).toContain('‹!channel› Urgent: ‹https∶//evil․example|click to claim refund›');
+    expect(googleChatCardTexts(out)).toContain('Acme &amp; &lt;Partners&gt; (&lt;＠U999&gt;)');
     const html = chat({ metadata: { object_type: 'x' }, payload: { message: '<a href="https://evil.example">refund</a><br><users/all>\nline two' } });
     expect(googleChatLiveForms(html)).toEqual([]);
-    expect(googleChatCardTexts(html)[0]).toBe('&lt;a href="https://evil.example"&gt;refund&lt;/a&gt;&lt;br&gt;&lt;users/all&gt;<br>line two');
+    expect(googleChatCardTexts(html)[0]).toBe('&lt;a href="https∶//evil․example"&gt;refund&lt;/a&gt;&lt;br&gt;&lt;users/all&gt;<br>line two');
   });
 
   it('escapes & < > for card HTML and < > for text, nothing else', () => {
@@ -172,5 +174,45 @@ describe('sender text in every service', () => {
       expect(all, service).toContain(Array(BIDI.length).fill('00.001$').join(' '));
       expect(all, service).toContain('210987654321');
     }
+  });
+
+  it('formats nothing the sender wrote: no bold, italic, strike, code or quote, and the characters still read', () => {
+    const markup = '*bold* _italic_ ~strike~ `code` ```block```';
+    const texts = senderTextsEverywhere({
+      metadata: { object_type: 'anomaly_alert', timestamp: '`soon`' },
+      payload: { title: markup, message: `${markup}\n> quoted\n  > indented\n\`\`\`\nblock\n\`\`\``, account_name: '_Acme_', account_id: '*1*', cloud_provider_type: '~aws~' },
+    });
+    for (const [service, list] of Object.entries(texts)) {
+      for (const text of list) expect(senderMarkup(text), `${service}: ${text}`).toEqual([]);
+      const all = list.join('\n');
+      expect(all, service).toContain('＊bold＊ ＿italic＿ ～strike～ ｀code｀ ｀｀｀block｀｀｀');
+      expect(all, service).toMatch(/＞ quoted/);
+      expect(all, service).toContain('＿Acme＿');
+    }
+  });
+
+  it('links and pings nothing the sender wrote: no URL, address, email, mention or emoji code', () => {
+    const links = 'see https://evil.example, www.evil.example or ops@evil.example';
+    const pings = '<!here> <@U123> @here #general <users/all> :skull:';
+    const value = {
+      metadata: { object_type: 'anomaly_alert', timestamp: 'mailto:ops@evil.example' },
+      payload: { title: `${links} ${pings}`, message: `${links}\n${pings}`, account_name: 'evil.example', account_id: '@U123', cloud_provider_type: 'http://evil.example' },
+    };
+    const texts = senderTextsEverywhere(value);
+    for (const [service, list] of Object.entries(texts)) {
+      for (const text of list) expect(senderMarkup(text), `${service}: ${text}`).toEqual([]);
+      expect(list.join('\n'), service).toContain('see https∶//evil․example, www․evil․example or ops＠evil․example');
+    }
+    const message = parse(value);
+    expect(liveSpecialForms(formatSlackMessage(message))).toEqual([]);
+    expect(googleChatLiveForms(formatGoogleChatMessage(message))).toEqual([]);
+    for (const text of teamsSenderTexts(formatTeamsMessage(message))) expect(teamsLiveMarkup(text), text).toEqual([]);
+  });
+
+  it('leaves amounts, times, sentences and words as they are', () => {
+    const plain = 'Daily cost rose to $4,812.40 at 14:32, 212% above 1,543.10. Top: analytics-prod, m7i.8xlarge.';
+    expect(inertText(plain)).toBe(plain);
+    // Only where a link could form does a dot become a look-alike.
+    expect(inertText('db.r5.large')).toBe('db․r5․large');
   });
 });

@@ -111,7 +111,7 @@ describe('Slack must not auto-link sender text', () => {
     expect(mrkdwn.length).toBeGreaterThanOrEqual(3);
     for (const object of mrkdwn) expect(object).toContain('"verbatim":true');
     // The configured mention still leads the message as a live special form.
-    expect(JSON.stringify(message.blocks)).toContain('<!here> ping @channel');
+    expect(JSON.stringify(message.blocks)).toContain('<!here> ping ＠channel');
   });
 
   it('kinds and clouds named like Object properties are just strings', () => {
