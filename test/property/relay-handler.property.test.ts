@@ -8,10 +8,19 @@ import { createLogger } from '../../lib/log/logger.js';
 import { createRelayFromEnvironment } from '../../lib/relay/from-environment.js';
 import type { Relay } from '../../lib/relay/relay.js';
 import { httpApiEvent } from '../../scripts/http-api-event.js';
-import { googleChatLiveForms, googleChatViolations, teamsLiveMarkup, teamsTexts, teamsViolations } from '../helpers/chat-limits.js';
+import {
+  googleChatLiveForms,
+  googleChatSenderTexts,
+  googleChatViolations,
+  senderMarkup,
+  teamsLiveMarkup,
+  teamsSenderTexts,
+  teamsTexts,
+  teamsViolations,
+} from '../helpers/chat-limits.js';
 import { startFakeGoogleChat, startFakeTeams, type FakeChat } from '../helpers/chat-servers.js';
 import { memoryMetrics } from '../helpers/memory-metrics.js';
-import { liveSpecialForms, slackLimitViolations, type ReceivedMessage } from '../helpers/slack-limits.js';
+import { liveSpecialForms, slackLimitViolations, slackSenderTexts, type ReceivedMessage } from '../helpers/slack-limits.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/slack-server.js';
 
 const CONTRACT_STATUSES = new Set([200, 202, 400, 401, 405, 413, 415, 422, 502, 503]);
@@ -26,6 +35,11 @@ const hostile = fc.constantFrom(
   // Teams Markdown and card functions; Google Chat mentions, links and card HTML.
   '[refund](https://evil.example)', '**bold**', '_it_', '\n- item', '\n1. first', '<at>Jane Doe</at>', '{{DATE(2020-01-01T00:00:00Z)}}',
   '<users/all>', '<users/123>', '<https://evil.example|label>', '<b>', '<a href="https://evil.example">x</a>', '<br>', '&amp;', '界',
+  // Slack and Google Chat markup, bare links and mentions, also behind invisible characters.
+  '*bold*', '_italic_', '~strike~', '`code`', '```\nblock\n```', '\n> quote', '\n  > quote', '> ', 'https://evil.example', 'www.evil.example',
+  'ops@evil.example', '@here', '#general', ':skull:', 'evil.\u200Bexample', 'https:\u2060//evil', '.', ':', '@', '#', 'com',
+  // Bidi controls, which reorder what a reader sees: `\u202E00.001$` reads as `$100.00`.
+  '\u202A', '\u202B', '\u202C', '\u202D', '\u2066', '\u2067', '\u2068', '\u2069', '\u200E', '\u200F', '\u061C', '\u202E00.001$',
 );
 const text = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 60 }),
@@ -95,11 +109,16 @@ describe('the relay handler, for arbitrary requests', () => {
   });
   afterAll(() => Promise.all([slack?.close(), teams?.close(), chat?.close()]));
 
+  const inert = (texts: string[]) => {
+    for (const text of texts) expect(senderMarkup(text), text).toEqual([]);
+  };
   const checkPayloads = () => {
     for (const received of slack.requests) {
       const payload = received.body as ReceivedMessage;
+      const mention = received.path === '/team' ? MENTION : undefined;
       expect(slackLimitViolations(payload)).toEqual([]);
-      expect(liveSpecialForms(payload, received.path === '/team' ? MENTION : undefined)).toEqual([]);
+      expect(liveSpecialForms(payload, mention)).toEqual([]);
+      inert(slackSenderTexts(payload, mention));
     }
     for (const received of teams.requests) {
       expect(teamsViolations(received.body)).toEqual([]);
@@ -108,10 +127,12 @@ describe('the relay handler, for arbitrary requests', () => {
       // The relay's own time function, when the sender's time could be read.
       if (rest.at(-1)?.startsWith('🕒 {{DATE(')) rest.pop();
       for (const text of [title ?? '', ...rest]) expect(teamsLiveMarkup(text), text).toEqual([]);
+      inert(teamsSenderTexts(received.body));
     }
     for (const received of chat.requests) {
       expect(googleChatViolations(received.body)).toEqual([]);
       expect(googleChatLiveForms(received.body, CHAT_MENTION)).toEqual([]);
+      inert(googleChatSenderTexts(received.body, CHAT_MENTION));
     }
   };
   const invoke = async (m: string, h: Record<string, string>, b: string | undefined, base64: boolean) => {
@@ -134,7 +155,7 @@ describe('the relay handler, for arbitrary requests', () => {
     );
   }, 120_000);
 
-  it('turns any well-formed message into Slack, Teams and Google Chat payloads within limits, with no mention, link or markup from the sender', async () => {
+  it('turns any well-formed message into Slack, Teams and Google Chat payloads within limits, with no mention, link, markup or bidi control from the sender', async () => {
     const wellFormed = fc.record({
       metadata: fc.record({ object_type: fc.oneof(fc.constantFrom('anomaly_alert', 'recommendation_report', '__proto__', 'constructor', 'toString', 'hasOwnProperty'), text), timestamp: fc.oneof(text, fc.date().map((d) => (Number.isNaN(d.getTime()) ? 'x' : d.toISOString()))) }),
       payload: fc.record({ title: text, message: text, cloud_provider_type: fc.oneof(fc.constantFrom('aws', 'AZURE', 'constructor', '__proto__', 'valueOf'), text), account_id: fc.oneof(text, fc.integer()), account_name: text }),

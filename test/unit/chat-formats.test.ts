@@ -23,7 +23,8 @@ const parse = (value: unknown) => webhookMessageSchema.parse(value);
 const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
 // 58 KiB of text that costs the most once escaped: `&` grows fivefold in card HTML, CJK takes three bytes.
 const huge = (unit: string) => unit.repeat(Math.ceil((58 * 1024) / Buffer.byteLength(unit)));
-const hugeInputs = [huge('a'), huge('&'), huge('<'), huge('界'), huge('😀'), huge('\u0001a'), huge('*_[x](y) ')];
+// The last: markup and link parts, each replaced by a three-byte look-alike, and bidi controls.
+const hugeInputs = [huge('a'), huge('&'), huge('<'), huge('界'), huge('😀'), huge('\u0001a'), huge('*_[x](y) '), huge('\u202E*_~`a.b@c:d\n> ')];
 
 describe('Teams Adaptive Card', () => {
   const card = (value: unknown, mention?: { id: string; name: string }) => formatTeamsMessage(parse(value), mention);
@@ -80,6 +81,7 @@ describe('Teams Adaptive Card', () => {
     const out = card({ metadata: { object_type: 'anomaly_alert' }, payload: { title: text, message: text, account_name: text, account_id: text, cloud_provider_type: text } });
     expect(teamsViolations(out)).toEqual([]);
     expect(bytes(out)).toBeLessThanOrEqual(TEAMS_MAX_BYTES);
+    for (const t of teamsSenderTexts(out)) expect(senderMarkup(t)).toEqual([]);
     expect(teamsTexts(out)[0]!.endsWith('…')).toBe(true);
     const message = teamsTexts(out)[1]!;
     if (text.trim() !== '') expect(message.endsWith('…')).toBe(true);
@@ -142,6 +144,7 @@ describe('Google Chat card', () => {
   it.each(hugeInputs.map((text, i) => [i, text] as const))('keeps 58 KiB of input (#%i) within 32,000 bytes and 4,096 characters of text', (_i, text) => {
     const out = chat({ metadata: { object_type: 'anomaly_alert' }, payload: { title: text, message: text, account_name: text, account_id: text, cloud_provider_type: text } }, '<users/123>');
     expect(googleChatViolations(out)).toEqual([]);
+    for (const t of googleChatSenderTexts(out, '<users/123>')) expect(senderMarkup(t)).toEqual([]);
     expect(out.text.endsWith('…')).toBe(true);
     expect(out.cardsV2[0].card.header.title.endsWith('…')).toBe(true);
     for (const t of googleChatCardTexts(out)) expect(t).not.toMatch(/&[a-z]{0,3}…$/);

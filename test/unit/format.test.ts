@@ -3,7 +3,8 @@ import { escapeAndTruncate, escapeMrkdwn, truncate } from '../../lib/format/text
 import { formatSlackMessage, LIMITS } from '../../lib/slack/format.js';
 import { parseTimestamp } from '../../lib/format/time.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
-import { liveSpecialForms, slackLimitViolations } from '../helpers/slack-limits.js';
+import { senderMarkup } from '../helpers/chat-limits.js';
+import { liveSpecialForms, slackLimitViolations, slackSenderTexts } from '../helpers/slack-limits.js';
 import anomaly from '../../events/anomaly-alert.json' with { type: 'json' };
 import hostile from '../../events/bad/hostile-text.json' with { type: 'json' };
 
@@ -81,7 +82,7 @@ describe('formatSlackMessage', () => {
   });
 
   it('stays within every Slack limit for huge, hostile input, with a visible ellipsis', () => {
-    const huge = '<!channel>&'.repeat(6_000);
+    const huge = '<!channel>&*_~`a.b\u202E'.repeat(6_000);
     const out = formatSlackMessage(
       parse({
         metadata: { object_type: 'x'.repeat(5_000), timestamp: '<'.repeat(5_000) },
@@ -91,6 +92,7 @@ describe('formatSlackMessage', () => {
     );
     expect(slackLimitViolations(out)).toEqual([]);
     expect(liveSpecialForms(out, '<!subteam^S0123>')).toEqual([]);
+    for (const t of slackSenderTexts(out, '<!subteam^S0123>')) expect(senderMarkup(t)).toEqual([]);
     const header = out.blocks[0] as { text: { text: string } };
     expect(header.text.text.length).toBe(LIMITS.header);
     expect(header.text.text.endsWith('…')).toBe(true);
