@@ -5,6 +5,7 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { createChatServices } from '../lib/delivery/services.js';
 import { fromHttpApiEvent, toHttpApiResult } from '../lib/http/api-gateway.js';
 import type { NodeFetch } from '../lib/http/fetch-over-node-http.js';
+import { invocationBudget } from '../lib/shared/deadline.js';
 import { createRelayFromEnvironment } from '../lib/relay/from-environment.js';
 
 const answered: NodeFetch = async (input) => ({
@@ -21,4 +22,4 @@ const answered: NodeFetch = async (input) => ({
 const relay = createRelayFromEnvironment(process.env, { services: createChatServices(answered) });
 
 export const handler = async (event: APIGatewayProxyEventV2, context: Context) =>
-  toHttpApiResult(await relay(fromHttpApiEvent(event, context.awsRequestId), { remainingTimeMs: () => context.getRemainingTimeInMillis() }));
+  toHttpApiResult(await relay(fromHttpApiEvent(event, context.awsRequestId), invocationBudget(context)));

@@ -51,6 +51,9 @@ export interface RelayConfigStoreOptions {
   now?: () => number;
 }
 
+/** The most one configuration read may take in an invocation (less when the invocation has less left). */
+export const CONFIG_READ_BUDGET_MS = 4_000;
+
 /** A failed refresh keeps the last good copy and tries again after this long. */
 export const STALE_RETRY_MS = 30_000;
 

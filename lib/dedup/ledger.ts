@@ -34,8 +34,8 @@ export interface DeliveryLedger {
  */
 export const CLAIM_MARGIN_SECONDS = 5;
 
-/** How long an attempt with `remainingTimeMs` left may hold a destination. */
-export const claimHoldSeconds = (remainingTimeMs: number): number => Math.max(1, Math.ceil(remainingTimeMs / 1000)) + CLAIM_MARGIN_SECONDS;
+/** How long an attempt with `remainingMs` left may hold a destination. */
+export const claimHoldSeconds = (remainingMs: number): number => Math.max(1, Math.ceil(remainingMs / 1000)) + CLAIM_MARGIN_SECONDS;
 
 /** The most one ledger call may take; it sits before the post, and on failure the alert is delivered anyway. */
 export const LEDGER_CALL_BUDGET_MS = 1_000;

@@ -1,19 +1,39 @@
 import { randomUUID } from 'node:crypto';
 import { destinationType } from '../delivery/chat-service.js';
-import { SAFETY_MARGIN_MS, type AttemptResult, type Delivery, type DeliveryResult, type FirstAttempt, type Target } from '../delivery/deliver.js';
+import type { AttemptResult, Delivery, DeliveryResult, FirstAttempt } from '../delivery/deliver.js';
 import type { Logger } from '../log/logger.js';
 import type { WebhookMessage } from '../message/schema.js';
 import { dedupUnavailableMetric, deliveryMetric, noMetrics, type Metrics } from '../metrics/metrics.js';
-import { budget, withDeadline } from '../shared/deadline.js';
+import type { InvocationBudget } from '../shared/deadline.js';
 import { errorName } from '../shared/errors.js';
 import { deliveryRecordId } from './fingerprint.js';
 import { claimHoldSeconds, LEDGER_CALL_BUDGET_MS, type ClaimOutcome, type DeliveryLedger } from './ledger.js';
 
-export interface OnceDependencies {
+interface LedgerDependencies {
   ledger: DeliveryLedger;
-  delivery: Delivery;
   logger: Logger;
   metrics?: Metrics;
+}
+
+export interface OnceDependencies extends LedgerDependencies {
+  delivery: Delivery;
+}
+
+/**
+ * One ledger call within its step's time. A ledger that fails never costs an alert: the
+ * failure is logged with `consequence`, counted, and the call's value is undefined.
+ */
+function ledgerStep(deps: LedgerDependencies, consequence: string) {
+  const metrics = deps.metrics ?? noMetrics;
+  return async <T>(budget: InvocationBudget, destination: string, work: (signal: AbortSignal) => Promise<T>): Promise<T | undefined> => {
+    try {
+      return await budget.step('dedup_table', LEDGER_CALL_BUDGET_MS, work);
+    } catch (error) {
+      deps.logger.warn(consequence, { reason: 'dedup_unavailable', error: errorName(error), destination });
+      metrics.add(dedupUnavailableMetric());
+      return undefined;
+    }
+  };
 }
 
 /** What the ledger learns from the first attempt: kept when the destination has the alert or its queue does. */
@@ -29,22 +49,14 @@ const recorded = (result: AttemptResult): 'delivered' | 'queued' | undefined =>
 export function deliverOnce(deps: OnceDependencies): FirstAttempt {
   const { ledger, delivery, logger } = deps;
   const metrics = deps.metrics ?? noMetrics;
-  const callBudget = (remainingTimeMs: () => number) => budget(remainingTimeMs, LEDGER_CALL_BUDGET_MS, SAFETY_MARGIN_MS);
-  const unavailable = (error: unknown, destination: string) => {
-    logger.warn('dedup table unavailable; delivering without it', { reason: 'dedup_unavailable', error: errorName(error), destination });
-    metrics.add(dedupUnavailableMetric());
-  };
+  const step = ledgerStep(deps, 'dedup table unavailable; delivering without it');
 
-  return async (deliveryId: string, target: Target, message: WebhookMessage, remainingTimeMs: () => number): Promise<DeliveryResult> => {
-    const id = deliveryRecordId(message, target.name);
+  return async (alert, budget): Promise<DeliveryResult> => {
+    const { target } = alert;
+    const id = deliveryRecordId(alert.message, target.name);
     const token = randomUUID();
-    let claim: ClaimOutcome | undefined;
-    try {
-      const hold = { token, holdSeconds: claimHoldSeconds(remainingTimeMs()) };
-      claim = await withDeadline('dedup_table', callBudget(remainingTimeMs), (signal) => ledger.claim(id, hold, signal));
-    } catch (error) {
-      unavailable(error, target.name);
-    }
+    const hold = { token, holdSeconds: claimHoldSeconds(budget.remainingMs()) };
+    const claim: ClaimOutcome | undefined = await step(budget, target.name, (signal) => ledger.claim(id, hold, signal));
     if (claim?.kind === 'done') {
       logger.info('duplicate delivery: this destination already has it', { destination: target.name, state: claim.state, outcome: 'duplicate' });
       metrics.add(deliveryMetric('duplicate', destinationType(target.destination)));
@@ -55,35 +67,31 @@ export function deliverOnce(deps: OnceDependencies): FirstAttempt {
       return { kind: 'in_progress', retryAfterSeconds: claim.retryAfterSeconds };
     }
 
-    const result = await delivery.first(deliveryId, target, message, remainingTimeMs);
+    const result = await delivery.first(alert, budget);
     if (claim) {
       const state = recorded(result);
-      try {
-        await withDeadline('dedup_table', callBudget(remainingTimeMs), (signal) =>
-          state ? ledger.record(id, state, signal) : ledger.release(id, token, signal),
-        );
-      } catch (error) {
-        // A claim left behind expires by itself (claimHoldSeconds); a lost record only means a re-send posts again.
-        unavailable(error, target.name);
-      }
+      // A claim left behind expires by itself (claimHoldSeconds); a lost record only means a re-send posts again.
+      await step(budget, target.name, (signal) => (state ? ledger.record(id, state, signal) : ledger.release(id, token, signal)));
     }
     return result;
   };
 }
 
+/** What became of a queued alert at one destination, as delivery-retry tells the ledger. */
+export interface Settlement {
+  message: WebhookMessage;
+  destination: string;
+  outcome: 'delivered' | 'parked';
+}
+
 /** For delivery-retry: what became of a queued alert, so that a re-send knows. */
-export function retryLedger(deps: { ledger: DeliveryLedger; logger: Logger; metrics?: Metrics }) {
-  const metrics = deps.metrics ?? noMetrics;
-  const settle = async (message: WebhookMessage, destination: string, outcome: 'delivered' | 'parked', remainingTimeMs: () => number) => {
+export function retryLedger(deps: LedgerDependencies) {
+  const step = ledgerStep(deps, 'dedup table unavailable; a re-send of this alert may post it again');
+  const settle = async ({ message, destination, outcome }: Settlement, budget: InvocationBudget): Promise<void> => {
     const id = deliveryRecordId(message, destination);
-    try {
-      await withDeadline('dedup_table', budget(remainingTimeMs, LEDGER_CALL_BUDGET_MS, SAFETY_MARGIN_MS), (signal) =>
-        outcome === 'delivered' ? deps.ledger.record(id, 'delivered', signal) : deps.ledger.release(id, undefined, signal),
-      );
-    } catch (error) {
-      deps.logger.warn('dedup table unavailable; a re-send of this alert may post it again', { reason: 'dedup_unavailable', error: errorName(error), destination });
-      metrics.add(dedupUnavailableMetric());
-    }
+    await step(budget, destination, (signal) =>
+      outcome === 'delivered' ? deps.ledger.record(id, 'delivered', signal) : deps.ledger.release(id, undefined, signal),
+    );
   };
   return { settle };
 }

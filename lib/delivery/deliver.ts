@@ -2,7 +2,7 @@ import type { Destination } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import { deliveryMetric, noMetrics, parkedMetric, type DeliveryMetricOutcome, type Metrics } from '../metrics/metrics.js';
 import type { WebhookMessage } from '../message/schema.js';
-import { budget, withDeadline } from '../shared/deadline.js';
+import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
 import type { Sleep } from '../shared/sleep.js';
 import { destinationType, type ChatService, type ChatServices, type PostOutcome } from './chat-service.js';
@@ -43,8 +43,31 @@ export type DeliveryResult =
   /** Another attempt at the same alert holds this destination right now, for at most `retryAfterSeconds` (lib/dedup). */
   | { kind: 'in_progress'; retryAfterSeconds: number };
 
+/** One alert for one destination, as the relay received it. */
+export interface AlertForTarget {
+  deliveryId: string;
+  target: Target;
+  message: WebhookMessage;
+}
+
 /** A relay's first attempt at one destination: the core's own, or the same behind the dedup ledger. */
-export type FirstAttempt = (deliveryId: string, target: Target, message: WebhookMessage, remainingTimeMs: () => number) => Promise<DeliveryResult>;
+export type FirstAttempt = (alert: AlertForTarget, budget: InvocationBudget) => Promise<DeliveryResult>;
+
+/** A later attempt from the retry queue. */
+export interface RetryAttempt {
+  job: DeliveryJob;
+  target: Target;
+  /** Attempts made with this one, the relay's first included. */
+  attempts: number;
+  maxAttempts: number;
+}
+
+/** A message for the dead-letter queue, with why it waits there for a human. */
+export interface Parcel {
+  body: string;
+  reason: string;
+  destination?: string;
+}
 
 /** What the core itself produces; the dedup kinds come from lib/dedup. */
 export type AttemptResult = Extract<DeliveryResult, { kind: 'delivered' | 'queued' | 'refused' | 'unheld' }>;
@@ -53,17 +76,15 @@ export interface Delivery {
   /** The service for this destination's type. */
   serviceFor(destination: Destination): ChatService;
   /** One post: format for the destination's service, post, classify the answer. */
-  attempt(target: Target, message: WebhookMessage, remainingTimeMs: () => number): Promise<PostOutcome>;
+  attempt(target: Target, message: WebhookMessage, budget: InvocationBudget): Promise<PostOutcome>;
   /** The relay's first attempt, with its consequences: queued for later, or parked. */
-  first(deliveryId: string, target: Target, message: WebhookMessage, remainingTimeMs: () => number): Promise<AttemptResult>;
+  first(alert: AlertForTarget, budget: InvocationBudget): Promise<AttemptResult>;
   /** A later attempt from the retry queue: what to do next; parking is the caller's to apply with `park`. */
-  again(job: DeliveryJob, target: Target, attempts: number, maxAttempts: number, remainingTimeMs: () => number): Promise<Decision>;
+  again(retry: RetryAttempt, budget: InvocationBudget): Promise<Decision>;
   /** Parks a message for a human; false when it could not be parked (it must then stay where it is). */
-  park(body: string, reason: string, destination: string | undefined, remainingTimeMs: () => number): Promise<boolean>;
+  park(parcel: Parcel, budget: InvocationBudget): Promise<boolean>;
 }
 
-/** Kept free at the end of an invocation so that the answer still gets out. */
-export const SAFETY_MARGIN_MS = 500;
 /** The most one SQS call (queue or park) may take; SQS answers in tens of milliseconds when it is well. */
 export const QUEUE_CALL_BUDGET_MS = 2_000;
 
@@ -80,23 +101,22 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
   const metrics = ports.metrics ?? noMetrics;
   const serviceFor = (destination: Destination) => ports.services[destinationType(destination)];
   // A post leaves room for the queue call that may follow it, so the answer is never late.
-  const afterPost = ports.retryQueue || ports.deadLetters ? QUEUE_CALL_BUDGET_MS + SAFETY_MARGIN_MS : SAFETY_MARGIN_MS;
-  const timeoutFor = (remainingTimeMs: () => number) => Math.max(1, budget(remainingTimeMs, ports.postTimeoutMs, afterPost));
-  const queueBudget = (remainingTimeMs: () => number) => budget(remainingTimeMs, QUEUE_CALL_BUDGET_MS, SAFETY_MARGIN_MS);
+  const afterPost = ports.retryQueue || ports.deadLetters ? QUEUE_CALL_BUDGET_MS : 0;
 
-  const attempt: Delivery['attempt'] = (target, message, remainingTimeMs) => {
+  const attempt: Delivery['attempt'] = (target, message, budget) => {
     const service = serviceFor(target.destination);
-    return service.post(target.destination.url, service.format(message, target.destination), { timeoutMs: timeoutFor(remainingTimeMs) });
+    const timeoutMs = Math.max(1, budget.ms(ports.postTimeoutMs, afterPost));
+    return service.post(target.destination.url, service.format(message, target.destination), { timeoutMs });
   };
 
-  const park: Delivery['park'] = async (body, reason, destination, remainingTimeMs) => {
+  const park: Delivery['park'] = async ({ body, reason, destination }, budget) => {
     const { deadLetters } = ports;
     if (!deadLetters) {
       logger.error('alert cannot be delivered and no dead-letter queue is configured', { reason, destination });
       return false;
     }
     try {
-      await withDeadline('dead_letter_queue', queueBudget(remainingTimeMs), (signal) => deadLetters.park(body, reason, destination, signal));
+      await budget.step('dead_letter_queue', QUEUE_CALL_BUDGET_MS, (signal) => deadLetters.park(body, reason, destination, signal));
     } catch (error) {
       logger.error('could not park an alert in the dead-letter queue', { reason, destination, error: errorReason(error) });
       return false;
@@ -107,29 +127,27 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
   };
 
   /** Without a queue, one wait that the service asked for is worth it when it fits. */
-  async function attemptWithOneWait(target: Target, message: WebhookMessage, remainingTimeMs: () => number): Promise<PostOutcome> {
-    const outcome = await attempt(target, message, remainingTimeMs);
+  async function attemptWithOneWait(target: Target, message: WebhookMessage, budget: InvocationBudget): Promise<PostOutcome> {
+    const outcome = await attempt(target, message, budget);
     if (outcome.kind !== 'retryable' || outcome.retryAfterMs === undefined) return outcome;
-    if (outcome.retryAfterMs + ports.postTimeoutMs + afterPost > remainingTimeMs()) return outcome;
+    if (!budget.fits(outcome.retryAfterMs + ports.postTimeoutMs + afterPost)) return outcome;
     await ports.sleep(outcome.retryAfterMs);
-    return attempt(target, message, remainingTimeMs);
+    return attempt(target, message, budget);
   }
 
-  const first: Delivery['first'] = async (deliveryId, target, message, remainingTimeMs) => {
-    const result = await firstAttempt(deliveryId, target, message, remainingTimeMs);
-    metrics.add(deliveryMetric(METRIC_OUTCOME[result.kind], destinationType(target.destination)));
+  const first: Delivery['first'] = async (alert, budget) => {
+    const result = await firstAttempt(alert, budget);
+    metrics.add(deliveryMetric(METRIC_OUTCOME[result.kind], destinationType(alert.target.destination)));
     return result;
   };
 
-  async function firstAttempt(deliveryId: string, target: Target, message: WebhookMessage, remainingTimeMs: () => number): Promise<AttemptResult> {
-    const outcome = ports.retryQueue
-      ? await attempt(target, message, remainingTimeMs)
-      : await attemptWithOneWait(target, message, remainingTimeMs);
+  async function firstAttempt({ deliveryId, target, message }: AlertForTarget, budget: InvocationBudget): Promise<AttemptResult> {
+    const outcome = ports.retryQueue ? await attempt(target, message, budget) : await attemptWithOneWait(target, message, budget);
     const decision = decide(outcome, 1);
     if (decision.kind === 'delivered') return decision;
     const job = newJob(deliveryId, target.name, message, decision.reason, ports.now());
     if (decision.kind === 'park') {
-      await park(JSON.stringify(job), decision.reason, target.name, remainingTimeMs);
+      await park({ body: JSON.stringify(job), reason: decision.reason, destination: target.name }, budget);
       return { kind: 'refused', reason: decision.reason };
     }
     const unheld: AttemptResult = {
@@ -140,7 +158,7 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
     const { retryQueue } = ports;
     if (!retryQueue) return unheld;
     try {
-      await withDeadline('retry_queue', queueBudget(remainingTimeMs), (signal) => retryQueue.enqueue(job, decision.delaySeconds, signal));
+      await budget.step('retry_queue', QUEUE_CALL_BUDGET_MS, (signal) => retryQueue.enqueue(job, decision.delaySeconds, signal));
       return { kind: 'queued', reason: decision.reason };
     } catch (error) {
       logger.error('could not queue an alert for a later attempt', { destination: target.name, error: errorReason(error) });
@@ -148,8 +166,8 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
     }
   }
 
-  const again: Delivery['again'] = async (job, target, attempts, maxAttempts, remainingTimeMs) =>
-    decide(await attempt(target, job.message, remainingTimeMs), attempts, maxAttempts);
+  const again: Delivery['again'] = async ({ job, target, attempts, maxAttempts }, budget) =>
+    decide(await attempt(target, job.message, budget), attempts, maxAttempts);
 
   return { serviceFor, attempt, first, again, park };
 }

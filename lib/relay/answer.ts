@@ -16,6 +16,10 @@ export interface FailedDestination {
   reason: string;
 }
 
+/** The one answer for a relay whose environment or configuration cannot be used; the log says why. */
+export const configurationUnavailable = (): HttpResponse =>
+  jsonResponse(503, { error: 'configuration_unavailable', message: 'The relay is not configured correctly; its operator has been told.' });
+
 const names = (results: readonly DestinationResult[]) => results.map((r) => r.destination);
 const nonEmpty = (field: string, list: readonly unknown[]) => (list.length ? { [field]: list } : {});
 

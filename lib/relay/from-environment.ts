@@ -10,7 +10,6 @@ import { configSourceFor, createRelayConfigStore } from '../config/store.js';
 import { createDelivery } from '../delivery/deliver.js';
 import type { ChatServices } from '../delivery/chat-service.js';
 import { createChatServices } from '../delivery/services.js';
-import { jsonResponse } from '../http/response.js';
 import { createLogger, logLevelFrom, type Logger } from '../log/logger.js';
 import { metricsFromEnvironment } from '../metrics/emf.js';
 import { configurationUnavailableMetric, type Metrics } from '../metrics/metrics.js';
@@ -18,6 +17,7 @@ import { sqsDeadLetters, sqsRetryQueue } from '../queue/sqs.js';
 import { readEnvironment } from '../shared/environment.js';
 import { sleep } from '../shared/sleep.js';
 import { relayEnvironmentSchema } from './environment.js';
+import { configurationUnavailable } from './answer.js';
 import { createRelay, type Relay } from './relay.js';
 
 export interface WiringOptions {
@@ -41,7 +41,7 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
     return async (request) => {
       log.error('the relay environment is invalid', { requestId: request.requestId, variables });
       metrics.add(configurationUnavailableMetric());
-      return jsonResponse(503, { error: 'configuration_unavailable', message: 'The relay is not configured correctly; its operator has been told.' });
+      return configurationUnavailable();
     };
   }
   const settings = reading.settings;

@@ -1,6 +1,6 @@
 import type { RequestAuthenticator } from '../auth/request-authenticator.js';
 import type { LoadedConfig } from '../config/load.js';
-import type { RelayConfigStore } from '../config/store.js';
+import { CONFIG_READ_BUDGET_MS, type RelayConfigStore } from '../config/store.js';
 import type { Delivery, FirstAttempt } from '../delivery/deliver.js';
 import { parseJsonBody, readBody } from '../http/request.js';
 import { jsonResponse } from '../http/response.js';
@@ -9,10 +9,10 @@ import { coldStartTracker, type Logger } from '../log/logger.js';
 import { answerLatencyMetric, answerMetric, configurationUnavailableMetric, noMetrics, type Metrics } from '../metrics/metrics.js';
 import { webhookMessageSchema } from '../message/schema.js';
 import { routeFacts, selectDestinations } from '../routing/route.js';
-import { budget, withDeadlineIfPending } from '../shared/deadline.js';
+import type { InvocationBudget } from '../shared/deadline.js';
 import { errorName, errorReason } from '../shared/errors.js';
 import { describeIssues } from '../shared/zod-issues.js';
-import { answerFor, reasonOf, type DestinationResult } from './answer.js';
+import { answerFor, configurationUnavailable, reasonOf, type DestinationResult } from './answer.js';
 
 export interface RelayDependencies {
   config: RelayConfigStore;
@@ -25,23 +25,16 @@ export interface RelayDependencies {
   now?: () => number;
 }
 
-export interface InvocationContext {
-  remainingTimeMs: () => number;
-}
-
-export type Relay = (request: HttpRequest, context: InvocationContext) => Promise<HttpResponse>;
+export type Relay = (request: HttpRequest, budget: InvocationBudget) => Promise<HttpResponse>;
 
 const unavailable = (error: string, message: string) => jsonResponse(503, { error, message });
 
 /**
- * The most the configuration read and the authentication may each take. With the post and
- * one queue call after them, the worst case stays under the function's 15 s timeout (see
- * the README's "Deadlines"); each is cut shorter when the invocation has less time left.
+ * The most the authentication may take, like the configuration read (CONFIG_READ_BUDGET_MS).
+ * With the post and one queue call after them, the worst case stays under the function's
+ * timeout (see the README's "Deadlines"); each is cut shorter when the invocation has less left.
  */
-export const CONFIG_READ_BUDGET_MS = 4_000;
 export const AUTHENTICATION_BUDGET_MS = 4_000;
-/** Kept free for answering and logging. */
-const ANSWER_RESERVE_MS = 500;
 
 /** The contract pipeline: body -> configuration -> authenticate -> validate -> route -> deliver -> answer. */
 export function createRelay(deps: RelayDependencies): Relay {
@@ -50,7 +43,7 @@ export function createRelay(deps: RelayDependencies): Relay {
   const coldStart = coldStartTracker();
   const first = deps.first ?? deps.delivery.first;
 
-  const relay: Relay = async (request, context) => {
+  const relay: Relay = async (request, budget) => {
     const started = now();
     const log = deps.logger.child({ requestId: request.requestId, coldStart: coldStart() });
     const record: Record<string, unknown> = {};
@@ -66,19 +59,17 @@ export function createRelay(deps: RelayDependencies): Relay {
     const body = readBody(request);
     if (!body.ok) return finish(body.response, 'rejected_request');
 
-    const stepBudget = (capMs: number) => budget(context.remainingTimeMs, capMs, ANSWER_RESERVE_MS);
     let current: LoadedConfig;
     try {
-      current = await withDeadlineIfPending('configuration', stepBudget(CONFIG_READ_BUDGET_MS), deps.config.current());
+      current = await budget.stepIfPending('configuration', CONFIG_READ_BUDGET_MS, deps.config.current());
     } catch (error) {
       metrics.add(configurationUnavailableMetric());
-      const response = unavailable('configuration_unavailable', 'The relay is not configured correctly; its operator has been told.');
-      return finish(response, 'configuration_unavailable', { reason: errorReason(error) });
+      return finish(configurationUnavailable(), 'configuration_unavailable', { reason: errorReason(error) });
     }
 
     let decision: Awaited<ReturnType<RequestAuthenticator>>;
     try {
-      decision = await withDeadlineIfPending('authentication', stepBudget(AUTHENTICATION_BUDGET_MS), deps.authenticate(request.headers, current, log));
+      decision = await budget.stepIfPending('authentication', AUTHENTICATION_BUDGET_MS, deps.authenticate(request.headers, current, log));
     } catch (error) {
       decision = { outcome: { kind: 'unavailable', reason: errorReason(error) }, loaded: current };
     }
@@ -113,7 +104,7 @@ export function createRelay(deps: RelayDependencies): Relay {
         // Routing only yields names the configuration's own schema has checked exist.
         const destination = loaded.config.destinations[name]!;
         const target = { name, destination };
-        return { destination: name, result: await first(request.requestId, target, message, context.remainingTimeMs) };
+        return { destination: name, result: await first({ deliveryId: request.requestId, target, message }, budget) };
       }),
     );
 
@@ -124,9 +115,9 @@ export function createRelay(deps: RelayDependencies): Relay {
   };
 
   // The sender must always get a contract answer; an unexpected failure is a dependency problem.
-  return async (request, context) => {
+  return async (request, budget) => {
     try {
-      return await relay(request, context);
+      return await relay(request, budget);
     } catch (error) {
       deps.logger.error('delivery failed unexpectedly', { requestId: request.requestId, reason: errorName(error) });
       return unavailable('internal_error', 'The relay could not handle this delivery; try again later.');

@@ -9,6 +9,7 @@ import { createChatServices } from '../delivery/services.js';
 import { coldStartTracker, createLogger, logLevelFrom, type Logger } from '../log/logger.js';
 import { metricsFromEnvironment } from '../metrics/emf.js';
 import type { Metrics } from '../metrics/metrics.js';
+import type { InvocationBudget } from '../shared/deadline.js';
 import { ReasonedError } from '../shared/errors.js';
 import { sqsDeadLetters, sqsMessageOps } from '../queue/sqs.js';
 import { readEnvironment } from '../shared/environment.js';
@@ -17,7 +18,7 @@ import { retryEnvironmentSchema } from './environment.js';
 import { createPacer } from './pacer.js';
 import { processBatch, type BatchResult, type QueueRecord } from './process-batch.js';
 
-export type RetryWorker = (records: readonly QueueRecord[], remainingTimeMs: () => number, requestId?: string) => Promise<BatchResult>;
+export type RetryWorker = (records: readonly QueueRecord[], budget: InvocationBudget, requestId?: string) => Promise<BatchResult>;
 
 /** The worker cannot run at all: failing the invocation is what Lambda's Errors metric and its alarm see. */
 export class RetryWorkerMisconfiguredError extends ReasonedError {}
@@ -68,6 +69,5 @@ export function createRetryWorkerFromEnvironment(
         }
       : {}),
   };
-  return (records, remainingTimeMs, requestId) =>
-    processBatch(records, { ...base, logger: log.child({ requestId, coldStart: coldStart() }), remainingTimeMs });
+  return (records, budget, requestId) => processBatch(records, { ...base, logger: log.child({ requestId, coldStart: coldStart() }), budget });
 }

@@ -6,8 +6,9 @@ import type { Logger } from '../log/logger.js';
 import { configurationUnavailableMetric, deliveryMetric, noMetrics, retryAttemptMetric, type Metrics } from '../metrics/metrics.js';
 import { destinationType } from '../delivery/chat-service.js';
 import type { QueueMessageOps } from '../queue/sqs.js';
-import { QUEUE_CALL_BUDGET_MS, SAFETY_MARGIN_MS as ANSWER_RESERVE_MS } from '../delivery/deliver.js';
-import { budget, withDeadline } from '../shared/deadline.js';
+import { QUEUE_CALL_BUDGET_MS } from '../delivery/deliver.js';
+import { CONFIG_READ_BUDGET_MS } from '../config/store.js';
+import type { InvocationBudget } from '../shared/deadline.js';
 import { errorName } from '../shared/errors.js';
 import type { RetryLedger } from '../dedup/once.js';
 import type { Pacer } from './pacer.js';
@@ -34,7 +35,7 @@ export interface RetryDependencies {
   metrics?: Metrics;
   /** Tells the dedup table what became of a queued alert; without it nothing is remembered. */
   ledger?: RetryLedger;
-  remainingTimeMs: () => number;
+  budget: InvocationBudget;
 }
 
 export type BatchResult = { batchItemFailures: Array<{ itemIdentifier: string }> };
@@ -44,8 +45,8 @@ type RecordOutcome = 'delivered' | 'retry_later' | 'parked' | 'not_attempted';
 /** A record that fails unexpectedly this many times fails the same way every time: park it with the reason. */
 export const UNEXPECTED_FAILURES_BEFORE_PARKING = 3;
 
-/** Kept free after a post: the queue call that settles the record, and the batch answer. */
-const SAFETY_MARGIN_MS = QUEUE_CALL_BUDGET_MS + 1_000;
+/** Kept free after a post (besides the answer's reserve): the queue call that settles the record, and the ledger's. */
+const AFTER_POST_MS = QUEUE_CALL_BUDGET_MS + 500;
 
 /**
  * Works through one SQS batch in order. Each record is either done (delivered or parked in
@@ -63,7 +64,7 @@ export async function processBatch(records: readonly QueueRecord[], deps: RetryD
       const receives = Number(record.attributes.ApproximateReceiveCount ?? '1');
       outcome =
         receives >= UNEXPECTED_FAILURES_BEFORE_PARKING
-          ? parked(await deps.delivery.park(record.body, `unexpected_error:${errorName(error)}`, undefined, deps.remainingTimeMs))
+          ? parked(await deps.delivery.park({ body: record.body, reason: `unexpected_error:${errorName(error)}` }, deps.budget))
           : 'retry_later';
     }
     if (outcome === 'retry_later' || outcome === 'not_attempted') failures.push({ itemIdentifier: record.messageId });
@@ -77,19 +78,18 @@ const parked = (done: boolean): RecordOutcome => (done ? 'parked' : 'retry_later
 
 /** A visibility change that cannot hang the batch: a late one only means SQS's own visibility timeout applies. */
 function changeVisibility(deps: RetryDependencies, record: QueueRecord, seconds: number): Promise<void> {
-  const ms = budget(deps.remainingTimeMs, QUEUE_CALL_BUDGET_MS, ANSWER_RESERVE_MS);
-  return withDeadline('retry_queue', ms, (signal) => deps.messages.changeVisibility(record.receiptHandle, seconds, signal));
+  return deps.budget.step('retry_queue', QUEUE_CALL_BUDGET_MS, (signal) => deps.messages.changeVisibility(record.receiptHandle, seconds, signal));
 }
 
 async function processRecord(record: QueueRecord, deps: RetryDependencies): Promise<RecordOutcome> {
-  const { delivery } = deps;
+  const { delivery, budget } = deps;
   const job = parseDeliveryJob(record.body);
-  if (!job) return parked(await delivery.park(record.body, 'malformed_message', undefined, deps.remainingTimeMs));
+  if (!job) return parked(await delivery.park({ body: record.body, reason: 'malformed_message' }, budget));
   const log = deps.logger.child({ deliveryId: job.deliveryId, destination: job.destination });
 
   let loaded: LoadedConfig;
   try {
-    loaded = await deps.config.current();
+    loaded = await budget.stepIfPending('configuration', CONFIG_READ_BUDGET_MS, deps.config.current());
   } catch {
     // The store has logged why; the message stays on the queue until the configuration is
     // fixed. The metric is what the "retry worker blocked" alarm watches: handing records
@@ -98,7 +98,7 @@ async function processRecord(record: QueueRecord, deps: RetryDependencies): Prom
     return 'retry_later';
   }
   if (!Object.hasOwn(loaded.config.destinations, job.destination)) {
-    return parked(await delivery.park(record.body, 'destination_not_configured', job.destination, deps.remainingTimeMs));
+    return parked(await delivery.park({ body: record.body, reason: 'destination_not_configured', destination: job.destination }, budget));
   }
   const destination = loaded.config.destinations[job.destination]!;
   const target = { name: job.destination, destination };
@@ -107,7 +107,7 @@ async function processRecord(record: QueueRecord, deps: RetryDependencies): Prom
 
   // Leave what cannot be finished to a later invocation rather than be cut off mid-post.
   const wait = deps.pacer.delayFor(key);
-  if (wait + deps.postTimeoutMs + SAFETY_MARGIN_MS > deps.remainingTimeMs()) {
+  if (!budget.fits(wait + deps.postTimeoutMs + AFTER_POST_MS)) {
     await changeVisibility(deps, record, Math.ceil(wait / 1000) + 1).catch(() => undefined);
     return 'not_attempted';
   }
@@ -116,20 +116,20 @@ async function processRecord(record: QueueRecord, deps: RetryDependencies): Prom
   const attempts = job.attempt + receives;
   const type = destinationType(destination);
   metrics(deps).add(retryAttemptMetric(type));
-  const decision = await delivery.again(job, target, attempts, deps.maxAttempts, deps.remainingTimeMs);
+  const decision = await delivery.again({ job, target, attempts, maxAttempts: deps.maxAttempts }, budget);
 
   if (decision.kind === 'delivered') {
     log.info('delivered from the retry queue', { attempts });
     metrics(deps).add(deliveryMetric('delivered', type));
-    await deps.ledger?.settle(job.message, job.destination, 'delivered', deps.remainingTimeMs);
+    await deps.ledger?.settle({ message: job.message, destination: job.destination, outcome: 'delivered' }, budget);
     return 'delivered';
   }
   const updated = JSON.stringify({ ...job, attempt: attempts, lastReason: decision.failure });
   if (decision.kind === 'park') {
     metrics(deps).add(deliveryMetric('parked', type));
     // Forgotten, so that the platform sending it again tries this destination again.
-    await deps.ledger?.settle(job.message, job.destination, 'parked', deps.remainingTimeMs);
-    return parked(await delivery.park(updated, decision.reason, job.destination, deps.remainingTimeMs));
+    await deps.ledger?.settle({ message: job.message, destination: job.destination, outcome: 'parked' }, budget);
+    return parked(await delivery.park({ body: updated, reason: decision.reason, destination: job.destination }, budget));
   }
   metrics(deps).add(deliveryMetric('queued', type));
 

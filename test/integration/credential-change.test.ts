@@ -7,6 +7,7 @@ import { awsEnvironment, createSecret, motoUrl, putSecret, secretsClient } from 
 import { startFakeSlack, type FakeSlack } from '../helpers/slack-server.js';
 import anomaly from '../../events/anomaly-alert.json' with { type: 'json' };
 import { memoryMetrics } from '../helpers/memory-metrics.js';
+import { budgetOf } from '../helpers/budget.js';
 
 const moto = motoUrl();
 
@@ -39,7 +40,7 @@ describe.skipIf(!moto)('a credential change takes effect without waiting for the
         }),
         'test',
       );
-      return (await relay(request, { remainingTimeMs: () => 10_000 })).statusCode;
+      return (await relay(request, budgetOf(10_000))).statusCode;
     };
 
     expect(await send('old-password-1')).toBe(200);

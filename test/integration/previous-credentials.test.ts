@@ -23,6 +23,7 @@ import { startBundle } from '../helpers/bundle.js';
 import { createSigningKey, signToken, startKeyServer } from '../helpers/key-server.js';
 import { memoryConfigStore } from '../helpers/memory-config-store.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/slack-server.js';
+import { budgetOf } from '../helpers/budget.js';
 
 const OLD_PASSWORD = 'old-password-7c2e91';
 const NEW_PASSWORD = 'new-password-4b8d05';
@@ -195,7 +196,7 @@ describe.skipIf(!url)('the previous version against Secrets Manager (moto_server
       now,
     });
     const send = async (headers: Record<string, string>) =>
-      relay(fromHttpApiEvent(event(headers), 'test'), { remainingTimeMs: () => 10_000 });
+      relay(fromHttpApiEvent(event(headers), 'test'), budgetOf(10_000));
     return { clock, lines, send };
   }
 

@@ -22,6 +22,7 @@ import { startFakeGoogleChat, startFakeTeams, type FakeChat } from '../helpers/c
 import { memoryMetrics } from '../helpers/memory-metrics.js';
 import { liveSpecialForms, slackLimitViolations, slackSenderTexts, type ReceivedMessage } from '../helpers/slack-limits.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/slack-server.js';
+import { budgetOf } from '../helpers/budget.js';
 
 const CONTRACT_STATUSES = new Set([200, 202, 400, 401, 405, 413, 415, 422, 502, 503]);
 const MENTION = '<!subteam^S0TEAM>';
@@ -140,7 +141,7 @@ describe('the relay handler, for arbitrary requests', () => {
     teams.requests.length = 0;
     chat.requests.length = 0;
     const event = httpApiEvent({ method: m, headers: h, ...(b === undefined ? {} : { body: b, base64 }) });
-    return relay(fromHttpApiEvent(event, 'prop'), { remainingTimeMs: () => 10_000 });
+    return relay(fromHttpApiEvent(event, 'prop'), budgetOf(10_000));
   };
 
   it('never throws and answers only contract statuses, for any method, headers and body', async () => {

@@ -4,9 +4,11 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { destinationType, relayConfigSchema } from '../../lib/config/schema.js';
-import { QUEUE_CALL_BUDGET_MS, SAFETY_MARGIN_MS } from '../../lib/delivery/deliver.js';
+import { QUEUE_CALL_BUDGET_MS } from '../../lib/delivery/deliver.js';
+import { CONFIG_READ_BUDGET_MS } from '../../lib/config/store.js';
+import { ANSWER_RESERVE_MS } from '../../lib/shared/deadline.js';
 import { relayEnvironmentSchema } from '../../lib/relay/environment.js';
-import { AUTHENTICATION_BUDGET_MS, CONFIG_READ_BUDGET_MS } from '../../lib/relay/relay.js';
+import { AUTHENTICATION_BUDGET_MS } from '../../lib/relay/relay.js';
 import { httpApiEvent } from '../../scripts/http-api-event.js';
 import { awsEnvironment, createSecret, motoUrl, secretsClient } from '../helpers/aws.js';
 import { startBundle, type RunningBundle } from '../helpers/bundle.js';
@@ -116,7 +118,7 @@ describe('functions deploy what npm run build produced', () => {
     expect(timeoutMs).toBeLessThanOrEqual(15_000);
     // Worst case, every dependency hanging: configuration, authentication, a queue call and the answer,
     // with at least a second left for the post (which the relay cuts to what remains).
-    expect(CONFIG_READ_BUDGET_MS + AUTHENTICATION_BUDGET_MS + QUEUE_CALL_BUDGET_MS + SAFETY_MARGIN_MS + 1_000).toBeLessThan(timeoutMs);
+    expect(CONFIG_READ_BUDGET_MS + AUTHENTICATION_BUDGET_MS + QUEUE_CALL_BUDGET_MS + ANSWER_RESERVE_MS + 1_000).toBeLessThan(timeoutMs);
     expect(environmentVariables(template, relayId as string)['SLACK_TIMEOUT_MS']).toEqual({ Ref: 'PostTimeoutMs' });
     const postTimeout = template.Parameters['PostTimeoutMs'] as unknown as { Default: number; MaxValue: number };
     expect(postTimeout.Default).toBe(5000);

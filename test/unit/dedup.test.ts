@@ -9,12 +9,13 @@ import { capturedLogger, fakeChatService, manualClock, memoryDeadLetters, memory
 import { memoryLedger } from '../helpers/memory-ledger.js';
 import { CLAIM_MARGIN_SECONDS } from '../../lib/dedup/ledger.js';
 import { memoryMetrics } from '../helpers/memory-metrics.js';
+import { budgetOf } from '../helpers/budget.js';
 
 const alert = (timestamp = '2026-11-22T10:00:00Z') =>
   webhookMessageSchema.parse({ metadata: { object_type: 'anomaly_alert', timestamp }, payload: { title: 'EC2 up', account_id: '1', message: 'secret text' } });
 const ops = { name: 'ops', destination: { url: 'https://hooks.slack.com/services/T0/B0/ops-secret' } };
 const finops = { name: 'finops', destination: { url: 'https://hooks.slack.com/services/T0/B1/finops-secret' } };
-const plenty = () => 10_000;
+const plenty = budgetOf(10_000);
 
 function setup(script: PostOutcome[] = [], queue = true) {
   const clock = manualClock();
@@ -50,8 +51,8 @@ describe('what counts as the same delivery', () => {
 describe('the first attempt, at most once per destination', () => {
   it('a re-send that the destination already has is neither posted nor queued again, and counted as a duplicate', async () => {
     const { first, slack, metrics, log } = setup();
-    expect(await first('req-1', ops, alert(), plenty)).toEqual({ kind: 'delivered' });
-    expect(await first('req-2', ops, alert(), plenty)).toEqual({ kind: 'duplicate', state: 'delivered' });
+    expect(await first({ deliveryId: 'req-1', target: ops, message: alert() }, plenty)).toEqual({ kind: 'delivered' });
+    expect(await first({ deliveryId: 'req-2', target: ops, message: alert() }, plenty)).toEqual({ kind: 'duplicate', state: 'delivered' });
     expect(slack.posts).toHaveLength(1);
     expect(metrics.count('Deliveries', { outcome: 'duplicate', destinationType: 'slack' })).toBe(1);
     expect(log.records()).toContainEqual(expect.objectContaining({ outcome: 'duplicate', destination: 'ops' }));
@@ -59,22 +60,22 @@ describe('the first attempt, at most once per destination', () => {
 
   it('a queued alert sent again is not queued twice', async () => {
     const { first, slack } = setup([{ kind: 'retryable', reason: 'http_503' }]);
-    expect(await first('req-1', ops, alert(), plenty)).toEqual({ kind: 'queued', reason: 'http_503' });
-    expect(await first('req-2', ops, alert(), plenty)).toEqual({ kind: 'duplicate', state: 'queued' });
+    expect(await first({ deliveryId: 'req-1', target: ops, message: alert() }, plenty)).toEqual({ kind: 'queued', reason: 'http_503' });
+    expect(await first({ deliveryId: 'req-2', target: ops, message: alert() }, plenty)).toEqual({ kind: 'duplicate', state: 'queued' });
     expect(slack.posts).toHaveLength(1);
   });
 
   it('a destination that failed without being stored (503) or that refused is tried again on a re-send', async () => {
     const { first, slack } = setup([{ kind: 'retryable', reason: 'timeout' }, { kind: 'refused', reason: 'channel_not_found' }], false);
-    expect((await first('req-1', ops, alert(), plenty)).kind).toBe('unheld');
-    expect((await first('req-2', ops, alert(), plenty)).kind).toBe('refused');
-    expect((await first('req-3', ops, alert(), plenty)).kind).toBe('delivered');
+    expect((await first({ deliveryId: 'req-1', target: ops, message: alert() }, plenty)).kind).toBe('unheld');
+    expect((await first({ deliveryId: 'req-2', target: ops, message: alert() }, plenty)).kind).toBe('refused');
+    expect((await first({ deliveryId: 'req-3', target: ops, message: alert() }, plenty)).kind).toBe('delivered');
     expect(slack.posts).toHaveLength(3);
   });
 
   it('identical deliveries arriving together post once per destination', async () => {
     const { first, slack } = setup();
-    const results = await Promise.all(Array.from({ length: 5 }, (_, i) => first(`req-${i}`, ops, alert(), plenty)));
+    const results = await Promise.all(Array.from({ length: 5 }, (_, i) => first({ deliveryId: `req-${i}`, target: ops, message: alert() }, plenty)));
     expect(slack.posts).toHaveLength(1);
     expect(results.filter((r) => r.kind === 'delivered')).toHaveLength(1);
     expect(results.filter((r) => r.kind === 'in_progress' || r.kind === 'duplicate')).toHaveLength(4);
@@ -82,18 +83,18 @@ describe('the first attempt, at most once per destination', () => {
 
   it('a claim left by an attempt that died mid-post lasts no longer than the function can run plus a margin', async () => {
     const { first, slack, clock, ledger } = setup();
-    const lambdaTimeout = () => 15_000;
+    const lambdaTimeout = budgetOf(15_000);
     // The first attempt's post never comes back: Lambda ends the invocation, nothing is recorded.
     slack.hang = true;
-    void first('req-1', ops, alert(), lambdaTimeout);
+    void first({ deliveryId: 'req-1', target: ops, message: alert() }, lambdaTimeout);
     await Promise.resolve();
     await new Promise((resolve) => setImmediate(resolve));
     slack.hang = false;
-    const meanwhile = await first('req-2', ops, alert(), lambdaTimeout);
+    const meanwhile = await first({ deliveryId: 'req-2', target: ops, message: alert() }, lambdaTimeout);
     expect(meanwhile).toEqual({ kind: 'in_progress', retryAfterSeconds: 15 + CLAIM_MARGIN_SECONDS });
     expect(answerFor([{ destination: 'ops', result: meanwhile }]).response.headers['retry-after']).toBe(String(15 + CLAIM_MARGIN_SECONDS));
     clock.advance((15 + CLAIM_MARGIN_SECONDS + 1) * 1000);
-    expect(await first('req-3', ops, alert(), lambdaTimeout)).toEqual({ kind: 'delivered' });
+    expect(await first({ deliveryId: 'req-3', target: ops, message: alert() }, lambdaTimeout)).toEqual({ kind: 'delivered' });
     expect(slack.posts).toHaveLength(2);
     expect([...ledger.entries.values()]).toEqual([{ state: 'delivered' }]);
   });
@@ -101,7 +102,7 @@ describe('the first attempt, at most once per destination', () => {
   it('fails open: a ledger that throws or hangs costs no alert, only a warning and a metric', async () => {
     const { first, slack, ledger, metrics, log } = setup();
     ledger.fail = Object.assign(new Error('Requested resource not found'), { name: 'ResourceNotFoundException' });
-    expect(await first('req-1', ops, alert(), plenty)).toEqual({ kind: 'delivered' });
+    expect(await first({ deliveryId: 'req-1', target: ops, message: alert() }, plenty)).toEqual({ kind: 'delivered' });
     expect(slack.posts).toHaveLength(1);
     expect(metrics.count('DedupUnavailable')).toBe(1);
     expect(log.records()).toContainEqual(expect.objectContaining({ level: 'warn', reason: 'dedup_unavailable', error: 'ResourceNotFoundException' }));
@@ -110,7 +111,7 @@ describe('the first attempt, at most once per destination', () => {
     const never = () => new Promise<never>(() => {});
     Object.assign(hung.ledger, { claim: never, record: never, release: never });
     const started = Date.now();
-    expect(await hung.first('req-1', ops, alert(), () => 2_500)).toEqual({ kind: 'delivered' });
+    expect(await hung.first({ deliveryId: 'req-1', target: ops, message: alert() }, budgetOf(2_500))).toEqual({ kind: 'delivered' });
     // The claim is given up after 1 s; without a claim there is nothing to record.
     expect(Date.now() - started).toBeLessThan(2_500);
     expect(hung.slack.posts).toHaveLength(1);
@@ -121,19 +122,19 @@ describe('answers with repeats', () => {
   it('200 when every destination already has it, 503 naming the one still in progress elsewhere; only the missing destination posts', async () => {
     const { first, slack } = setup([{ kind: 'delivered' }, { kind: 'retryable', reason: 'timeout' }], false);
     const results1 = [
-      { destination: 'ops', result: await first('r1', ops, alert(), plenty) },
-      { destination: 'finops', result: await first('r1', finops, alert(), plenty) },
+      { destination: 'ops', result: await first({ deliveryId: 'r1', target: ops, message: alert() }, plenty) },
+      { destination: 'finops', result: await first({ deliveryId: 'r1', target: finops, message: alert() }, plenty) },
     ];
     expect(answerFor(results1).response.statusCode).toBe(503);
     const results2 = [
-      { destination: 'ops', result: await first('r2', ops, alert(), plenty) },
-      { destination: 'finops', result: await first('r2', finops, alert(), plenty) },
+      { destination: 'ops', result: await first({ deliveryId: 'r2', target: ops, message: alert() }, plenty) },
+      { destination: 'finops', result: await first({ deliveryId: 'r2', target: finops, message: alert() }, plenty) },
     ];
     expect(slack.posts.map((p) => p.url)).toEqual([ops.destination.url, finops.destination.url, finops.destination.url]);
     expect(answerFor(results2)).toMatchObject({ outcome: 'delivered', response: { statusCode: 200 } });
     const results3 = [
-      { destination: 'ops', result: await first('r3', ops, alert(), plenty) },
-      { destination: 'finops', result: await first('r3', finops, alert(), plenty) },
+      { destination: 'ops', result: await first({ deliveryId: 'r3', target: ops, message: alert() }, plenty) },
+      { destination: 'finops', result: await first({ deliveryId: 'r3', target: finops, message: alert() }, plenty) },
     ];
     const answer = answerFor(results3);
     expect(answer).toMatchObject({ outcome: 'duplicate', response: { statusCode: 200 } });
@@ -156,15 +157,15 @@ describe('delivery-retry tells the ledger', () => {
     const settle = retryLedger({ ledger, logger: capturedLogger().logger }).settle;
     const id = deliveryRecordId(alert(), 'ops');
     await ledger.record(id, 'queued');
-    await settle(alert(), 'ops', 'delivered', plenty);
+    await settle({ message: alert(), destination: 'ops', outcome: 'delivered' }, plenty);
     expect(ledger.entries.get(id)).toEqual({ state: 'delivered' });
     const other = deliveryRecordId(alert('2026-11-23T00:00:00Z'), 'ops');
     await ledger.record(other, 'queued');
-    await settle(alert('2026-11-23T00:00:00Z'), 'ops', 'parked', plenty);
+    await settle({ message: alert('2026-11-23T00:00:00Z'), destination: 'ops', outcome: 'parked' }, plenty);
     expect(ledger.entries.has(other)).toBe(false);
     ledger.fail = new Error('down');
     const metrics = memoryMetrics();
-    await retryLedger({ ledger, logger: capturedLogger().logger, metrics }).settle(alert(), 'ops', 'delivered', plenty);
+    await retryLedger({ ledger, logger: capturedLogger().logger, metrics }).settle({ message: alert(), destination: 'ops', outcome: 'delivered' }, plenty);
     expect(metrics.count('DedupUnavailable')).toBe(1);
   });
 });

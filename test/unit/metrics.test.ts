@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { budgetOf } from '../helpers/budget.js';
 import { createDelivery } from '../../lib/delivery/deliver.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
 import { createLogger } from '../../lib/log/logger.js';
@@ -150,7 +151,7 @@ describe('what the delivery core counts', () => {
       [{ kind: 'delivered' }, { kind: 'retryable', reason: 'http_503' }, { kind: 'refused', reason: 'invalid_token' }],
       true,
     );
-    for (const id of ['a', 'b', 'c']) await delivery.first(id, target, message, () => 10_000);
+    for (const id of ['a', 'b', 'c']) await delivery.first({ deliveryId: id, target, message }, budgetOf(10_000));
     expect(metrics.count('Deliveries', { outcome: 'delivered', destinationType: 'slack' })).toBe(1);
     expect(metrics.count('Deliveries', { outcome: 'queued', destinationType: 'slack' })).toBe(1);
     expect(metrics.count('Deliveries', { outcome: 'parked', destinationType: 'slack' })).toBe(1);
@@ -160,7 +161,7 @@ describe('what the delivery core counts', () => {
 
   it('a destination neither delivered nor queued is counted as unheld', async () => {
     const { delivery, metrics } = setup([{ kind: 'retryable', reason: 'timeout' }], false);
-    await delivery.first('a', target, message, () => 10_000);
+    await delivery.first({ deliveryId: 'a', target, message }, budgetOf(10_000));
     expect(metrics.count('Deliveries', { outcome: 'unheld' })).toBe(1);
   });
 });

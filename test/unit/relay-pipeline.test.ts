@@ -10,6 +10,7 @@ import { createRelay } from '../../lib/relay/relay.js';
 import { capturedLogger, fakeChatService, manualClock, memoryRetryQueue, chatServices } from '../helpers/fake-delivery-ports.js';
 import { memoryConfigStore } from '../helpers/memory-config-store.js';
 import { memoryMetrics } from '../helpers/memory-metrics.js';
+import { budgetOf } from '../helpers/budget.js';
 
 const PASSWORD = 'pipeline-secret-9f1';
 const config: RelayConfig = {
@@ -49,7 +50,7 @@ function setup(script: PostOutcome[] = [], current: RelayConfig | Error = config
     metrics,
     now: clock.now,
   });
-  const send = (overrides?: Partial<HttpRequest>) => relay(request(overrides), { remainingTimeMs: () => 10_000 });
+  const send = (overrides?: Partial<HttpRequest>) => relay(request(overrides), budgetOf(10_000));
   return { send, slack, store, log, retryQueue, metrics, clock };
 }
 
@@ -170,7 +171,7 @@ describe('what the relay waits for, and for how long', () => {
       logger: log.logger,
     });
     // 600 ms left: each step may take what is left minus the 500 ms kept for answering.
-    const send = () => relay(request(), { remainingTimeMs: () => 600 });
+    const send = () => relay(request(), budgetOf(600));
     return { send, slack, log };
   }
 

@@ -1,9 +1,11 @@
+import { budgetOf } from '../helpers/budget.js';
 import { describe, expect, it } from 'vitest';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
 import { ConfigUnavailableError } from '../../lib/config/errors.js';
 import type { PostOutcome } from '../../lib/delivery/chat-service.js';
 import { createDelivery } from '../../lib/delivery/deliver.js';
 import { newJob } from '../../lib/delivery/job.js';
+import { ANSWER_RESERVE_MS } from '../../lib/shared/deadline.js';
 import { googleChatService } from '../../lib/googlechat/service.js';
 import { createPacer } from '../../lib/retry/pacer.js';
 import { teamsService } from '../../lib/teams/service.js';
@@ -55,7 +57,7 @@ function setup(script: PostOutcome[] = [], options: { remainingMs?: number; conf
     postTimeoutMs: 5_000,
     logger: log.logger,
     metrics,
-    remainingTimeMs: () => remaining - (clock.now() - started),
+    budget: budgetOf(() => remaining - (clock.now() - started)),
   };
   return { deps, slack, deadLetters, visibility, clock, log, metrics, setRemaining: (ms: number) => (remaining = ms) };
 }
@@ -156,6 +158,16 @@ describe('delivery-retry, one batch', () => {
     const records = [record(job('a')), record(job('b'))];
     expect((await processBatch(records, deps)).batchItemFailures).toHaveLength(2);
     expect(slack.posts).toHaveLength(0);
+  });
+
+  it('hands every message back when the configuration read never settles, within the invocation', async () => {
+    // Little time left, so the read's deadline (real time) is short.
+    const { deps, slack, metrics } = setup([], { remainingMs: ANSWER_RESERVE_MS + 50 });
+    deps.config = { ...deps.config, current: () => new Promise<never>(() => {}) };
+    const records = [record(job('a')), record(job('b'))];
+    expect((await processBatch(records, deps)).batchItemFailures).toHaveLength(2);
+    expect(slack.posts).toHaveLength(0);
+    expect(metrics.count('ConfigurationUnavailable')).toBe(2);
   });
 
   it('an unexpected failure on one record does not lose the others', async () => {

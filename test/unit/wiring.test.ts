@@ -9,6 +9,7 @@ import { createRelayFromEnvironment } from '../../lib/relay/from-environment.js'
 import { createRetryWorkerFromEnvironment } from '../../lib/retry/from-environment.js';
 import { capturedLogger } from '../helpers/fake-delivery-ports.js';
 import { memoryMetrics } from '../helpers/memory-metrics.js';
+import { budgetOf } from '../helpers/budget.js';
 
 const request = { requestId: 'r1', method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', isBase64Encoded: false };
 
@@ -17,7 +18,7 @@ describe('reading the environment: one policy for every function', () => {
     const log = capturedLogger();
     const metrics = memoryMetrics();
     const relay = createRelayFromEnvironment({ RELAY_CONFIG_SECRET_ID: 'file:/nowhere.json', SLACK_TIMEOUT_MS: '5s' }, { logger: log.logger, metrics });
-    const response = await relay(request, { remainingTimeMs: () => 10_000 });
+    const response = await relay(request, budgetOf(10_000));
     expect(response.statusCode).toBe(503);
     expect(log.records()).toContainEqual(expect.objectContaining({ level: 'error', variables: ['SLACK_TIMEOUT_MS'] }));
     expect(metrics.count('ConfigurationUnavailable')).toBe(1);
@@ -29,7 +30,7 @@ describe('reading the environment: one policy for every function', () => {
       { RELAY_CONFIG_SECRET_ID: 'file:/nowhere.json', SLACK_TIMEOUT_MS: ' ', DELIVERY_QUEUE_URL: '' },
       { logger: log.logger, metrics: memoryMetrics() },
     );
-    const response = await relay(request, { remainingTimeMs: () => 10_000 });
+    const response = await relay(request, budgetOf(10_000));
     // The file is missing: the configuration, not the environment, is what is wrong.
     expect(response.statusCode).toBe(503);
     expect(log.records()).toContainEqual(expect.objectContaining({ message: 'relay configuration is unavailable', reason: 'file_ENOENT' }));
@@ -51,7 +52,7 @@ describe('reading the environment: one policy for every function', () => {
         { logger: log.logger, metrics: memoryMetrics(), services: createChatServices(answered) },
       );
       const body = readFileSync(new URL('../../events/anomaly-alert.json', import.meta.url), 'utf8');
-      const response = await relay({ ...request, body }, { remainingTimeMs: () => 10_000 });
+      const response = await relay({ ...request, body }, budgetOf(10_000));
       expect(response.statusCode).toBe(200);
       expect(posts).toEqual([{ url, body: expect.objectContaining({ blocks: expect.any(Array) }), timeoutMs: 1234 }]);
     } finally {
@@ -63,7 +64,7 @@ describe('reading the environment: one policy for every function', () => {
     const log = capturedLogger();
     const worker = createRetryWorkerFromEnvironment({ DELIVERY_MAX_ATTEMPTS: 'many' }, log.logger, memoryMetrics());
     const records = [{ messageId: 'a', receiptHandle: 'h', body: '{}', attributes: {} }];
-    const failure = await worker(records, () => 10_000).catch((error: unknown) => error);
+    const failure = await worker(records, budgetOf(10_000)).catch((error: unknown) => error);
     expect(failure).toMatchObject({ name: 'RetryWorkerMisconfiguredError', reason: 'environment_invalid' });
     expect(String((failure as Error).message)).toContain('DELIVERY_MAX_ATTEMPTS');
     expect(log.records()[0]).toMatchObject({ variables: expect.arrayContaining(['DELIVERY_QUEUE_URL', 'DELIVERY_MAX_ATTEMPTS']) });
