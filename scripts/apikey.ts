@@ -10,7 +10,9 @@ import { createCostApiClient, type CostApiClient, type Credentials } from '../li
 import { CostApiError } from '../lib/cost-api/errors.js';
 import type { PayerAccount } from '../lib/cost-api/schema.js';
 import { createLogger } from '../lib/log/logger.js';
+import { parseJson } from '../lib/shared/json.js';
 import { promptCredentials } from './prompt.js';
+import { guardUnexpectedErrors, unexpectedErrorMessage } from './unexpected.js';
 
 const USAGE = `usage: npm run apikey -- [--base-url URL] [--account A] [--cost-center C] [--list] [--reveal]
 
@@ -112,7 +114,13 @@ async function main(): Promise<void> {
   const logger = createLogger({
     level: 'warn',
     sink: (line) => {
-      const record = JSON.parse(line) as Record<string, unknown>;
+      // The logger writes JSON; should a line ever not be, it is not repeated (it may quote a request).
+      const parsed = parseJson(line);
+      if (!parsed.ok || typeof parsed.value !== 'object' || parsed.value === null) {
+        process.stderr.write('note: the platform client warned, in a form that could not be read\n');
+        return;
+      }
+      const record = parsed.value as Record<string, unknown>;
       process.stderr.write(`note: ${String(record['message'])} (${String(record['call'])}: ${String(record['reason'])}, waiting ${String(record['waitMs'])} ms)\n`);
     },
   });
@@ -138,6 +146,7 @@ async function main(): Promise<void> {
   console.log('\n--reveal prints the full value, in the format of the API-key secret.');
 }
 
+guardUnexpectedErrors('npm run apikey');
 try {
   await main();
 } catch (error) {
@@ -149,7 +158,7 @@ try {
     process.exitCode = 1;
   } else {
     // Unknown errors may carry request details; say only what kind of error it was.
-    console.error(`apikey failed unexpectedly (${(error as Error).name ?? 'error'}).`);
+    console.error(unexpectedErrorMessage('npm run apikey', error));
     process.exitCode = 1;
   }
 }

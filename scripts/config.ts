@@ -1,24 +1,33 @@
 // `npm run config -- validate|push|pull`: check a relay configuration before it is live, write it
 // as the secret's new version, or start from what is live. Values are never printed except by
 // `pull`, whose whole point is to give the operator the configuration.
-import { readFile, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { type FileHandle, open, readFile, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { GetSecretValueCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { authWeakenings } from '../lib/config/auth-weakening.js';
 import { configChanges } from '../lib/config/diff.js';
 import { ConfigInvalidError } from '../lib/config/errors.js';
 import { parseRelayConfig } from '../lib/config/load.js';
 import type { RelayConfig } from '../lib/config/schema.js';
-import { stackOutputs, UsageError } from './stack.js';
+import { parseJson } from '../lib/shared/json.js';
+import { notJsonMessage, SecretContentError, stackOutputs, UsageError } from './stack.js';
+import { guardUnexpectedErrors, unexpectedErrorMessage } from './unexpected.js';
 
 const USAGE = `usage:
   npm run config -- validate <file>
       Checks a relay configuration file; exit 0 when valid, 1 with each problem's path.
-  npm run config -- push <file> (--secret-id ID | --stack NAME) [--yes] [--region REGION]
+  npm run config -- push <file> (--secret-id ID | --stack NAME) [--yes] [--allow-weaker-auth] [--region REGION]
       Validates the file, shows which paths change (never their values), asks, and writes it as
-      the secret's new current version. An invalid file changes nothing.
+      the secret's new current version. An invalid file changes nothing. A file that weakens
+      authentication (method to none, or from sso to basic; a custom header no longer required;
+      SSO tokens no longer checked for an audience) is said so, and written only with
+      --allow-weaker-auth, with or without --yes. New passwords and header values are not weaker.
   npm run config -- pull (--secret-id ID | --stack NAME) [--output FILE] [--region REGION]
       Prints the live configuration (or writes it to FILE, readable only by you) to edit and push.
+      A live secret that is not JSON is not printed: --output FILE writes it as it is, to mend (exit 1).
 
 --stack NAME reads the secret's ARN from the stack's RelayConfigSecretArn output.
 Exit codes: 0 done, 1 invalid configuration or refused, 2 usage mistake or AWS unreachable.`;
@@ -37,6 +46,7 @@ function parse() {
         region: { type: 'string' },
         output: { type: 'string' },
         yes: { type: 'boolean', short: 'y' },
+        'allow-weaker-auth': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -45,7 +55,7 @@ function parse() {
   }
 }
 
-async function readConfigFile(file: string | undefined): Promise<{ text: string; config: RelayConfig }> {
+async function readConfigFile(file: string | undefined): Promise<{ text: string; json: unknown; config: RelayConfig }> {
   if (!file) throw new UsageError('Which file? For example: npm run config -- validate relay.config.json');
   let text: string;
   try {
@@ -54,8 +64,10 @@ async function readConfigFile(file: string | undefined): Promise<{ text: string;
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(code === 'ENOENT' ? `No such file: ${file}` : `Cannot read ${file}: ${code ?? 'unknown error'}`);
   }
+  // The diff compares the file as written, before the schema's defaults.
+  const json = parseJson(text);
   try {
-    return { text, config: parseRelayConfig(text) };
+    return { text, json: json.ok ? json.value : undefined, config: parseRelayConfig(text) };
   } catch (error) {
     if (!(error instanceof ConfigInvalidError)) throw error;
     const lines = error.problems.map((p) => `  ${p.path}: ${p.problem}`);
@@ -101,25 +113,31 @@ async function confirm(question: string): Promise<boolean> {
 }
 
 async function push(file: string | undefined, values: ReturnType<typeof parse>['values']): Promise<number> {
-  const { text, config } = await readConfigFile(file);
+  const { text, json, config } = await readConfigFile(file);
   const secretId = await secretIdFrom(values);
   const client = new SecretsManagerClient(values.region ? { region: values.region } : {});
   try {
     const live = await readLive(client, secretId);
-    let before: unknown;
-    try {
-      before = live === undefined ? undefined : JSON.parse(live);
-    } catch {
-      before = undefined;
-    }
-    const changes = configChanges(before, JSON.parse(text));
+    const before = live === undefined ? undefined : parseJson(live);
+    const liveJson = before?.ok ? before.value : undefined;
+    const changes = configChanges(liveJson, json);
     if (changes.length === 0) {
       console.log(`${file} is what ${secretId} already holds; nothing to write.`);
       return 0;
     }
     console.log(`${file} is valid: ${describe(config)}.`);
+    if (!before?.ok) console.log(`The live value of ${secretId} is not valid JSON (the relay cannot use it): it is replaced as a whole, and not shown.`);
     console.log(`Changes to ${secretId} (paths only; values are not shown):`);
     for (const c of changes) console.log(`  ${c.change === 'added' ? '+' : c.change === 'removed' ? '-' : '~'} ${c.path}`);
+    const weakenings = authWeakenings(liveJson, config.auth);
+    if (weakenings.length > 0) {
+      console.log('This weakens authentication:');
+      for (const w of weakenings) console.log(`  ! ${w.says}`);
+      if (!values['allow-weaker-auth']) {
+        console.error('Nothing written: add --allow-weaker-auth to write a configuration that weakens authentication (--yes alone does not).');
+        return 1;
+      }
+    }
     if (!values.yes && !(await confirm('Write this as the new current version? [y/N] '))) {
       console.error(process.stdin.isTTY ? 'Nothing written.' : 'Nothing written: add --yes to write without asking (no terminal to ask in).');
       return 1;
@@ -137,23 +155,59 @@ async function push(file: string | undefined, values: ReturnType<typeof parse>['
   }
 }
 
+/**
+ * Writes `text` to `file`, readable and writable by its owner only, whatever `file` was before:
+ * a new 0600 file beside it takes its place by rename, so the text is never in a file others can
+ * read (writeFile's mode would apply only when it creates the file). A symbolic link at `file` is
+ * replaced, not followed.
+ */
+async function writePrivate(file: string, text: string): Promise<void> {
+  const temp = join(dirname(file), `.${basename(file)}.${randomUUID()}.tmp`);
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(temp, 'wx', 0o600);
+    await handle.chmod(0o600); // the umask may have taken the owner's bits too
+    await handle.writeFile(text);
+    await handle.close();
+    handle = undefined;
+    await rename(temp, file);
+  } catch (error) {
+    await handle?.close().catch(() => undefined);
+    await rm(temp, { force: true });
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`Cannot write ${file}: ${code ?? (error as Error).name}. Nothing was written there.`);
+  }
+}
+
 async function pull(values: ReturnType<typeof parse>['values']): Promise<number> {
   const secretId = await secretIdFrom(values);
   const client = new SecretsManagerClient(values.region ? { region: values.region } : {});
   try {
-    const live = (await readLive(client, secretId)) ?? '';
-    let pretty = live;
-    try {
-      pretty = `${JSON.stringify(JSON.parse(live), null, 2)}\n`;
-    } catch {
-      // Not JSON: give it back as it is, so the operator can see and fix it.
+    const live = await readLive(client, secretId);
+    if (live === undefined) throw new SecretContentError(`The secret ${secretId} holds no text (binary only), so it is not a relay configuration.`);
+    const json = parseJson(live);
+    if (!json.ok) {
+      // Not shown on a terminal or in a log; into a private file only, to be mended there.
+      if (!values.output) throw new SecretContentError(notJsonMessage(secretId));
+      await writePrivate(values.output, live);
+      console.error(`The relay configuration secret ${secretId} is not valid JSON, so the relay cannot use it (it answers 503).`);
+      console.error(`Wrote it as it is to ${values.output} (readable only by you): mend it, check it with validate, then push it.`);
+      return 1;
     }
+    try {
+      parseRelayConfig(live);
+    } catch (error) {
+      if (!(error instanceof ConfigInvalidError)) throw error;
+      console.error(`Note: ${secretId} is not a valid relay configuration (the relay answers 503):`);
+      for (const p of error.problems) console.error(`  ${p.path}: ${p.problem}`);
+    }
+    const pretty = `${JSON.stringify(json.value, null, 2)}\n`;
     if (!values.output) {
       process.stdout.write(pretty);
       return 0;
     }
     // The file holds credentials and webhook URLs: readable by its owner only.
-    await writeFile(values.output, pretty, { mode: 0o600 });
+    await writePrivate(values.output, pretty);
     console.error(`Wrote ${values.output}. Edit it, check it with validate, then push it.`);
     return 0;
   } finally {
@@ -185,6 +239,7 @@ async function main(): Promise<number> {
   }
 }
 
+guardUnexpectedErrors('npm run config');
 try {
   process.exitCode = await main();
 } catch (error) {
@@ -192,11 +247,15 @@ try {
     console.error(error.message);
     console.error('Nothing was written.');
     process.exitCode = 1;
+  } else if (error instanceof SecretContentError) {
+    console.error(error.message);
+    process.exitCode = 1;
   } else if (error instanceof UsageError) {
     console.error(error.message);
     console.error('Run npm run config -- --help for the commands.');
     process.exitCode = 2;
   } else {
-    throw error;
+    console.error(unexpectedErrorMessage('npm run config', error));
+    process.exitCode = 1;
   }
 }

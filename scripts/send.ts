@@ -1,12 +1,16 @@
 // `npm run send`: posts a sample delivery to the local relay, any URL, or a deployed stack.
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { readSecretString, stackOutputs, UsageError } from './stack.js';
+import { authConfigSchema, describeIssues } from '../lib/config/schema.js';
+import { parseJson } from '../lib/shared/json.js';
+import { notJsonMessage, readSecretString, SecretContentError, stackOutputs, UsageError } from './stack.js';
+import { guardUnexpectedErrors, unexpectedErrorMessage } from './unexpected.js';
 
 const USAGE = `usage: npm run send -- [options] <file>
 
 Posts <file> (a webhook message, e.g. events/anomaly-alert.json) to the relay and prints its answer.
-Exit code 0 for a 2xx answer, 1 for any other answer or no answer, 2 for a usage mistake.
+Exit code 0 for a 2xx answer, 1 for any other answer, no answer, or a stack whose relay configuration
+secret cannot be used (named by path, never shown), 2 for a usage mistake.
 
 options:
   --url URL               where to post (default: $RELAY_URL or http://127.0.0.1:3000/webhook, the local relay)
@@ -50,8 +54,43 @@ function parse(): { values: Record<string, string | string[] | boolean | undefin
 
 function headerPair(header: string): [string, string] {
   const colon = header.indexOf(':');
-  if (colon <= 0) throw new UsageError(`--header needs "Name: value"; got "${header}".`);
+  if (colon <= 0) throw new UsageError('--header needs "Name: value"; one of yours has no colon (its text is not repeated: it may be a secret).');
   return [header.slice(0, colon).trim(), header.slice(colon + 1).trim()];
+}
+
+/**
+ * The headers a stack's relay configuration asks of a delivery. The secret is checked before any
+ * of it is used: a broken one is named by path, never quoted.
+ */
+function credentialsFrom(text: string, secretId: string): Record<string, string> {
+  const json = parseJson(text);
+  if (!json.ok) throw new SecretContentError(notJsonMessage(secretId));
+  const auth = authConfigSchema.safeParse((json.value as { auth?: unknown } | null)?.auth);
+  if (!auth.success) {
+    const problems = describeIssues(auth.error, authConfigSchema).map((p) => `  auth${p.path === '(root)' ? '' : `.${p.path}`}: ${p.problem}`);
+    throw new SecretContentError(
+      `The relay configuration secret ${secretId} has no usable auth block:\n${problems.join('\n')}\nCheck it with npm run config -- pull --secret-id ${secretId} --output FILE, then validate.`,
+    );
+  }
+  const { method, basic, headers: custom } = auth.data;
+  const headers: Record<string, string> = {};
+  if (method === 'basic' && basic) headers['authorization'] = `Basic ${Buffer.from(`${basic.username}:${basic.password}`).toString('base64')}`;
+  for (const [i, { key, value }] of custom.entries()) {
+    // fetch would refuse a value with a line break, quoting it in its error.
+    if (!sendable(key, value)) throw new SecretContentError(`The relay configuration secret ${secretId} has a value at auth.headers[${i}] (${key}) that cannot be sent as an HTTP header.`);
+    headers[key] = value;
+  }
+  if (method === 'sso') console.error('The stack uses SSO: pass a token from your identity provider with --bearer.');
+  return headers;
+}
+
+function sendable(name: string, value: string): boolean {
+  try {
+    new Headers([[name, value]]);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The URL and credentials of a deployed stack, so a first test needs nothing copied by hand. */
@@ -59,19 +98,8 @@ async function fromStack(stack: string, region: string | undefined): Promise<Req
   const outputs = await stackOutputs(stack, region);
   const url = outputs['WebhookUrl'];
   if (!url) throw new UsageError(`The stack ${stack} has no WebhookUrl output; is it a Cost Alert Relay stack?`);
-  const headers: Record<string, string> = {};
   const secretId = outputs['RelayConfigSecretArn'];
-  if (secretId) {
-    const config = JSON.parse(await readSecretString(secretId, region)) as {
-      auth?: { method?: string; basic?: { username: string; password: string }; headers?: Array<{ key: string; value: string }> };
-    };
-    if (config.auth?.method === 'basic' && config.auth.basic) {
-      headers['authorization'] = `Basic ${Buffer.from(`${config.auth.basic.username}:${config.auth.basic.password}`).toString('base64')}`;
-    }
-    for (const { key, value } of config.auth?.headers ?? []) headers[key] = value;
-    if (config.auth?.method === 'sso') console.error('The stack uses SSO: pass a token from your identity provider with --bearer.');
-  }
-  return { url, headers };
+  return { url, headers: secretId ? credentialsFrom(await readSecretString(secretId, region), secretId) : {} };
 }
 
 async function main(): Promise<number> {
@@ -100,13 +128,17 @@ async function main(): Promise<number> {
   if (values['basic']) headers['authorization'] = `Basic ${Buffer.from(values['basic'] as string).toString('base64')}`;
   if (values['bearer']) headers['authorization'] = `Bearer ${values['bearer'] as string}`;
   for (const [name, value] of extra) headers[name] = value;
+  for (const [name, value] of Object.entries(headers)) {
+    if (!sendable(name, value)) throw new UsageError(`The ${name} header cannot be sent: its name or value has characters HTTP does not allow.`);
+  }
 
   let response: Response;
   try {
     response = await fetch(target.url, { method: 'POST', headers, body, redirect: 'manual' });
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    const why = cause?.code ?? cause?.message ?? (error as Error).message;
+    // Without a cause the request was never sent, and the message may quote a header's value.
+    const why = cause?.code ?? cause?.message ?? `the request could not be made (${(error as Error).name})`;
     const hint = stack ? '' : ' Is the relay running (npm start)?';
     console.error(`Could not reach ${target.url}: ${why}.${hint}`);
     return 1;
@@ -116,11 +148,19 @@ async function main(): Promise<number> {
   return response.ok ? 0 : 1;
 }
 
+guardUnexpectedErrors('npm run send');
 try {
   process.exitCode = await main();
 } catch (error) {
-  if (!(error instanceof UsageError)) throw error;
-  console.error(error.message);
-  console.error('Run npm run send -- --help for every option.');
-  process.exitCode = 2;
+  if (error instanceof UsageError) {
+    console.error(error.message);
+    console.error('Run npm run send -- --help for every option.');
+    process.exitCode = 2;
+  } else if (error instanceof SecretContentError) {
+    console.error(error.message);
+    process.exitCode = 1;
+  } else {
+    console.error(unexpectedErrorMessage('npm run send', error));
+    process.exitCode = 1;
+  }
 }

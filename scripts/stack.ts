@@ -7,6 +7,23 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/**
+ * The relay configuration secret holds something the command cannot use (not JSON, wrong shape).
+ * The message names the problem by path in our words, never a value: exit code 1.
+ */
+export class SecretContentError extends Error {
+  override name = 'SecretContentError';
+}
+
+/** Why a secret that is not JSON is a problem, and how to mend it, without a word of what it holds. */
+export function notJsonMessage(secretId: string): string {
+  return (
+    `The relay configuration secret ${secretId} is not valid JSON, so the relay cannot use it (it answers 503). ` +
+    'Its content is not shown: it may hold passwords and webhook URLs. ' +
+    `Get it into a file readable only by you with npm run config -- pull --secret-id ${secretId} --output FILE, mend it, check it with validate, then push it.`
+  );
+}
+
 export async function stackOutputs(stackName: string, region?: string): Promise<Record<string, string>> {
   const client = new CloudFormationClient(region ? { region } : {});
   try {
