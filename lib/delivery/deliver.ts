@@ -85,6 +85,13 @@ export interface Delivery {
   park(parcel: Parcel, budget: InvocationBudget): Promise<boolean>;
 }
 
+/** How long one post to a chat service may take when the environment does not say. */
+export const DEFAULT_POST_TIMEOUT_MS = 5_000;
+
+/** The post timeout a function's environment sets: `POST_TIMEOUT_MS`, or its older name `SLACK_TIMEOUT_MS`. */
+export const postTimeoutFrom = (settings: { POST_TIMEOUT_MS?: number | undefined; SLACK_TIMEOUT_MS?: number | undefined }): number =>
+  settings.POST_TIMEOUT_MS ?? settings.SLACK_TIMEOUT_MS ?? DEFAULT_POST_TIMEOUT_MS;
+
 /** The most one SQS call (queue or park) may take; SQS answers in tens of milliseconds when it is well. */
 export const QUEUE_CALL_BUDGET_MS = 2_000;
 

@@ -11,8 +11,9 @@ export const relayEnvironmentSchema = z.object({
   RELAY_PREVIOUS_CREDENTIALS_GRACE_SECONDS: whole(86_400),
   /** How long the identity provider's key set is kept before it is downloaded again. */
   SSO_KEYS_MAX_AGE_SECONDS: whole(3_600, 1),
-  /** How long one post to a chat service may take. */
-  SLACK_TIMEOUT_MS: whole(5_000, 1),
+  /** How long one post to any chat service may take (postTimeoutFrom); SLACK_TIMEOUT_MS is its older name. */
+  POST_TIMEOUT_MS: z.optional(z.coerce.number().check(z.int(), z.gte(1))),
+  SLACK_TIMEOUT_MS: z.optional(z.coerce.number().check(z.int(), z.gte(1))),
   DELIVERY_QUEUE_URL: text(),
   DEAD_LETTER_QUEUE_URL: text(),
   /** DynamoDB table that remembers deliveries already posted; unset: no dedup (local use). */

@@ -7,7 +7,7 @@ import { DYNAMODB_LIMITS } from '../aws/limits.js';
 import { dynamoLedger } from '../dedup/dynamodb.js';
 import { deliverOnce } from '../dedup/once.js';
 import { configSourceFor, createRelayConfigStore } from '../config/store.js';
-import { createDelivery } from '../delivery/deliver.js';
+import { createDelivery, postTimeoutFrom } from '../delivery/deliver.js';
 import type { ChatServices } from '../delivery/chat-service.js';
 import { createChatServices } from '../delivery/services.js';
 import { createLogger, logLevelFrom, type Logger } from '../log/logger.js';
@@ -55,7 +55,7 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
   const sqs = lazySqs();
   const delivery = createDelivery({
     services: options.services ?? createChatServices(),
-    postTimeoutMs: settings.SLACK_TIMEOUT_MS,
+    postTimeoutMs: postTimeoutFrom(settings),
     ...(settings.DELIVERY_QUEUE_URL ? { retryQueue: sqsRetryQueue(sqs, settings.DELIVERY_QUEUE_URL) } : {}),
     ...(settings.DEAD_LETTER_QUEUE_URL ? { deadLetters: sqsDeadLetters(sqs, settings.DEAD_LETTER_QUEUE_URL) } : {}),
     logger: log,

@@ -12,7 +12,9 @@ export const retryEnvironmentSchema = z.object({
   DEAD_LETTER_QUEUE_URL: z.optional(text()),
   DEDUP_TABLE_NAME: z.optional(text()),
   DEDUP_WINDOW_SECONDS: z._default(whole(60), 86_400),
-  SLACK_TIMEOUT_MS: z._default(whole(1), 5_000),
+  /** How long one post to any chat service may take (postTimeoutFrom); SLACK_TIMEOUT_MS is its older name. */
+  POST_TIMEOUT_MS: z.optional(whole(1)),
+  SLACK_TIMEOUT_MS: z.optional(whole(1)),
   /** Attempts in all (the relay's first one included) before a message is parked. */
   DELIVERY_MAX_ATTEMPTS: z._default(whole(1), 20),
   /** Spacing of posts to one webhook; unset: each chat service's own documented pace. */

@@ -4,7 +4,8 @@ import { DYNAMODB_LIMITS } from '../aws/limits.js';
 import { dynamoLedger } from '../dedup/dynamodb.js';
 import { retryLedger } from '../dedup/once.js';
 import { configSourceFor, createRelayConfigStore } from '../config/store.js';
-import { createDelivery } from '../delivery/deliver.js';
+import { createDelivery, postTimeoutFrom } from '../delivery/deliver.js';
+import type { ChatServices } from '../delivery/chat-service.js';
 import { createChatServices } from '../delivery/services.js';
 import { coldStartTracker, createLogger, logLevelFrom, type Logger } from '../log/logger.js';
 import { metricsFromEnvironment } from '../metrics/emf.js';
@@ -23,14 +24,18 @@ export type RetryWorker = (records: readonly QueueRecord[], budget: InvocationBu
 /** The worker cannot run at all: failing the invocation is what Lambda's Errors metric and its alarm see. */
 export class RetryWorkerMisconfiguredError extends ReasonedError {}
 
+export interface RetryWiringOptions {
+  logger?: Logger;
+  /** Where metrics go; EMF lines on stdout by default. */
+  metrics?: Metrics;
+  /** The chat services; the real ones posting over node:http(s) by default. */
+  services?: ChatServices;
+}
+
 /** Wires the retry worker with real clients; the pacer and configuration cache live as long as the container. */
-export function createRetryWorkerFromEnvironment(
-  env: Record<string, string | undefined> = process.env,
-  logger?: Logger,
-  metricsSink?: Metrics,
-): RetryWorker {
+export function createRetryWorkerFromEnvironment(env: Record<string, string | undefined> = process.env, options: RetryWiringOptions = {}): RetryWorker {
   const reading = readEnvironment(retryEnvironmentSchema, env);
-  const log = logger ?? createLogger({ level: logLevelFrom(env) });
+  const log = options.logger ?? createLogger({ level: logLevelFrom(env) });
   if (!reading.ok) {
     const variables = reading.problems.map((p) => p.path);
     // A failed invocation hands the whole batch back to the queue untouched, and Lambda counts the
@@ -42,7 +47,8 @@ export function createRetryWorkerFromEnvironment(
     };
   }
   const settings = reading.settings;
-  const metrics = metricsSink ?? metricsFromEnvironment('delivery-retry', env);
+  const postTimeoutMs = postTimeoutFrom(settings);
+  const metrics = options.metrics ?? metricsFromEnvironment('delivery-retry', env);
   const coldStart = coldStartTracker();
   const sqs = lazySqs();
   const deadLetters = settings.DEAD_LETTER_QUEUE_URL ? { deadLetters: sqsDeadLetters(sqs, settings.DEAD_LETTER_QUEUE_URL) } : {};
@@ -52,11 +58,11 @@ export function createRetryWorkerFromEnvironment(
       ttlSeconds: settings.RELAY_CONFIG_TTL_SECONDS,
       logger: log,
     }),
-    delivery: createDelivery({ services: createChatServices(), postTimeoutMs: settings.SLACK_TIMEOUT_MS, ...deadLetters, logger: log, metrics, now: Date.now, sleep }),
+    delivery: createDelivery({ services: options.services ?? createChatServices(), postTimeoutMs, ...deadLetters, logger: log, metrics, now: Date.now, sleep }),
     messages: sqsMessageOps(sqs, settings.DELIVERY_QUEUE_URL),
     pacer: createPacer(),
     maxAttempts: settings.DELIVERY_MAX_ATTEMPTS,
-    postTimeoutMs: settings.SLACK_TIMEOUT_MS,
+    postTimeoutMs,
     ...(settings.DELIVERY_MIN_INTERVAL_MS !== undefined ? { minIntervalMs: settings.DELIVERY_MIN_INTERVAL_MS } : {}),
     metrics,
     ...(settings.DEDUP_TABLE_NAME

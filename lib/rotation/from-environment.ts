@@ -12,15 +12,20 @@ import { createRotationSteps, type StepOutcome } from './steps.js';
 
 export type RotationHandler = (event: unknown) => Promise<StepOutcome>;
 
+export interface RotationWiringOptions {
+  logger?: Logger;
+  /** Where metrics go; EMF lines on stdout by default. */
+  metrics?: Metrics;
+}
+
 /** Wires the API-key rotation with real clients from the Lambda environment; one per container. */
 export function createApiKeyRotationFromEnvironment(
   env: Record<string, string | undefined> = process.env,
-  logger?: Logger,
-  metricsSink?: Metrics,
+  options: RotationWiringOptions = {},
 ): RotationHandler {
   const reading = readEnvironment(rotationEnvironmentSchema, env);
-  const log = logger ?? createLogger({ level: logLevelFrom(env) });
-  const metrics = metricsSink ?? metricsFromEnvironment('api-key-rotation', env);
+  const log = options.logger ?? createLogger({ level: logLevelFrom(env) });
+  const metrics = options.metrics ?? metricsFromEnvironment('api-key-rotation', env);
   if (!reading.ok) {
     // Every step fails the same clear way, so the rotation fails and AWSCURRENT stays as it is.
     const problems = reading.problems.map((p) => `${p.path} ${p.problem}`);

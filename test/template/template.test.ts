@@ -119,7 +119,7 @@ describe('functions deploy what npm run build produced', () => {
     // Worst case, every dependency hanging: configuration, authentication, a queue call and the answer,
     // with at least a second left for the post (which the relay cuts to what remains).
     expect(CONFIG_READ_BUDGET_MS + AUTHENTICATION_BUDGET_MS + QUEUE_CALL_BUDGET_MS + ANSWER_RESERVE_MS + 1_000).toBeLessThan(timeoutMs);
-    expect(environmentVariables(template, relayId as string)['SLACK_TIMEOUT_MS']).toEqual({ Ref: 'PostTimeoutMs' });
+    expect(environmentVariables(template, relayId as string)['POST_TIMEOUT_MS']).toEqual({ Ref: 'PostTimeoutMs' });
     const postTimeout = template.Parameters['PostTimeoutMs'] as unknown as { Default: number; MaxValue: number };
     expect(postTimeout.Default).toBe(5000);
     expect(postTimeout.MaxValue).toBeLessThanOrEqual(timeoutMs / 2);
@@ -558,7 +558,7 @@ describe('operations', () => {
     expect(environmentVariables(template, relayId as string)).toMatchObject({
       RELAY_PREVIOUS_CREDENTIALS_GRACE_SECONDS: { Ref: 'PreviousCredentialsGraceSeconds' },
       RELAY_CONFIG_TTL_SECONDS: { Ref: 'ConfigTtlSeconds' },
-      SLACK_TIMEOUT_MS: { Ref: 'PostTimeoutMs' },
+      POST_TIMEOUT_MS: { Ref: 'PostTimeoutMs' },
     });
     expect(environmentVariables(template, retryId as string)).toMatchObject({ DELIVERY_MAX_ATTEMPTS: { Ref: 'DeliveryMaxAttempts' } });
     expect(effectiveFunctionProperties(template, relayId as string)['Environment']).toMatchObject({ Variables: { LOG_LEVEL: { Ref: 'LogLevel' } } });

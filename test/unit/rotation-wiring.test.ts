@@ -19,19 +19,19 @@ afterAll(async () => {
 describe('the rotation function wiring', () => {
   it('a missing or invalid setting fails every step with the variable named', async () => {
     const log = capturedLogger();
-    const rotate = createApiKeyRotationFromEnvironment({ COST_API_TIMEOUT_MS: 'soon' }, log.logger);
+    const rotate = createApiKeyRotationFromEnvironment({ COST_API_TIMEOUT_MS: 'soon' }, { logger: log.logger });
     const failure = rotate({ Step: 'createSecret', SecretId: 's', ClientRequestToken: 't' });
     await expect(failure).rejects.toMatchObject({ reason: 'environment_invalid' });
     await expect(failure).rejects.toThrow(/COST_API_CREDENTIALS_SECRET_ID is required; COST_API_TIMEOUT_MS/);
   });
 
   it('a base URL that is plain http to a remote host is refused', async () => {
-    const rotate = createApiKeyRotationFromEnvironment({ COST_API_CREDENTIALS_SECRET_ID: 'c', COST_API_BASE_URL: 'http://api.example.com' }, capturedLogger().logger);
+    const rotate = createApiKeyRotationFromEnvironment({ COST_API_CREDENTIALS_SECRET_ID: 'c', COST_API_BASE_URL: 'http://api.example.com' }, { logger: capturedLogger().logger });
     await expect(rotate({})).rejects.toThrow(/COST_API_BASE_URL must be an https URL/);
   });
 
   it('with a good environment, a malformed event is refused by the steps themselves', async () => {
-    const rotate = createApiKeyRotationFromEnvironment({ COST_API_CREDENTIALS_SECRET_ID: 'c' }, capturedLogger().logger);
+    const rotate = createApiKeyRotationFromEnvironment({ COST_API_CREDENTIALS_SECRET_ID: 'c' }, { logger: capturedLogger().logger });
     await expect(rotate({ Step: 'createSecret' })).rejects.toMatchObject({ reason: 'invalid_event' });
   });
 });

@@ -36,7 +36,12 @@ describe('reading the environment: one policy for every function', () => {
     expect(log.records()).toContainEqual(expect.objectContaining({ message: 'relay configuration is unavailable', reason: 'file_ENOENT' }));
   });
 
-  it('the relay posts through the chat services it is given (the benchmark measures its own work this way)', async () => {
+  it.each([
+    { env: { POST_TIMEOUT_MS: '1234' }, timeoutMs: 1234 },
+    { env: { SLACK_TIMEOUT_MS: '1234' }, timeoutMs: 1234 },
+    { env: { POST_TIMEOUT_MS: '2345', SLACK_TIMEOUT_MS: '1234' }, timeoutMs: 2345 },
+    { env: {}, timeoutMs: 5_000 },
+  ])('the relay posts through the chat services it is given, with the post timeout set by $env', async ({ env, timeoutMs }) => {
     const dir = mkdtempSync(join(tmpdir(), 'wiring-'));
     const url = 'https://hooks.slack.com/services/T0/B0/wiring-secret';
     writeFileSync(join(dir, 'relay.json'), JSON.stringify({ auth: { method: 'none' }, destinations: { default: { url } } }));
@@ -48,13 +53,13 @@ describe('reading the environment: one policy for every function', () => {
     try {
       const log = capturedLogger();
       const relay = createRelayFromEnvironment(
-        { RELAY_CONFIG_SECRET_ID: `file:${join(dir, 'relay.json')}`, SLACK_TIMEOUT_MS: '1234' },
+        { RELAY_CONFIG_SECRET_ID: `file:${join(dir, 'relay.json')}`, ...env },
         { logger: log.logger, metrics: memoryMetrics(), services: createChatServices(answered) },
       );
       const body = readFileSync(new URL('../../events/anomaly-alert.json', import.meta.url), 'utf8');
       const response = await relay({ ...request, body }, budgetOf(10_000));
       expect(response.statusCode).toBe(200);
-      expect(posts).toEqual([{ url, body: expect.objectContaining({ blocks: expect.any(Array) }), timeoutMs: 1234 }]);
+      expect(posts).toEqual([{ url, body: expect.objectContaining({ blocks: expect.any(Array) }), timeoutMs }]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -62,7 +67,7 @@ describe('reading the environment: one policy for every function', () => {
 
   it('delivery-retry with a bad environment fails its invocation, so Lambda counts an error and the batch stays queued', async () => {
     const log = capturedLogger();
-    const worker = createRetryWorkerFromEnvironment({ DELIVERY_MAX_ATTEMPTS: 'many' }, log.logger, memoryMetrics());
+    const worker = createRetryWorkerFromEnvironment({ DELIVERY_MAX_ATTEMPTS: 'many' }, { logger: log.logger, metrics: memoryMetrics() });
     const records = [{ messageId: 'a', receiptHandle: 'h', body: '{}', attributes: {} }];
     const failure = await worker(records, budgetOf(10_000)).catch((error: unknown) => error);
     expect(failure).toMatchObject({ name: 'RetryWorkerMisconfiguredError', reason: 'environment_invalid' });
