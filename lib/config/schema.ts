@@ -6,11 +6,9 @@ import { isHttpsOrLoopbackUrl } from '../http/allowed-url.js';
 import { DESTINATION_TYPES, isRetiredTeamsConnector, typeFromUrl, type DestinationType } from './destination-type.js';
 
 /** https everywhere; plain http only towards this machine, for local use and tests. */
-export const isAllowedEndpoint = isHttpsOrLoopbackUrl;
-
 const endpoint = z
   .string()
-  .check(z.refine(isAllowedEndpoint, { message: 'must be an https URL (plain http only for loopback hosts)' }));
+  .check(z.refine(isHttpsOrLoopbackUrl, { message: 'must be an https URL (plain http only for loopback hosts)' }));
 const nonEmpty = () => z.string().check(z.minLength(1));
 
 // The only mention forms an operator may configure, per type; anything else could smuggle a link.

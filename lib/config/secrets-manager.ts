@@ -12,7 +12,7 @@ export function secretsManagerReader(secretsManager: AwsJsonCall): SecretReader 
         output = await secretsManager('GetSecretValue', { SecretId: secretId, ...(versionStage ? { VersionStage: versionStage } : {}) });
       } catch (error) {
         const name = errorName(error);
-        throw new ConfigUnavailableError(`Cannot read the configuration secret (${name}).`, name);
+        throw new ConfigUnavailableError(`Cannot read the configuration secret (${name}).`, name, { cause: error });
       }
       const { SecretString, CreatedDate } = output;
       if (typeof SecretString !== 'string') {

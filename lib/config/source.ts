@@ -18,7 +18,7 @@ export function fileConfigSource(path: string): ConfigSource {
       return { current: await readFile(path, 'utf8') };
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'unknown';
-      throw new ConfigUnavailableError(`Cannot read the configuration file (${code}).`, `file_${code}`);
+      throw new ConfigUnavailableError(`Cannot read the configuration file (${code}).`, `file_${code}`, { cause: error });
     }
   };
 }

@@ -1,6 +1,8 @@
 import * as z from 'zod/mini';
 import { userKeyOf } from '../api-key/key.js';
+import { isTimeout } from '../http/node-request.js';
 import type { Logger } from '../log/logger.js';
+import { errorName } from '../shared/errors.js';
 import { joinUrl } from './base-url.js';
 import { CALL_NAMES, CostApiError, type CostApiCall } from './errors.js';
 import { parseJson } from '../shared/json.js';
@@ -117,8 +119,8 @@ export function createCostApiClient(options: CostApiClientOptions): CostApiClien
         }
       } catch (error) {
         if (error instanceof CostApiError) throw error;
-        const name = (error as Error).name;
-        if (name === 'TimeoutError' || name === 'AbortError') {
+        const name = errorName(error);
+        if (isTimeout(error)) {
           // A call that hung once will likely hang again; retrying would only outlive the function.
           throw fail(call, 'timeout', `no answer within ${timeoutMs} ms`);
         }

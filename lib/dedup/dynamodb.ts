@@ -1,4 +1,4 @@
-import type { AwsJsonCall } from '../aws/json-client.js';
+import { AwsServiceError, type AwsJsonCall } from '../aws/json-client.js';
 import type { ClaimOutcome, DeliveryLedger } from './ledger.js';
 
 export interface DynamoLedgerOptions {
@@ -9,7 +9,7 @@ export interface DynamoLedgerOptions {
 }
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
-const isConditionFailure = (error: unknown) => (error as { name?: string } | null)?.name === 'ConditionalCheckFailedException';
+const isConditionFailure = (error: unknown): error is AwsServiceError => error instanceof AwsServiceError && error.code === 'ConditionalCheckFailedException';
 
 type StoredItem = { state?: { S?: string }; claimToken?: { S?: string }; claimUntil?: { N?: string } };
 
@@ -59,7 +59,7 @@ export function dynamoLedger(dynamo: AwsJsonCall, options: DynamoLedgerOptions):
         return { kind: 'claimed' };
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
-        return foundOutcome((error as { fields?: { Item?: StoredItem } }).fields?.Item, claim.token, t);
+        return foundOutcome(error.fields['Item'] as StoredItem | undefined, claim.token, t);
       }
     },
 

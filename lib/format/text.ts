@@ -19,7 +19,7 @@ export function truncate(text: string, max: number): string {
 }
 
 /** Escapes, then truncates without leaving half an entity such as `&am` behind. */
-export function escapeAndTruncate(text: string, max: number): string {
+export function escapeMrkdwnAndTruncate(text: string, max: number): string {
   const escaped = escapeMrkdwn(text);
   if (escaped.length <= max) return escaped;
   const cut = truncate(escaped, max);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { alertView, isoSeconds, type AlertView } from '../format/alert.js';
 import { fitWithin } from '../format/fit.js';
-import { escapeAndTruncate, escapeMrkdwn, singleLine, truncate } from '../format/text.js';
+import { escapeMrkdwnAndTruncate, escapeMrkdwn, singleLine, truncate } from '../format/text.js';
 import type { WebhookMessage } from '../message/schema.js';
 
 export type Widget = { decoratedText: { topLabel: string; text: string; wrapText?: boolean } } | { textParagraph: { text: string } };
@@ -27,7 +27,7 @@ export function escapeGoogleChatText(text: string): string {
 export const escapeCardHtml = escapeMrkdwn;
 
 /** Escaped card text of at most `max` characters, never ending in half an entity; newlines as `<br>`. */
-const cardText = (text: string, max: number): string => escapeAndTruncate(text, max).replace(/\n/g, '<br>');
+const cardText = (text: string, max: number): string => escapeMrkdwnAndTruncate(text, max).replace(/\n/g, '<br>');
 
 /**
  * Alerts of one kind, for one account and title, share a thread. A hash, so that the key

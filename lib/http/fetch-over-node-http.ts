@@ -1,5 +1,5 @@
 import type { FetchFunction } from '@slack/webhook';
-import { headerValue, nodeRequest } from './node-request.js';
+import { responseHeader, nodeRequest } from './node-request.js';
 
 export { RedirectRefusedError } from './node-request.js';
 
@@ -39,8 +39,8 @@ export const fetchOverNodeHttp: NodeFetch = async (input, init = {}) => {
     statusText: answer.statusText,
     url: url.href,
     headers: {
-      get: (name) => headerValue(answer.headers, name),
-      entries: () => Object.keys(answer.headers).map((name): [string, string] => [name, headerValue(answer.headers, name) ?? '']),
+      get: (name) => responseHeader(answer.headers, name),
+      entries: () => Object.keys(answer.headers).map((name): [string, string] => [name, responseHeader(answer.headers, name) ?? '']),
     },
     text: async () => text,
     json: async () => JSON.parse(text) as unknown,

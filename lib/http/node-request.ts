@@ -15,6 +15,10 @@ export class RedirectRefusedError extends ReasonedError<'redirect_refused'> {
 }
 
 /** No connection, or no answer, within its limit; named as the AWS SDK and fetch name theirs. */
+/** Whether a request failed because its time ran out: our timer, or an aborted signal a library used. */
+export const isTimeout = (error: unknown): boolean =>
+  error instanceof TimeoutError || (error instanceof DOMException && (error.name === 'AbortError' || error.name === 'TimeoutError'));
+
 export class TimeoutError extends Error {
   override readonly name = 'TimeoutError';
 }
@@ -110,7 +114,8 @@ export function nodeRequest(target: URL, options: NodeRequest): Promise<NodeAnsw
   });
 }
 
-export function headerValue(headers: IncomingHttpHeaders, name: string): string | null {
+/** One header of an answer, repeated ones joined, or null when absent: what fetch's `Headers.get` gives. */
+export function responseHeader(headers: IncomingHttpHeaders, name: string): string | null {
   const value = headers[name.toLowerCase()];
   if (value === undefined) return null;
   return Array.isArray(value) ? value.join(', ') : value;

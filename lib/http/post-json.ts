@@ -1,6 +1,7 @@
 import type { PostOptions, PostOutcome } from '../delivery/chat-service.js';
 import { parseRetryAfterMs } from '../shared/retry-after.js';
 import { fetchOverNodeHttp, RedirectRefusedError, type NodeFetch } from './fetch-over-node-http.js';
+import { isTimeout } from './node-request.js';
 
 /** What a chat service answered, reduced to what its classifier needs. */
 export interface PostAnswer {
@@ -18,8 +19,7 @@ export type AnswerClassifier = (answer: PostAnswer) => PostOutcome;
  */
 export function outcomeWithoutAnswer(error: unknown): PostOutcome {
   if (error instanceof RedirectRefusedError) return { kind: 'refused', reason: error.reason };
-  const name = (error as { name?: unknown } | undefined)?.name;
-  return { kind: 'retryable', reason: name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : 'network_error' };
+  return { kind: 'retryable', reason: isTimeout(error) ? 'timeout' : 'network_error' };
 }
 
 /** The Teams and Google Chat posters: JSON in, the service's classifier decides what the answer means. */

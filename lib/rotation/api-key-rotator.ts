@@ -42,7 +42,7 @@ export function apiKeyRotator(deps: ApiKeyRotatorDependencies): SecretRotator {
       text = await deps.readSecret(deps.credentialsSecretId);
     } catch (error) {
       const detail = error instanceof RotationError ? error.message : `(${errorName(error)})`;
-      throw new RotationError(`Cannot read ${source}: ${detail}`, 'credentials_unavailable');
+      throw new RotationError(`Cannot read ${source}: ${detail}`, 'credentials_unavailable', { cause: error });
     }
     const parsed = credentialsSchema.safeParse(parseJsonObject(text, `The value of ${source}`, 'credentials_invalid'));
     if (!parsed.success) {
@@ -83,7 +83,7 @@ export function apiKeyRotator(deps: ApiKeyRotatorDependencies): SecretRotator {
       try {
         parseApiKey(parsed.data.apikey);
       } catch (error) {
-        if (error instanceof ApiKeyFormatError) throw new RotationError(`The AWSPENDING apikey is malformed: ${error.message}`, 'pending_invalid');
+        if (error instanceof ApiKeyFormatError) throw new RotationError(`The AWSPENDING apikey is malformed: ${error.message}`, 'pending_invalid', { cause: error });
         throw error;
       }
       const expires = parsed.data.expiresAt ? Date.parse(parsed.data.expiresAt) : Number.NaN;

@@ -19,7 +19,7 @@ async function call<T>(operation: string, secretLabel: string, send: () => Promi
     return await send();
   } catch (error) {
     const name = errorName(error);
-    throw new RotationError(`Secrets Manager ${operation} on ${secretLabel} failed (${name}).`, 'secrets_manager_error');
+    throw new RotationError(`Secrets Manager ${operation} on ${secretLabel} failed (${name}).`, 'secrets_manager_error', { cause: error });
   }
 }
 
@@ -45,7 +45,7 @@ export function secretsManagerRotationStore(client: SecretsManagerClient): Rotat
       } catch (error) {
         // How Secrets Manager says that the version exists but holds no value yet.
         if (errorName(error) === 'ResourceNotFoundException') return undefined;
-        throw new RotationError(`Secrets Manager GetSecretValue (${stage}) failed (${errorName(error)}).`, 'secrets_manager_error');
+        throw new RotationError(`Secrets Manager GetSecretValue (${stage}) failed (${errorName(error)}).`, 'secrets_manager_error', { cause: error });
       }
     },
     async putPending(secretId, versionId, value) {

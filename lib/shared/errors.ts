@@ -7,8 +7,10 @@ export class ReasonedError<Reason extends string = string> extends Error {
   constructor(
     message: string,
     readonly reason: Reason,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    // The cause stays for a debugger and for instanceof checks; logs still name only its class.
+    super(message, options);
     // The subclass's own name, so logs say `ConfigInvalidError` rather than `Error`.
     this.name = new.target.name;
   }

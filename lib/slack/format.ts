@@ -1,6 +1,6 @@
 import type { WebhookMessage } from '../message/schema.js';
 import { alertView, isoSeconds, type AlertView } from '../format/alert.js';
-import { escapeAndTruncate, singleLine, truncate } from '../format/text.js';
+import { escapeMrkdwnAndTruncate, singleLine, truncate } from '../format/text.js';
 
 export interface PlainText {
   type: 'plain_text';
@@ -28,7 +28,7 @@ export interface SlackMessage {
  * Our own budget, well below Slack's per-field maxima (header 150, section 3,000, field
  * 2,000), because Slack also refuses messages whose total is large (`msg_blocks_too_long`).
  */
-export const LIMITS = {
+export const SLACK_LIMITS = {
   header: 150,
   body: 2_500,
   field: 250,
@@ -37,7 +37,7 @@ export const LIMITS = {
 } as const;
 
 function timeText(view: AlertView): string | undefined {
-  if (view.rawTime !== undefined) return escapeAndTruncate(view.rawTime, LIMITS.context - 20);
+  if (view.rawTime !== undefined) return escapeMrkdwnAndTruncate(view.rawTime, SLACK_LIMITS.context - 20);
   if (view.epoch === undefined) return undefined;
   return `<!date^${view.epoch}^{date_short_pretty} {time}|${isoSeconds(view.epoch)}>`;
 }
@@ -58,15 +58,15 @@ export function formatSlackMessage(message: WebhookMessage, mention?: string): S
   const prefix = mention ? `${mention} ` : '';
 
   const blocks: SlackBlock[] = [
-    { type: 'header', text: { type: 'plain_text', text: truncate(`${view.slackEmoji} ${title}`, LIMITS.header), emoji: true } },
+    { type: 'header', text: { type: 'plain_text', text: truncate(`${view.slackEmoji} ${title}`, SLACK_LIMITS.header), emoji: true } },
   ];
   if (body || mention) {
-    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: (prefix + escapeAndTruncate(body, LIMITS.body)).trim(), verbatim: true } });
+    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: (prefix + escapeMrkdwnAndTruncate(body, SLACK_LIMITS.body)).trim(), verbatim: true } });
   }
 
   const fields = view.facts.map(({ label, value }) => ({
     type: 'mrkdwn' as const,
-    text: `*${label}*\n${escapeAndTruncate(value, LIMITS.field)}`,
+    text: `*${label}*\n${escapeMrkdwnAndTruncate(value, SLACK_LIMITS.field)}`,
     verbatim: true as const,
   }));
   blocks.push({ type: 'section', fields });
@@ -77,5 +77,5 @@ export function formatSlackMessage(message: WebhookMessage, mention?: string): S
     elements: [{ type: 'mrkdwn', text: time ? `:clock3: ${time}` : 'Sent by the cost platform', verbatim: true }],
   });
 
-  return { text: prefix + escapeAndTruncate(summaryLine(view), LIMITS.fallback), blocks };
+  return { text: prefix + escapeMrkdwnAndTruncate(summaryLine(view), SLACK_LIMITS.fallback), blocks };
 }

@@ -66,7 +66,7 @@ export function escapeTeamsText(text: string): string {
   );
 }
 
-const escapeAndCut = (text: string, max: number) => truncate(escapeTeamsText(text), max);
+const escapeTeamsAndTruncate = (text: string, max: number) => truncate(escapeTeamsText(text), max);
 
 function timeText(view: AlertView): string | undefined {
   if (view.epoch !== undefined) {
@@ -74,12 +74,12 @@ function timeText(view: AlertView): string | undefined {
     const iso = isoSeconds(view.epoch);
     return `{{DATE(${iso}, SHORT)}} {{TIME(${iso})}}`;
   }
-  return view.rawTime !== undefined ? escapeAndCut(view.rawTime, TEAMS_LIMITS.time) : undefined;
+  return view.rawTime !== undefined ? escapeTeamsAndTruncate(view.rawTime, TEAMS_LIMITS.time) : undefined;
 }
 
 function card(view: AlertView, mention: TeamsMention | undefined, bodyLimit: number): TeamsMessage {
   const body: AdaptiveCard['body'] = [
-    { type: 'TextBlock', text: escapeAndCut(`${view.emoji} ${view.title}`, TEAMS_LIMITS.title), weight: 'Bolder', size: 'Medium', wrap: true },
+    { type: 'TextBlock', text: escapeTeamsAndTruncate(`${view.emoji} ${view.title}`, TEAMS_LIMITS.title), weight: 'Bolder', size: 'Medium', wrap: true },
   ];
   const entities: MentionEntity[] = [];
   if (mention) {
@@ -88,10 +88,10 @@ function card(view: AlertView, mention: TeamsMention | undefined, bodyLimit: num
     body.push({ type: 'TextBlock', text: at, wrap: true, spacing: 'Small' });
     entities.push({ type: 'mention', text: at, mentioned: { id: mention.id, name: mention.name } });
   }
-  if (view.body && bodyLimit > 0) body.push({ type: 'TextBlock', text: escapeAndCut(view.body, bodyLimit), wrap: true });
+  if (view.body && bodyLimit > 0) body.push({ type: 'TextBlock', text: escapeTeamsAndTruncate(view.body, bodyLimit), wrap: true });
   body.push({
     type: 'FactSet',
-    facts: view.facts.map(({ label, value }) => ({ title: label, value: escapeAndCut(singleLine(value), TEAMS_LIMITS.fact) })),
+    facts: view.facts.map(({ label, value }) => ({ title: label, value: escapeTeamsAndTruncate(singleLine(value), TEAMS_LIMITS.fact) })),
   });
   const time = timeText(view);
   body.push({ type: 'TextBlock', text: time ? `🕒 ${time}` : 'Sent by the cost platform', isSubtle: true, size: 'Small', wrap: true });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { escapeAndTruncate, escapeMrkdwn, truncate } from '../../lib/format/text.js';
-import { formatSlackMessage, LIMITS } from '../../lib/slack/format.js';
+import { escapeMrkdwnAndTruncate, escapeMrkdwn, truncate } from '../../lib/format/text.js';
+import { formatSlackMessage, SLACK_LIMITS } from '../../lib/slack/format.js';
 import { parseTimestamp } from '../../lib/format/time.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
 import { senderMarkup } from '../helpers/chat-limits.js';
@@ -18,7 +18,7 @@ describe('escaping', () => {
   it('truncates visibly and never splits a surrogate pair or an entity', () => {
     expect(truncate('abcdef', 4)).toBe('abc…');
     expect(truncate('ab😀cd', 4)).toBe('ab…');
-    const cut = escapeAndTruncate('aaaa<<<<', 7);
+    const cut = escapeMrkdwnAndTruncate('aaaa<<<<', 7);
     expect(cut.length).toBeLessThanOrEqual(7);
     expect(cut.endsWith('…')).toBe(true);
     expect(cut).not.toMatch(/&[a-z]*…$/);
@@ -94,7 +94,7 @@ describe('formatSlackMessage', () => {
     expect(liveSpecialForms(out, '<!subteam^S0123>')).toEqual([]);
     for (const t of slackSenderTexts(out, '<!subteam^S0123>')) expect(senderMarkup(t)).toEqual([]);
     const header = out.blocks[0] as { text: { text: string } };
-    expect(header.text.text.length).toBe(LIMITS.header);
+    expect(header.text.text.length).toBe(SLACK_LIMITS.header);
     expect(header.text.text.endsWith('…')).toBe(true);
     expect(out.text.endsWith('…')).toBe(true);
   });

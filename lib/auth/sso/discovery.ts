@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
-import { isAllowedEndpoint } from '../../config/schema.js';
+import { isHttpsOrLoopbackUrl } from '../../http/allowed-url.js';
 import { fetchOverNodeHttp, RedirectRefusedError } from '../../http/fetch-over-node-http.js';
+import { isTimeout } from '../../http/node-request.js';
 import { parseJson } from '../../shared/json.js';
 import { IdentityProviderUnavailableError } from './errors.js';
 
@@ -13,8 +14,7 @@ export function discoveryUrl(issuer: string): string {
 
 export function fetchFailureReason(prefix: string, error: unknown): string {
   if (error instanceof RedirectRefusedError) return `${prefix}_redirect_refused`;
-  const name = error instanceof Error ? error.name : '';
-  return name === 'TimeoutError' || name === 'AbortError' ? `${prefix}_timeout` : `${prefix}_unreachable`;
+  return isTimeout(error) ? `${prefix}_timeout` : `${prefix}_unreachable`;
 }
 
 /**
@@ -28,7 +28,7 @@ export async function fetchJwksUri(issuer: string, timeoutMs: number): Promise<U
   const document = discoveryDocumentSchema.safeParse(body);
   if (!document.success) throw new IdentityProviderUnavailableError('discovery_invalid');
   if (document.data.issuer !== issuer) throw new IdentityProviderUnavailableError('discovery_issuer_mismatch');
-  if (!isAllowedEndpoint(document.data.jwks_uri)) throw new IdentityProviderUnavailableError('discovery_jwks_uri_not_allowed');
+  if (!isHttpsOrLoopbackUrl(document.data.jwks_uri)) throw new IdentityProviderUnavailableError('discovery_jwks_uri_not_allowed');
   return new URL(document.data.jwks_uri);
 }
 
