@@ -1,7 +1,7 @@
 import type { RequestAuthenticator } from '../auth/request-authenticator.js';
 import type { LoadedConfig } from '../config/load.js';
 import { CONFIG_READ_BUDGET_MS, type RelayConfigStore } from '../config/store.js';
-import type { Delivery, FirstAttempt } from '../delivery/deliver.js';
+import type { FirstAttempt } from '../delivery/deliver.js';
 import { parseJsonBody, readBody } from '../http/request.js';
 import { jsonResponse } from '../http/response.js';
 import type { HttpRequest, HttpResponse } from '../http/types.js';
@@ -17,9 +17,8 @@ import { answerFor, configurationUnavailable, reasonOf, type DestinationResult }
 export interface RelayDependencies {
   config: RelayConfigStore;
   authenticate: RequestAuthenticator;
-  delivery: Delivery;
-  /** The first attempt per destination; the delivery core's own unless dedup (lib/dedup) wraps it. */
-  first?: FirstAttempt;
+  /** The first attempt per destination: the delivery core's own, or the same behind the dedup ledger (lib/dedup). */
+  first: FirstAttempt;
   logger: Logger;
   metrics?: Metrics;
   now?: () => number;
@@ -41,7 +40,7 @@ export function createRelay(deps: RelayDependencies): Relay {
   const now = deps.now ?? Date.now;
   const metrics = deps.metrics ?? noMetrics;
   const coldStart = coldStartTracker();
-  const first = deps.first ?? deps.delivery.first;
+  const { first } = deps;
 
   const relay: Relay = async (request, budget) => {
     const started = now();

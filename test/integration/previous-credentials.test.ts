@@ -191,7 +191,7 @@ describe.skipIf(!url)('the previous version against Secrets Manager (moto_server
     const relay: Relay = createRelay({
       config: store,
       authenticate: createRequestAuthenticator({ check: createAuthenticator(), store, graceMs, now }),
-      delivery: createDelivery({ services: createChatServices(), postTimeoutMs: 2_000, logger, now, sleep }),
+      first: createDelivery({ services: createChatServices(), postTimeoutMs: 2_000, logger, now, sleep }).first,
       logger,
       now,
     });

@@ -45,7 +45,7 @@ function setup(script: PostOutcome[] = [], current: RelayConfig | Error = config
   const relay = createRelay({
     config: store,
     authenticate: createRequestAuthenticator({ check: createAuthenticator(), store, graceMs: 0, now: clock.now }),
-    delivery: createDelivery({ services: chatServices({ slack }), postTimeoutMs: 5_000, logger: log.logger, metrics, now: clock.now, sleep: clock.sleep, ...(queue ? { retryQueue } : {}) }),
+    first: createDelivery({ services: chatServices({ slack }), postTimeoutMs: 5_000, logger: log.logger, metrics, now: clock.now, sleep: clock.sleep, ...(queue ? { retryQueue } : {}) }).first,
     logger: log.logger,
     metrics,
     now: clock.now,
@@ -167,7 +167,7 @@ describe('what the relay waits for, and for how long', () => {
     const relay = createRelay({
       config: { ...store, current: () => (never.config ? new Promise(() => undefined) : realCurrent()) },
       authenticate: (headers, loaded, l) => (never.auth ? new Promise(() => undefined) : check(headers, loaded, l)),
-      delivery: createDelivery({ services: chatServices({ slack }), postTimeoutMs: 5_000, logger: log.logger, now: Date.now, sleep: async () => undefined }),
+      first: createDelivery({ services: chatServices({ slack }), postTimeoutMs: 5_000, logger: log.logger, now: Date.now, sleep: async () => undefined }).first,
       logger: log.logger,
     });
     // 600 ms left: each step may take what is left minus the 500 ms kept for answering.
