@@ -2,9 +2,9 @@
 // the bench measures with it is the relay's own work per delivery (parsing, authentication,
 // validation, formatting, log and metric lines), without a network round trip.
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { createChatServices } from '../lib/delivery/services.js';
-import { fromHttpApiEvent, toHttpApiResult } from '../lib/http/api-gateway.js';
-import type { NodeFetch } from '../lib/http/fetch-over-node-http.js';
+import { createChatServices } from '../lib/chat-services/create.js';
+import { fromHttpApiEvent, toHttpApiResult } from '../lib/inbound/api-gateway.js';
+import type { NodeFetch } from '../lib/transport/fetch-over-node-http.js';
 import { invocationBudget } from '../lib/shared/deadline.js';
 import { createRelayFromEnvironment } from '../lib/relay/from-environment.js';
 

@@ -2,7 +2,7 @@
 // Builds a platform API key with the spec 4.4 procedure, as the rotation function does.
 // Credentials: COST_API_USERNAME / COST_API_PASSWORD, else a prompt; never arguments.
 import { parseArgs } from 'node:util';
-import { maskApiKey } from '../lib/api-key/key.js';
+import { maskApiKey } from '../lib/cost-api/api-key.js';
 import { buildApiKey, toApiKeySecret } from '../lib/api-key/procedure.js';
 import { SelectionError, describeAccount, selectAccount } from '../lib/api-key/select.js';
 import { DEFAULT_COST_API_BASE_URL, isAllowedBaseUrl } from '../lib/cost-api/base-url.js';

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { fromHttpApiEvent, toHttpApiResult } from '../../lib/http/api-gateway.js';
+import { fromHttpApiEvent, toHttpApiResult } from '../../lib/inbound/api-gateway.js';
 import { createRelayFromEnvironment } from '../../lib/relay/from-environment.js';
 import { invocationBudget } from '../../lib/shared/deadline.js';
 

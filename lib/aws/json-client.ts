@@ -1,4 +1,4 @@
-import { nodeRequest, type NodeAnswer } from '../http/node-request.js';
+import { nodeRequest, type NodeAnswer } from '../transport/node-request.js';
 import { parseJson } from '../shared/json.js';
 import { sleep as realSleep, type Sleep } from '../shared/sleep.js';
 import type { AwsCallLimits } from './limits.js';

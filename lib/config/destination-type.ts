@@ -13,7 +13,7 @@ const hostOf = (url: string): string | undefined => {
 const within = (host: string, domain: string) => host === domain || host.endsWith(`.${domain}`);
 
 /**
- * The type a URL's host stands for (ARCHITECTURE.md): Workflows webhooks live on Logic Apps
+ * The type a URL's host stands for (docs/ARCHITECTURE.md, the contract): Workflows webhooks live on Logic Apps
  * and Power Platform hosts, Google Chat's on one host; anything else is taken for Slack.
  */
 export function typeFromUrl(url: string): DestinationType {
@@ -21,6 +21,11 @@ export function typeFromUrl(url: string): DestinationType {
   if (within(host, 'logic.azure.com') || within(host, 'powerplatform.com')) return 'teams';
   if (host === 'chat.googleapis.com') return 'googlechat';
   return 'slack';
+}
+
+/** The destination's chat service: as configured, or as its URL's host says. */
+export function destinationType(destination: { type?: DestinationType | undefined; url: string }): DestinationType {
+  return destination.type ?? typeFromUrl(destination.url);
 }
 
 /** Office 365 connector webhooks, which Microsoft retired in 2026: a post there reaches no one. */

@@ -2,8 +2,8 @@
 // which the relay pays on every cold start (see the README's performance section).
 import * as z from 'zod/mini';
 import '../validation/english-messages.js';
-import { isHttpsOrLoopbackUrl } from '../http/allowed-url.js';
-import { DESTINATION_TYPES, isRetiredTeamsConnector, typeFromUrl, type DestinationType } from './destination-type.js';
+import { isHttpsOrLoopbackUrl } from '../transport/allowed-url.js';
+import { DESTINATION_TYPES, destinationType, isRetiredTeamsConnector, type DestinationType } from './destination-type.js';
 
 /** https everywhere; plain http only towards this machine, for local use and tests. */
 const endpoint = z
@@ -154,11 +154,6 @@ export type CustomHeader = z.infer<typeof customHeaderSchema>;
 export type Destination = z.infer<typeof destinationSchema>;
 export type TeamsMention = z.infer<typeof teamsMentionSchema>;
 
-/** The destination's chat service: as configured, or as its URL's host says. */
-export function destinationType(destination: Pick<Destination, 'type' | 'url'>): DestinationType {
-  return destination.type ?? typeFromUrl(destination.url);
-}
-export type { DestinationType };
 export type Route = z.infer<typeof routeSchema>;
 
 export { describeIssues, type FieldProblem } from '../shared/zod-issues.js';

@@ -1,4 +1,4 @@
-import { parseHttpsOrLoopbackUrl } from '../http/allowed-url.js';
+import { parseHttpsOrLoopbackUrl } from '../transport/allowed-url.js';
 
 export const DEFAULT_COST_API_BASE_URL = 'https://api.umbrellacost.io';
 

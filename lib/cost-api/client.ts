@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { userKeyOf } from '../api-key/key.js';
-import { isTimeout } from '../http/node-request.js';
+import { userKeyOf } from './api-key.js';
+import { isTimeout } from '../transport/node-request.js';
 import type { Logger } from '../log/logger.js';
 import { errorName } from '../shared/errors.js';
 import { joinUrl } from './base-url.js';

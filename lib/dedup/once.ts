@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { destinationType } from '../delivery/chat-service.js';
+import { destinationType } from '../config/destination-type.js';
 import type { AttemptResult, Delivery, DeliveryResult, FirstAttempt } from '../delivery/deliver.js';
 import type { Logger } from '../log/logger.js';
 import type { WebhookMessage } from '../message/schema.js';

@@ -1,4 +1,4 @@
-import type { PostOutcome } from './chat-service.js';
+import type { PostOutcome } from '../chat/service.js';
 
 /** SQS delays and visibility timeouts are whole seconds up to 15 minutes. */
 export const MAX_DELAY_SECONDS = 900;

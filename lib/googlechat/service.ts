@@ -1,5 +1,5 @@
-import type { NodeFetch } from '../http/fetch-over-node-http.js';
-import type { ChatService } from '../delivery/chat-service.js';
+import type { NodeFetch } from '../transport/fetch-over-node-http.js';
+import type { ChatService } from '../chat/service.js';
 import { formatGoogleChatMessage, type GoogleChatMessage } from './format.js';
 import { createGoogleChatPoster } from './post.js';
 

@@ -1,6 +1,6 @@
 import type { DeliveryResult } from '../delivery/deliver.js';
-import { jsonResponse } from '../http/response.js';
-import type { HttpResponse } from '../http/types.js';
+import { jsonResponse } from '../inbound/response.js';
+import type { HttpResponse } from '../inbound/types.js';
 
 export interface DestinationResult {
   destination: string;

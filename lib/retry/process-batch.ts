@@ -4,7 +4,7 @@ import type { Delivery } from '../delivery/deliver.js';
 import { parseDeliveryJob } from '../delivery/job.js';
 import type { Logger } from '../log/logger.js';
 import { configurationUnavailableMetric, deliveryMetric, noMetrics, retryAttemptMetric, type Metrics } from '../metrics/metrics.js';
-import { destinationType } from '../delivery/chat-service.js';
+import { destinationType } from '../config/destination-type.js';
 import type { QueueMessageOps } from '../queue/sqs.js';
 import { QUEUE_CALL_BUDGET_MS } from '../delivery/deliver.js';
 import { CONFIG_READ_BUDGET_MS } from '../config/store.js';

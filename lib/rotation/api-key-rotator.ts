@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import '../validation/english-messages.js';
-import { ApiKeyFormatError, parseApiKey } from '../api-key/key.js';
+import { ApiKeyFormatError, parseApiKey } from '../cost-api/api-key.js';
 import { buildApiKey, toApiKeySecret } from '../api-key/procedure.js';
 import { apiKeySelectionSchema, pendingApiKeySchema } from '../api-key/secret.js';
 import type { CostApiClient, Credentials } from '../cost-api/client.js';

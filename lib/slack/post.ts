@@ -1,7 +1,7 @@
 import { IncomingWebhook, type IncomingWebhookHTTPError } from '@slack/webhook';
-import type { PostOptions, PostOutcome } from '../delivery/chat-service.js';
-import { fetchOverNodeHttp, type NodeFetch } from '../http/fetch-over-node-http.js';
-import { outcomeWithoutAnswer } from '../http/post-json.js';
+import type { PostOptions, PostOutcome } from '../chat/service.js';
+import { fetchOverNodeHttp, type NodeFetch } from '../transport/fetch-over-node-http.js';
+import { outcomeWithoutAnswer } from '../chat/post-json.js';
 import { parseRetryAfterMs } from '../shared/retry-after.js';
 
 /** What is posted: a formatted Block Kit message. */

@@ -1,4 +1,5 @@
-import type { ChatService, ChatServices, DestinationType, PostOutcome } from '../../lib/delivery/chat-service.js';
+import type { ChatService, ChatServices, PostOutcome } from '../../lib/chat/service.js';
+import type { DestinationType } from '../../lib/config/destination-type.js';
 import type { DeliveryJob } from '../../lib/delivery/job.js';
 import type { DeadLetters, RetryQueue } from '../../lib/delivery/queues.js';
 import { createLogger, type Logger } from '../../lib/log/logger.js';

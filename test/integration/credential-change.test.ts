@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../lib/log/logger.js';
 import { createRelayFromEnvironment } from '../../lib/relay/from-environment.js';
-import { fromHttpApiEvent } from '../../lib/http/api-gateway.js';
+import { fromHttpApiEvent } from '../../lib/inbound/api-gateway.js';
 import { httpApiEvent } from '../../scripts/http-api-event.js';
 import { awsEnvironment, createSecret, motoUrl, putSecret, secretsClient } from '../helpers/aws.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/slack-server.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fromHttpApiEvent } from '../../lib/http/api-gateway.js';
+import { fromHttpApiEvent } from '../../lib/inbound/api-gateway.js';
 import { createLogger } from '../../lib/log/logger.js';
 import { createRelayFromEnvironment } from '../../lib/relay/from-environment.js';
 import type { Relay } from '../../lib/relay/relay.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiKeyFormatError, formatApiKey, maskApiKey, parseApiKey, userKeyOf } from '../../lib/api-key/key.js';
+import { ApiKeyFormatError, formatApiKey, maskApiKey, parseApiKey, userKeyOf } from '../../lib/cost-api/api-key.js';
 import { apiKeySelectionSchema } from '../../lib/api-key/secret.js';
 import { SelectionError, selectAccount, selectCostCenter } from '../../lib/api-key/select.js';
 import { isoSeconds, tokenExpiry } from '../../lib/api-key/token-expiry.js';

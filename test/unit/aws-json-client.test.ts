@@ -11,7 +11,7 @@ import { awsRegion, RegionMissingError, serviceEndpoint } from '../../lib/aws/en
 import { awsJsonClient, DYNAMODB, SECRETS_MANAGER, type AwsJsonClientOptions, type AwsJsonService } from '../../lib/aws/json-client.js';
 import { retryDelayMs, retryKind } from '../../lib/aws/retry.js';
 import { signRequest } from '../../lib/aws/sign.js';
-import { RedirectRefusedError } from '../../lib/http/node-request.js';
+import { RedirectRefusedError } from '../../lib/transport/node-request.js';
 import { startFakeAws, type AwsCall, type FakeAws } from '../helpers/fake-aws.js';
 
 // The calls we sign ourselves must be indistinguishable from the SDK's where it matters: the

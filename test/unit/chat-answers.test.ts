@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatGoogleChatMessage } from '../../lib/googlechat/format.js';
 import { classifyGoogleChatAnswer, threadedUrl } from '../../lib/googlechat/post.js';
 import { googleChatService, spaceOf } from '../../lib/googlechat/service.js';
-import { reasonWord } from '../../lib/http/post-json.js';
+import { reasonWord } from '../../lib/chat/post-json.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
 import { formatTeamsMessage } from '../../lib/teams/format.js';
 import { classifyTeamsAnswer } from '../../lib/teams/post.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalJson, deliveryRecordId } from '../../lib/dedup/fingerprint.js';
 import { deliverOnce, retryLedger } from '../../lib/dedup/once.js';
 import { createDelivery } from '../../lib/delivery/deliver.js';
-import type { PostOutcome } from '../../lib/delivery/chat-service.js';
+import type { PostOutcome } from '../../lib/chat/service.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
 import { answerFor } from '../../lib/relay/answer.js';
 import { capturedLogger, fakeChatService, manualClock, memoryDeadLetters, memoryRetryQueue, chatServices } from '../helpers/fake-delivery-ports.js';

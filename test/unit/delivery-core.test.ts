@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
-import type { PostOutcome } from '../../lib/delivery/chat-service.js';
+import type { PostOutcome } from '../../lib/chat/service.js';
 import { createDelivery, type DeliveryPorts } from '../../lib/delivery/deliver.js';
 import { newJob } from '../../lib/delivery/job.js';
 import { capturedLogger, fakeChatService, manualClock, memoryDeadLetters, memoryRetryQueue, chatServices } from '../helpers/fake-delivery-ports.js';

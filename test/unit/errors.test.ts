@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigUnavailableError } from '../../lib/config/errors.js';
 import { fileConfigSource } from '../../lib/config/source.js';
-import { isTimeout, TimeoutError } from '../../lib/http/node-request.js';
+import { isTimeout, TimeoutError } from '../../lib/transport/node-request.js';
 import { errorReason, ReasonedError } from '../../lib/shared/errors.js';
 
 describe('our errors', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isJsonContentType, MAX_BODY_BYTES, readBody } from '../../lib/http/request.js';
-import type { HttpRequest } from '../../lib/http/types.js';
+import { isJsonContentType, MAX_BODY_BYTES, readBody } from '../../lib/inbound/request.js';
+import type { HttpRequest } from '../../lib/inbound/types.js';
 
 const request = (overrides: Partial<HttpRequest>): HttpRequest => ({
   method: 'POST',
@@ -47,7 +47,7 @@ describe('readBody', () => {
 
 describe('request headers from outside', () => {
   it('a header named __proto__ is an ordinary header, not the prototype', async () => {
-    const { fromHttpApiEvent } = await import('../../lib/http/api-gateway.js');
+    const { fromHttpApiEvent } = await import('../../lib/inbound/api-gateway.js');
     const request = fromHttpApiEvent({ headers: JSON.parse('{"__proto__":"x","Content-Type":"application/json"}') }, 'r');
     expect(Object.getPrototypeOf(request.headers)).toBe(Object.prototype);
     expect(Object.hasOwn(request.headers, '__proto__')).toBe(true);

@@ -2,7 +2,7 @@ import { budgetOf } from '../helpers/budget.js';
 import { describe, expect, it } from 'vitest';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
 import { ConfigUnavailableError } from '../../lib/config/errors.js';
-import type { PostOutcome } from '../../lib/delivery/chat-service.js';
+import type { PostOutcome } from '../../lib/chat/service.js';
 import { createDelivery } from '../../lib/delivery/deliver.js';
 import { newJob } from '../../lib/delivery/job.js';
 import { ANSWER_RESERVE_MS } from '../../lib/shared/deadline.js';

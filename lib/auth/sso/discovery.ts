@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import { isHttpsOrLoopbackUrl } from '../../http/allowed-url.js';
-import { fetchOverNodeHttp, RedirectRefusedError } from '../../http/fetch-over-node-http.js';
-import { isTimeout } from '../../http/node-request.js';
+import { isHttpsOrLoopbackUrl } from '../../transport/allowed-url.js';
+import { fetchOverNodeHttp, RedirectRefusedError } from '../../transport/fetch-over-node-http.js';
+import { isTimeout } from '../../transport/node-request.js';
 import { parseJson } from '../../shared/json.js';
 import { IdentityProviderUnavailableError } from './errors.js';
 

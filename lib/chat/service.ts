@@ -1,4 +1,5 @@
-import type { Destination, DestinationType } from '../config/schema.js';
+import type { DestinationType } from '../config/destination-type.js';
+import type { Destination } from '../config/schema.js';
 import type { WebhookMessage } from '../message/schema.js';
 
 /** What a chat service's answer to one post means for the alert. */
@@ -31,4 +32,3 @@ export interface ChatService<Payload = unknown> {
 
 export type ChatServices = Readonly<Record<DestinationType, ChatService>>;
 
-export { destinationType, type DestinationType } from '../config/schema.js';

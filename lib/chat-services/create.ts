@@ -1,8 +1,8 @@
 import { googleChatService } from '../googlechat/service.js';
-import type { NodeFetch } from '../http/fetch-over-node-http.js';
+import type { NodeFetch } from '../transport/fetch-over-node-http.js';
 import { slackService } from '../slack/service.js';
 import { teamsService } from '../teams/service.js';
-import type { ChatService, ChatServices } from './chat-service.js';
+import type { ChatService, ChatServices } from '../chat/service.js';
 
 /**
  * The chat services a destination can be: adding one is one entry here and its own folder.
