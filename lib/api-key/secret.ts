@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import '../validation/english-messages.js';
+import '../validation/messages.js';
 
 /** A value from the operator: text, or a number where they wrote an account key as one. */
 const selector = z.pipe(

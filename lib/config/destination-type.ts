@@ -12,15 +12,21 @@ const hostOf = (url: string): string | undefined => {
 
 const within = (host: string, domain: string) => host === domain || host.endsWith(`.${domain}`);
 
+/** The service whose own webhook host the URL names; undefined for any other host (a proxy, a console destination). */
+export function serviceOfHost(url: string): DestinationType | undefined {
+  const host = hostOf(url) ?? '';
+  if (host === 'hooks.slack.com') return 'slack';
+  if (within(host, 'logic.azure.com') || within(host, 'powerplatform.com')) return 'teams';
+  if (host === 'chat.googleapis.com') return 'googlechat';
+  return undefined;
+}
+
 /**
  * The type a URL's host stands for (docs/ARCHITECTURE.md, the contract): Workflows webhooks live on Logic Apps
  * and Power Platform hosts, Google Chat's on one host; anything else is taken for Slack.
  */
 export function typeFromUrl(url: string): DestinationType {
-  const host = hostOf(url) ?? '';
-  if (within(host, 'logic.azure.com') || within(host, 'powerplatform.com')) return 'teams';
-  if (host === 'chat.googleapis.com') return 'googlechat';
-  return 'slack';
+  return serviceOfHost(url) ?? 'slack';
 }
 
 /** The destination's chat service: as configured, or as its URL's host says. */

@@ -1,4 +1,4 @@
-import { parseJson } from '../shared/json.js';
+import { jsonSyntaxError, parseJson } from '../shared/json.js';
 import { describeIssues } from '../shared/zod-issues.js';
 import { ConfigInvalidError } from './errors.js';
 import { relayConfigSchema, type RelayConfig } from './schema.js';
@@ -11,7 +11,12 @@ export interface LoadedConfig {
 
 export function parseRelayConfig(text: string): RelayConfig {
   const json = parseJson(text);
-  if (!json.ok) throw new ConfigInvalidError([{ path: '(root)', problem: 'is not valid JSON' }]);
+  if (!json.ok) {
+    const where = jsonSyntaxError(text);
+    throw new ConfigInvalidError([
+      where ? { path: `line ${where.line}, column ${where.column}`, problem: `not valid JSON: ${where.problem}` } : { path: '(root)', problem: 'is not valid JSON' },
+    ]);
+  }
   // zod skips an own `__proto__` key of a record, so such a destination would vanish without a word.
   const destinations = (json.value as { destinations?: unknown } | null)?.destinations;
   if (typeof destinations === 'object' && destinations !== null && Object.hasOwn(destinations, '__proto__')) {

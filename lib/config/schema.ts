@@ -1,9 +1,10 @@
 // zod/mini: the same validation as classic zod at a fraction of its size and import time,
 // which the relay pays on every cold start (see the README's performance section).
 import * as z from 'zod/mini';
-import '../validation/english-messages.js';
+import '../validation/messages.js';
 import { isHttpsOrLoopbackUrl } from '../transport/allowed-url.js';
-import { DESTINATION_TYPES, destinationType, isRetiredTeamsConnector, type DestinationType } from './destination-type.js';
+import { closestKey } from '../shared/zod-issues.js';
+import { DESTINATION_TYPES, destinationType, isRetiredTeamsConnector, serviceOfHost, type DestinationType } from './destination-type.js';
 
 /** https everywhere; plain http only towards this machine, for local use and tests. */
 const endpoint = z
@@ -103,6 +104,14 @@ export const destinationSchema = z
         });
       }
       const type = destinationType(destination);
+      const hostType = serviceOfHost(destination.url);
+      if (hostType !== undefined && hostType !== type) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['type'],
+          message: `is "${type}", but the URL is a ${SERVICE_NAMES[hostType]} webhook: use "type": "${hostType}" or leave type out`,
+        });
+      }
       if (destination.mention !== undefined && !mentionFits(type, destination.mention)) {
         ctx.addIssue({ code: 'custom', path: ['mention'], message: `must be ${MENTION_FORMS[type]} for a ${SERVICE_NAMES[type]} destination` });
       }
@@ -139,7 +148,9 @@ export const relayConfigSchema = z
       for (const [r, route] of config.routes.entries()) {
         for (const [t, name] of route.to.entries()) {
           if (!Object.hasOwn(config.destinations, name)) {
-            ctx.addIssue({ code: 'custom', path: ['routes', r, 'to', t], message: 'names no destination' });
+            const hint = closestKey(name, Object.keys(config.destinations));
+            const message = `names "${name}", which is not a destination${hint ? `; did you mean "${hint}"?` : ''}`;
+            ctx.addIssue({ code: 'custom', path: ['routes', r, 'to', t], message });
           }
         }
       }

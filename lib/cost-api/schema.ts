@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import '../validation/english-messages.js';
+import '../validation/messages.js';
 import type { IssueList } from '../shared/zod-issues.js';
 
 // The platform sends identifiers as numbers in some places and strings in others.

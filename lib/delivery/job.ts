@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import '../validation/english-messages.js';
+import '../validation/messages.js';
 import { webhookMessageSchema, type WebhookMessage } from '../message/schema.js';
 import { parseJson } from '../shared/json.js';
 

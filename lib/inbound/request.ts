@@ -1,5 +1,5 @@
 import type { HttpRequest, HttpResponse } from './types.js';
-import { parseJson } from '../shared/json.js';
+import { jsonSyntaxError, parseJson } from '../shared/json.js';
 import { jsonResponse } from './response.js';
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -59,5 +59,7 @@ export type JsonParse = { ok: true; value: unknown } | { ok: false; response: Ht
 export function parseJsonBody(text: string): JsonParse {
   const json = parseJson(text);
   if (json.ok) return json;
-  return { ok: false, response: jsonResponse(400, { error: 'invalid_json', message: 'The body is not valid JSON.' }) };
+  // Where and why, in our words: never the sender's text, which JSON.parse's own message may quote.
+  const where = jsonSyntaxError(text);
+  return { ok: false, response: jsonResponse(400, { error: 'invalid_json', message: 'The body is not valid JSON.', ...where }) };
 }

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import '../validation/english-messages.js';
+import '../validation/messages.js';
 
 // The platform documents few fields and no types beyond "string": accept numbers where an
 // id or time might come as one, treat null as absent, and ignore members we do not know.

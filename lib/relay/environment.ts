@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import '../validation/english-messages.js';
+import '../validation/messages.js';
 
 const whole = (fallback: number, min = 0) => z._default(z.coerce.number().check(z.int(), z.gte(min)), fallback);
 const text = () => z.optional(z.string().check(z.trim(), z.minLength(1)));

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import '../validation/english-messages.js';
+import '../validation/messages.js';
 
 const text = () => z.string().check(z.trim(), z.minLength(1));
 const whole = (min: number) => z.coerce.number().check(z.int(), z.gte(min));

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import '../validation/english-messages.js';
+import '../validation/messages.js';
 import { ApiKeyFormatError, parseApiKey } from '../cost-api/api-key.js';
 import { buildApiKey, toApiKeySecret } from '../api-key/procedure.js';
 import { apiKeySelectionSchema, pendingApiKeySchema } from '../api-key/secret.js';

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import '../validation/english-messages.js';
+import '../validation/messages.js';
 import { DEFAULT_COST_API_BASE_URL, isAllowedBaseUrl } from '../cost-api/base-url.js';
 
 /** Read with `readEnvironment` (lib/shared/environment.ts): blank means default, invalid is an error. */

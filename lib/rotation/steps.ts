@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import '../validation/english-messages.js';
+import '../validation/messages.js';
 import { coldStartTracker, type Logger } from '../log/logger.js';
 import { noMetrics, rotationMetric, type Metrics } from '../metrics/metrics.js';
 import { errorName, ReasonedError } from '../shared/errors.js';

@@ -143,3 +143,56 @@ describe('a typo is an error naming its path, never a check switched off', () =>
     expect(problemsOf({ ...base, routes: [{ to: ['toString'] }] }).map((p) => p.path)).toEqual(['routes.0.to.0']);
   });
 });
+
+describe('problems in our words', () => {
+  const problemsOf = (text: string) => {
+    try {
+      parseRelayConfig(text);
+    } catch (error) {
+      if (error instanceof ConfigInvalidError) return error.problems;
+      throw error;
+    }
+    throw new Error('expected the configuration to be refused');
+  };
+
+  it('a JSON syntax error says where, by line and column, and never quotes the text', () => {
+    const text = '{\n  "auth": { "method": "basic", "basic": { "username": "relay", "password": "hunter2-secret" } }\n  "destinations": {}\n}';
+    const [problem, ...rest] = problemsOf(text);
+    expect(rest).toEqual([]);
+    expect(problem).toEqual({ path: 'line 3, column 3', problem: 'not valid JSON: expected "," or "}" after a property value' });
+    expect(JSON.stringify(problemsOf('{"basic": "hunter2-secret" x}'))).not.toContain('hunter2');
+    expect(problemsOf('{"auth": {"method": "none"},}')[0]).toMatchObject({ path: 'line 1, column 29', problem: expect.stringContaining('no trailing comma') });
+  });
+
+  it('a route to an unknown destination names it, with the name it most likely meant', () => {
+    const config = { auth: { method: 'none' }, destinations: { default: { url: 'https://hooks.slack.com/services/T/B/x' }, ops: { url: 'https://hooks.slack.com/services/T/B/y' } } };
+    const problems = problemsOf(JSON.stringify({ ...config, routes: [{ to: ['opps', 'finance'] }] }));
+    expect(problems).toEqual([
+      { path: 'routes.0.to.0', problem: 'names "opps", which is not a destination; did you mean "ops"?' },
+      { path: 'routes.0.to.1', problem: 'names "finance", which is not a destination' },
+    ]);
+  });
+
+  it('a URL whose host contradicts the given type is refused, naming both', () => {
+    const url = 'https://chat.googleapis.com/v1/spaces/AAA/messages?key=k&token=t';
+    const problems = problemsOf(JSON.stringify({ auth: { method: 'none' }, destinations: { default: { type: 'slack', url } } }));
+    expect(problems).toEqual([{ path: 'destinations.default.type', problem: 'is "slack", but the URL is a Google Chat webhook: use "type": "googlechat" or leave type out' }]);
+    expect(JSON.stringify(problems)).not.toContain('token=t');
+    // A host that names no service (a proxy, a console destination) may be any type.
+    expect(() => parseRelayConfig(JSON.stringify({ auth: { method: 'none' }, destinations: { default: { type: 'googlechat', url: 'http://127.0.0.1:3000/console/googlechat' } } }))).not.toThrow();
+  });
+
+  it("says what is expected, never in the validation library's words and never with the value", () => {
+    const problems = problemsOf(JSON.stringify({ auth: { method: 'magic' }, destinations: { default: { url: 12345 } } }));
+    expect(problems).toEqual([
+      { path: 'auth.method', problem: 'must be one of "none", "basic", "sso"' },
+      { path: 'destinations.default.url', problem: 'must be text' },
+    ]);
+    expect(problemsOf('{}')).toEqual([
+      { path: 'auth', problem: 'is required' },
+      { path: 'destinations', problem: 'is required' },
+    ]);
+    const text = JSON.stringify(problemsOf(JSON.stringify({ auth: { method: 'none', headers: [{ key: 'X-Token', value: '' }] }, destinations: [] })));
+    expect(text).not.toMatch(/Invalid input|expected|received|Too small|Too big/);
+  });
+});

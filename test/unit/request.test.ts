@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isJsonContentType, MAX_BODY_BYTES, readBody } from '../../lib/inbound/request.js';
+import { isJsonContentType, MAX_BODY_BYTES, parseJsonBody, readBody } from '../../lib/inbound/request.js';
 import type { HttpRequest } from '../../lib/inbound/types.js';
 
 const request = (overrides: Partial<HttpRequest>): HttpRequest => ({
@@ -52,5 +52,15 @@ describe('request headers from outside', () => {
     expect(Object.getPrototypeOf(request.headers)).toBe(Object.prototype);
     expect(Object.hasOwn(request.headers, '__proto__')).toBe(true);
     expect(request.headers['content-type']).toBe('application/json');
+  });
+});
+
+describe('a body that is not JSON', () => {
+  it("is answered 400 with where it goes wrong, in our words, never with the sender's text", () => {
+    const answer = parseJsonBody('{"payload": {"title": "secret-title" "x"}}');
+    expect(answer.ok).toBe(false);
+    const body = JSON.parse((answer as { response: { body: string } }).response.body);
+    expect(body).toEqual({ status: 400, error: 'invalid_json', message: 'The body is not valid JSON.', line: 1, column: 38, problem: 'expected "," or "}" after a property value' });
+    expect(JSON.stringify(body)).not.toContain('secret-title');
   });
 });
