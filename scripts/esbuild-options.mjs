@@ -10,8 +10,8 @@ const BUILTIN_NAMESPACE = 'node-builtin';
 /**
  * Loads Node built-ins through `process.getBuiltinModule` instead of an ESM `import`. An ESM
  * import of a built-in builds a namespace of all its exports, which runs every lazy getter:
- * `node:http`'s `WebSocket` getter alone loads undici (nodejs/node#57649), 27–80 ms and
- * megabytes of a cold start on Node 22 and 24 that nothing here uses.
+ * `node:http`'s `WebSocket` getter alone loads undici (nodejs/node#57649) on every cold start
+ * on Node 22 and 24, time and memory for something nothing here uses (bench/README.md).
  */
 export const builtinsWithoutEsmImport = {
   name: 'builtins-without-esm-import',
@@ -35,8 +35,8 @@ const lazyFileName = (specifier) => `lazy-${specifier.replace(/^@/, '').replace(
 /**
  * A package imported with `import()` (SQS, the SDK's credential chain, JOSE) becomes a bundle
  * of its own, `lazy-<package>.mjs`, built separately. esbuild's own code splitting would put
- * the files such a package shares with the cold path (the SDK's barrel modules: 70 KiB for
- * SigV4 alone) into chunks that the cold path imports; a separate bundle keeps every byte of
+ * the files such a package shares with the cold path (the SDK's barrel modules, large even
+ * for SigV4 alone) into chunks that the cold path imports; a separate bundle keeps every byte of
  * it off the cold path, at the price of a second copy of what they share.
  */
 function lazyPackages(found) {

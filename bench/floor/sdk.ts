@@ -26,7 +26,7 @@ function postJson(url: URL, body: string): Promise<number> {
 }
 
 // The bench sets this to the relay's own formatted message for one more warm figure: the
-// floor's cost when it posts what the relay posts (about 1 KB of Block Kit, not the raw body).
+// floor's cost when it posts what the relay posts (its Block Kit message, not the raw body).
 const fixedMessage = process.env['BENCH_CHAT_MESSAGE'];
 
 export const handler = async (event: { body?: string }) => {

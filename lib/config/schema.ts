@@ -1,5 +1,5 @@
 // zod/mini: the same validation as classic zod at a fraction of its size and import time,
-// which the relay pays on every cold start (see the README's performance section).
+// which the relay pays on every cold start (bench/README.md measures it).
 import * as z from 'zod/mini';
 import '../validation/messages.js';
 import { isHttpsOrLoopbackUrl } from '../transport/allowed-url.js';

@@ -14,8 +14,8 @@ process.once('exit', flush);
 
 /**
  * Writes a line to stdout, the lines of one synchronous stretch together: a delivery's log
- * line and the answer's metric lines cost one write, not three (writing to stdout line by
- * line was a third of the relay's warm overhead over the floors). The write happens in a
+ * line and the answer's metric lines cost one write, not three (each write to stdout is a
+ * system call on the warm path; bench/README.md has what it cost). The write happens in a
  * microtask queued by the first line, before anything that awaits the current code, so
  * lines never arrive after the invocation's answer.
  */

@@ -33,7 +33,7 @@ export interface NodeRequest {
   /**
    * Fails with TimeoutError when the whole answer has not arrived within this many
    * milliseconds. A plain timer: an AbortSignal costs an EventTarget listener and an
-   * end-of-stream watcher on every request, a fifth of a warm delivery's own work.
+   * end-of-stream watcher on every request, which showed in a warm delivery's own work.
    */
   timeoutMs?: number;
   /** Bytes of the answer kept; the rest is read and dropped, so a huge answer costs no memory. */
@@ -49,7 +49,7 @@ export interface NodeAnswer {
 
 /**
  * One request over node:http(s), its answer read whole. Used instead of the global fetch,
- * whose first call loads and starts undici: tens of milliseconds of a cold start. Rejects on
+ * whose first call loads and starts undici, a large part of a cold start. Rejects on
  * network errors, with the signal's reason when the signal aborts, and on any redirect.
  */
 export function nodeRequest(target: URL, options: NodeRequest): Promise<NodeAnswer> {

@@ -4,7 +4,7 @@ let loaded: Promise<Jose> | undefined;
 
 /**
  * JOSE is imported on the first bearer token, not with the relay: a configuration without
- * SSO never parses it (16 KiB of every cold start otherwise), and one with SSO loads it while
+ * SSO never parses it on its cold start, and one with SSO loads it while
  * the key set downloads.
  */
 export function loadJose(): Promise<Jose> {
