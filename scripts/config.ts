@@ -148,7 +148,7 @@ async function push(file: string | undefined, values: ReturnType<typeof parse>['
       throw new UsageError(`Could not write ${secretId}: ${(error as Error).name}. Nothing was changed.`);
     }
     console.log('Written. The relay uses it within its configuration TTL (RELAY_CONFIG_TTL_SECONDS, 300 s by default);');
-    console.log('changed Basic or header credentials stay accepted for the grace period (README, "Changing credentials safely").');
+    console.log('changed Basic or header credentials stay accepted for the grace period (docs/operations.md, "Changing credentials safely").');
     return 0;
   } finally {
     client.destroy();

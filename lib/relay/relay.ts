@@ -31,7 +31,7 @@ const unavailable = (error: string, message: string) => jsonResponse(503, { erro
 /**
  * The most the authentication may take, like the configuration read (CONFIG_READ_BUDGET_MS).
  * With the post and one queue call after them, the worst case stays under the function's
- * timeout (see the README's "Deadlines"); each is cut shorter when the invocation has less left.
+ * timeout (docs/security.md, "Deadlines"); each is cut shorter when the invocation has less left.
  */
 export const AUTHENTICATION_BUDGET_MS = 4_000;
 

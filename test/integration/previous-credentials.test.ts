@@ -245,7 +245,7 @@ describe.skipIf(!url)('the previous version against Secrets Manager (moto_server
     expect(lines.join('\n')).not.toContain(OLD_HEADER);
   });
 
-  it('the grace ends, once the cached configuration expires, when the AWSPREVIOUS label is removed (as the README advises after a leak)', async () => {
+  it('the grace ends, once the cached configuration expires, when the AWSPREVIOUS label is removed (as docs/operations.md advises after a leak)', async () => {
     const client = secretsClient(url!);
     const name = await createSecret(client, config({ method: 'basic', basic: { username: 'relay', password: OLD_PASSWORD } }));
     await putSecret(client, name, config({ method: 'basic', basic: { username: 'relay', password: NEW_PASSWORD } }));
