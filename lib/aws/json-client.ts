@@ -1,9 +1,11 @@
+import { bdd as dynamodbEndpointRules } from '@aws-sdk/client-dynamodb/dist-es/endpoint/bdd.js';
+import { bdd as secretsManagerEndpointRules } from '@aws-sdk/client-secrets-manager/dist-es/endpoint/bdd.js';
 import { nodeRequest, type NodeAnswer } from '../transport/node-request.js';
 import { parseJson } from '../shared/json.js';
 import { sleep as realSleep, type Sleep } from '../shared/sleep.js';
 import type { AwsCallLimits } from './limits.js';
 import { awsCredentials, type CredentialSource } from './credentials.js';
-import { awsRegion, serviceEndpoint, type AwsService, type RegionSource } from './endpoint.js';
+import { awsEndpoint, awsRegion, endpointSettings, type AwsService, type EndpointSettingsSource, type RegionSource } from './endpoint.js';
 import { retryDelayMs, retryKind } from './retry.js';
 import { signRequest } from './sign.js';
 
@@ -18,6 +20,7 @@ export const SECRETS_MANAGER: AwsJsonService = {
   endpointId: 'SECRETS_MANAGER',
   targetPrefix: 'secretsmanager',
   jsonVersion: '1.1',
+  endpointRules: secretsManagerEndpointRules,
 };
 
 export const DYNAMODB: AwsJsonService = {
@@ -25,6 +28,7 @@ export const DYNAMODB: AwsJsonService = {
   endpointId: 'DYNAMODB',
   targetPrefix: 'DynamoDB_20120810',
   jsonVersion: '1.0',
+  endpointRules: dynamodbEndpointRules,
 };
 
 /**
@@ -51,6 +55,8 @@ export interface AwsJsonClientOptions {
   env?: Record<string, string | undefined>;
   credentials?: CredentialSource;
   region?: RegionSource;
+  /** FIPS and dual-stack; by default as the SDK reads them (environment, then profile). */
+  endpointSettings?: EndpointSettingsSource;
   /** The signing clock. */
   now?: () => number;
   sleep?: Sleep;
@@ -63,20 +69,20 @@ const MAX_ANSWER_BYTES = 1024 * 1024;
 /**
  * Calls an AWS JSON-protocol service over node:https, signed with the credentials Lambda
  * puts in the environment. It does what the SDK client would do for these few calls, at a
- * fraction of its cold start: the same endpoint and credential settings, per-attempt
- * deadlines, the standard retry mode, and errors named by their AWS code.
+ * fraction of its cold start: the same endpoints (the SDK client's own endpoint rules) and
+ * credential settings, per-attempt deadlines, the standard retry mode, and errors named by
+ * their AWS code.
  */
 export function awsJsonClient(service: AwsJsonService, options: AwsJsonClientOptions): AwsJsonCall {
   const env = options.env ?? process.env;
   const credentials = options.credentials ?? awsCredentials(env);
-  const region = options.region ?? awsRegion(env);
+  const endpoint = awsEndpoint(service, env, options.region ?? awsRegion(env), options.endpointSettings ?? endpointSettings(env));
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? realSleep;
   const { limits } = options;
 
   const attempt = async (operation: string, body: string, signal: AbortSignal | undefined): Promise<Record<string, unknown>> => {
-    const [resolvedRegion, resolvedCredentials] = await Promise.all([region(), credentials()]);
-    const url = serviceEndpoint(service, resolvedRegion, env);
+    const [{ url, signingRegion, signingName }, resolvedCredentials] = await Promise.all([endpoint(), credentials()]);
     const headers = await signRequest(
       {
         method: 'POST',
@@ -88,7 +94,7 @@ export function awsJsonClient(service: AwsJsonService, options: AwsJsonClientOpt
         },
         body,
       },
-      { credentials: resolvedCredentials, region: resolvedRegion, service: service.signingName, signingDate: new Date(now()) },
+      { credentials: resolvedCredentials, region: signingRegion, service: signingName, signingDate: new Date(now()) },
     );
     const answer = await nodeRequest(url, {
       method: 'POST',

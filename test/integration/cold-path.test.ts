@@ -70,6 +70,8 @@ describe.skipIf(!moto)('the relay bundle’s cold path', () => {
   });
 
   const lambdaEnvironment = () => ({
+    // Set in every Lambda function: the relay looks for no AWS profile there.
+    AWS_LAMBDA_FUNCTION_NAME: 'relay',
     AWS_ENDPOINT_URL: proxy.url,
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'AKIDLAMBDAROLE',
@@ -101,7 +103,13 @@ describe.skipIf(!moto)('the relay bundle’s cold path', () => {
   it('outside Lambda, without credentials in the environment, signs with the SDK chain’s: here a profile', async () => {
     const credentials = join(dir, 'credentials');
     writeFileSync(credentials, '[relay-local]\naws_access_key_id = AKIDFROMPROFILE\naws_secret_access_key = from-profile\n');
-    const { AWS_ACCESS_KEY_ID: _id, AWS_SECRET_ACCESS_KEY: _secret, AWS_SESSION_TOKEN: _token, ...withoutCredentials } = lambdaEnvironment();
+    const {
+      AWS_LAMBDA_FUNCTION_NAME: _lambda,
+      AWS_ACCESS_KEY_ID: _id,
+      AWS_SECRET_ACCESS_KEY: _secret,
+      AWS_SESSION_TOKEN: _token,
+      ...withoutCredentials
+    } = lambdaEnvironment();
     slack.reset();
     proxy.reset();
     const relay = await startBundle('webhook-relay', {

@@ -205,11 +205,12 @@ describe('endpoint, region and credentials from the environment', () => {
     await expect(call('GetSecretValue', {})).resolves.toEqual({ SecretString: 'x' });
   });
 
-  it('without a configured endpoint, the regional one', () => {
-    expect(serviceEndpoint(SECRETS_MANAGER, 'eu-west-1', {}).href).toBe('https://secretsmanager.eu-west-1.amazonaws.com/');
-    expect(serviceEndpoint(DYNAMODB, 'cn-north-1', {}).href).toBe('https://dynamodb.cn-north-1.amazonaws.com.cn/');
+  it('without a configured endpoint, the regional one', async () => {
+    const plain = { useFipsEndpoint: false, useDualstackEndpoint: false };
+    expect((await serviceEndpoint(SECRETS_MANAGER, 'eu-west-1', plain, {})).url.href).toBe('https://secretsmanager.eu-west-1.amazonaws.com/');
+    expect((await serviceEndpoint(DYNAMODB, 'cn-north-1', plain, {})).url.href).toBe('https://dynamodb.cn-north-1.amazonaws.com.cn/');
     const ignored = { AWS_ENDPOINT_URL: 'http://127.0.0.1:1', AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: 'true' };
-    expect(serviceEndpoint(DYNAMODB, 'us-east-2', ignored).href).toBe('https://dynamodb.us-east-2.amazonaws.com/');
+    expect((await serviceEndpoint(DYNAMODB, 'us-east-2', plain, ignored)).url.href).toBe('https://dynamodb.us-east-2.amazonaws.com/');
   });
 
   it('signs for AWS_REGION, else AWS_DEFAULT_REGION, else the profile’s; none at all is a clear error', async () => {
