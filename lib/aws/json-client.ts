@@ -7,7 +7,7 @@ import type { AwsCallLimits } from './limits.js';
 import { awsCredentials, type CredentialSource } from './credentials.js';
 import { awsEndpoint, awsRegion, endpointSettings, type AwsService, type EndpointSettingsSource, type RegionSource } from './endpoint.js';
 import { retryDelayMs, retryKind } from './retry.js';
-import { signRequest } from './sign.js';
+import { CLOCK_SKEW_CORRECTED_MS, signRequest, updatedClockOffset } from './sign.js';
 
 /** A service that speaks the AWS JSON protocol: a POST to `/` naming the operation in `X-Amz-Target`. */
 export interface AwsJsonService extends AwsService {
@@ -37,10 +37,19 @@ export const DYNAMODB: AwsJsonService = {
  * holds the rest of the answer (DynamoDB's `Item` on a failed condition), never its message.
  */
 export class AwsServiceError extends Error {
+  /**
+   * The answer's clock showed this request was signed at least 4 minutes off AWS's, and the
+   * client's clock offset now corrects that: the SDK's `$metadata.clockSkewCorrected`, which
+   * makes the error worth one more attempt.
+   */
+  clockSkewCorrected = false;
+
   constructor(
     readonly code: string,
     readonly status: number,
     readonly fields: Record<string, unknown>,
+    /** An `InvalidSignatureException` saying "Signature expired", which the SDK also tries again. */
+    readonly signatureExpired = false,
   ) {
     super(`AWS refused the call: ${code} (HTTP ${status})`);
     this.name = code;
@@ -57,7 +66,7 @@ export interface AwsJsonClientOptions {
   region?: RegionSource;
   /** FIPS and dual-stack; by default as the SDK reads them (environment, then profile). */
   endpointSettings?: EndpointSettingsSource;
-  /** The signing clock. */
+  /** The local clock; requests are signed with it plus the offset AWS's answers showed. */
   now?: () => number;
   sleep?: Sleep;
   random?: () => number;
@@ -70,8 +79,8 @@ const MAX_ANSWER_BYTES = 1024 * 1024;
  * Calls an AWS JSON-protocol service over node:https, signed with the credentials Lambda
  * puts in the environment. It does what the SDK client would do for these few calls, at a
  * fraction of its cold start: the same endpoints (the SDK client's own endpoint rules) and
- * credential settings, per-attempt deadlines, the standard retry mode, and errors named by
- * their AWS code.
+ * credential settings, per-attempt deadlines, the standard retry mode, the SDK's clock-skew
+ * correction, and errors named by their AWS code.
  */
 export function awsJsonClient(service: AwsJsonService, options: AwsJsonClientOptions): AwsJsonCall {
   const env = options.env ?? process.env;
@@ -80,9 +89,14 @@ export function awsJsonClient(service: AwsJsonService, options: AwsJsonClientOpt
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? realSleep;
   const { limits } = options;
+  // AWS's clock minus ours, as the SDK client keeps it (its systemClockOffset): every answer's
+  // Date sets it, and every request is signed with our clock plus it.
+  let clockOffsetMs = 0;
 
   const attempt = async (operation: string, body: string, signal: AbortSignal | undefined): Promise<Record<string, unknown>> => {
     const [{ url, signingRegion, signingName }, resolvedCredentials] = await Promise.all([endpoint(), credentials()]);
+    const offsetAtSigning = clockOffsetMs;
+    const sentAt = now();
     const headers = await signRequest(
       {
         method: 'POST',
@@ -94,7 +108,7 @@ export function awsJsonClient(service: AwsJsonService, options: AwsJsonClientOpt
         },
         body,
       },
-      { credentials: resolvedCredentials, region: signingRegion, service: signingName, signingDate: new Date(now()) },
+      { credentials: resolvedCredentials, region: signingRegion, service: signingName, signingDate: new Date(sentAt + offsetAtSigning) },
     );
     const answer = await nodeRequest(url, {
       method: 'POST',
@@ -106,7 +120,13 @@ export function awsJsonClient(service: AwsJsonService, options: AwsJsonClientOpt
       timeoutMs: limits.requestTimeoutMs,
       maxAnswerBytes: MAX_ANSWER_BYTES,
     });
-    return parseAnswer(answer);
+    clockOffsetMs = updatedClockOffset(answer.headers, clockOffsetMs, sentAt, now());
+    try {
+      return parseAnswer(answer);
+    } catch (error) {
+      if (error instanceof AwsServiceError) error.clockSkewCorrected = Math.abs(clockOffsetMs - offsetAtSigning) >= CLOCK_SKEW_CORRECTED_MS;
+      throw error;
+    }
   };
 
   return async (operation, input, signal) => {
@@ -132,9 +152,12 @@ function parseAnswer(answer: NodeAnswer): Record<string, unknown> {
     if (!fields) throw new AwsServiceError('InvalidAnswer', answer.status, {});
     return fields;
   }
-  const { __type, message: _message, Message: _Message, ...rest } = fields ?? {};
+  const { __type, message, Message, ...rest } = fields ?? {};
   const header = answer.headers['x-amzn-errortype'];
-  throw new AwsServiceError(errorCode(typeof header === 'string' ? header : (__type ?? fields?.['code'])), answer.status, rest);
+  const code = errorCode(typeof header === 'string' ? header : (__type ?? fields?.['code']));
+  const said = message ?? Message;
+  const signatureExpired = code === 'InvalidSignatureException' && typeof said === 'string' && said.includes('Signature expired');
+  throw new AwsServiceError(code, answer.status, rest, signatureExpired);
 }
 
 /** `com.amazonaws.dynamodb.v20120810#ResourceNotFoundException` and `X:http://…` both mean `X`. */

@@ -29,14 +29,18 @@ interface FailureShape {
   name?: unknown;
   code?: unknown;
   status?: unknown;
+  clockSkewCorrected?: unknown;
+  signatureExpired?: unknown;
 }
 
 export type RetryKind = 'throttling' | 'transient' | undefined;
 
 /** Whether a failed attempt may succeed when tried again, and how long to back off for it. */
 export function retryKind(error: unknown): RetryKind {
-  const { name, code, status } = (error ?? {}) as FailureShape;
+  const { name, code, status, clockSkewCorrected, signatureExpired } = (error ?? {}) as FailureShape;
   if (status === 429 || THROTTLING_CODES.has(String(name))) return 'throttling';
+  // Signed with a clock AWS's answer has since corrected: the next attempt is signed right.
+  if (clockSkewCorrected === true || (name === 'InvalidSignatureException' && signatureExpired === true)) return 'transient';
   if (TRANSIENT_CODES.has(String(name)) || TRANSIENT_STATUSES.has(Number(status)) || NETWORK_ERROR_CODES.has(String(code))) return 'transient';
   return undefined;
 }

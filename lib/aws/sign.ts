@@ -1,4 +1,5 @@
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentials } from './credentials.js';
 
@@ -86,4 +87,23 @@ export async function signRequest(request: RequestToSign, parameters: SigningPar
     { signingDate: parameters.signingDate },
   );
   return signed.headers;
+}
+
+/** How far off AWS's clock a request must have been signed for the SDK to call its error clock skew, and try again. */
+export const CLOCK_SKEW_CORRECTED_MS = 240_000;
+
+/** The SDK ignores the Date of an answer that took longer than this: it says too little about AWS's clock. */
+const MAX_SAMPLE_ROUND_TRIP_MS = 900_000;
+
+/**
+ * The clock offset after an answer, as the SDK's getUpdatedSystemClockOffset computes it: AWS's
+ * time (the answer's `Date`) minus ours when the answer came. Unchanged when there is no
+ * usable Date, when an `Age` header says a cache answered, or when the answer took too long.
+ */
+export function updatedClockOffset(headers: IncomingHttpHeaders, offsetMs: number, sentAt: number, receivedAt: number): number {
+  const date = headers['date'];
+  if (date === undefined || headers['age'] !== undefined) return offsetMs;
+  const serverTime = Date.parse(date);
+  if (Number.isNaN(serverTime) || receivedAt - sentAt > MAX_SAMPLE_ROUND_TRIP_MS) return offsetMs;
+  return serverTime - receivedAt;
 }

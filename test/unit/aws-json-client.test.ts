@@ -10,7 +10,7 @@ import { awsCredentials } from '../../lib/aws/credentials.js';
 import { awsRegion, RegionMissingError, serviceEndpoint } from '../../lib/aws/endpoint.js';
 import { awsJsonClient, DYNAMODB, SECRETS_MANAGER, type AwsJsonClientOptions, type AwsJsonService } from '../../lib/aws/json-client.js';
 import { retryDelayMs, retryKind } from '../../lib/aws/retry.js';
-import { signRequest } from '../../lib/aws/sign.js';
+import { signRequest, updatedClockOffset } from '../../lib/aws/sign.js';
 import { RedirectRefusedError } from '../../lib/transport/node-request.js';
 import { startFakeAws, type AwsCall, type FakeAws } from '../helpers/fake-aws.js';
 
@@ -173,6 +173,84 @@ describe('retries, as the SDK’s standard mode', () => {
     expect(retryKind({ name: 'AccessDeniedException', status: 403 })).toBeUndefined();
     expect(retryKind(new DOMException('aborted', 'AbortError'))).toBeUndefined();
     expect(retryDelayMs('transient', 30, () => 1)).toBe(20_000);
+  });
+});
+
+describe('clock skew, corrected as the SDK client corrects it', () => {
+  // AWS refuses a signature more than 5 minutes off its clock; the fake does too once it has a clock.
+  const ahead = 20 * 60_000;
+  afterEach(() => aws.clock(undefined));
+  const realClock = (options: Partial<AwsJsonClientOptions> = {}) => client(SECRETS_MANAGER, { now: Date.now, ...options });
+  const signedAt = (call: AwsCall | undefined) => amzDate(call?.headers['x-amz-date'] ?? '').getTime();
+
+  it.each([
+    ['Secrets Manager', SECRETS_MANAGER, 'GetSecretValue', { SecretString: 'x' }],
+    ['DynamoDB', DYNAMODB, 'PutItem', {}],
+  ] as const)('against a service clock 20 minutes ahead (%s), the first call succeeds on its second attempt and the next at once', async (_name, service, operation, answer) => {
+    aws.clock(ahead);
+    aws.answer(`${service.targetPrefix}.${operation}`, answer);
+    const call = client(service, { now: Date.now });
+    await expect(call(operation, {})).resolves.toEqual(answer);
+    expect(aws.calls).toHaveLength(2);
+    // The first attempt was signed with our clock, the second with AWS's.
+    expect(Math.abs(signedAt(aws.calls[0]) - Date.now())).toBeLessThan(60_000);
+    expect(Math.abs(signedAt(aws.calls[1]) - (Date.now() + ahead))).toBeLessThan(60_000);
+    await expect(call(operation, {})).resolves.toEqual(answer);
+    expect(aws.calls).toHaveLength(3);
+  });
+
+  it('as the SDK client does against the same service', async () => {
+    aws.clock(ahead);
+    aws.answer('secretsmanager.GetSecretValue', { SecretString: 'x' });
+    const sdk = new SecretsManagerClient({ endpoint: aws.url, region: 'eu-west-1', credentials: { ...credentials }, maxAttempts: 2 });
+    const first = await sdk.send(new GetSecretValueCommand({ SecretId: 'relay-config' }));
+    const second = await sdk.send(new GetSecretValueCommand({ SecretId: 'relay-config' }));
+    expect([first.$metadata.attempts, second.$metadata.attempts]).toEqual([2, 1]);
+  });
+
+  it('a clock behind AWS is corrected too; with one attempt the call fails, and the next one succeeds at once', async () => {
+    aws.clock(-ahead);
+    aws.answer('secretsmanager.GetSecretValue', { SecretString: 'x' });
+    const call = realClock({ limits: { ...limits, maxAttempts: 1 } });
+    await expect(call('GetSecretValue', {})).rejects.toMatchObject({ name: 'InvalidSignatureException', clockSkewCorrected: true });
+    await expect(call('GetSecretValue', {})).resolves.toEqual({ SecretString: 'x' });
+    expect(aws.calls).toHaveLength(2);
+  });
+
+  it('a refusal signed with the corrected clock is not tried again: the skew was not the cause', async () => {
+    aws.clock(ahead);
+    aws.answer('secretsmanager.GetSecretValue', { error: 'ResourceNotFoundException' });
+    const call = realClock();
+    // The skewed attempt is tried again; the refusal of the corrected one is final.
+    await expect(call('GetSecretValue', {})).rejects.toMatchObject({ name: 'ResourceNotFoundException', clockSkewCorrected: false });
+    expect(aws.calls).toHaveLength(2);
+    await expect(call('GetSecretValue', {})).rejects.toMatchObject({ name: 'ResourceNotFoundException', clockSkewCorrected: false });
+    expect(aws.calls).toHaveLength(3);
+  });
+
+  it('an answer without a Date leaves the clock alone; "Signature expired" alone is still worth a second attempt, as in the SDK', async () => {
+    aws.answer('secretsmanager.GetSecretValue', { error: 'InvalidSignatureException', fields: { message: 'Signature expired: 20261123T000000Z is now earlier than 20261123T100000Z' } });
+    await expect(client(SECRETS_MANAGER)('GetSecretValue', {})).rejects.toMatchObject({ name: 'InvalidSignatureException', clockSkewCorrected: false, signatureExpired: true });
+    expect(aws.calls).toHaveLength(2);
+    expect(aws.calls.map((call) => call.headers['x-amz-date'])).toEqual(['20261123T102030Z', '20261123T102030Z']);
+  });
+
+  it('the offset follows the SDK’s getUpdatedSystemClockOffset', () => {
+    const sent = Date.parse('2026-11-23T10:00:00Z');
+    const date = 'Mon, 23 Nov 2026 10:20:00 GMT';
+    expect(updatedClockOffset({ date }, 0, sent, sent + 1_000)).toBe(20 * 60_000 - 1_000);
+    // Any Date sets it, near or far; none, an unreadable one, a cache's (Age) or a very slow answer's do not.
+    expect(updatedClockOffset({ date: 'Mon, 23 Nov 2026 10:00:03 GMT' }, 20 * 60_000, sent, sent)).toBe(3_000);
+    expect(updatedClockOffset({}, 42, sent, sent)).toBe(42);
+    expect(updatedClockOffset({ date: 'soon' }, 42, sent, sent)).toBe(42);
+    expect(updatedClockOffset({ date, age: '3' }, 42, sent, sent)).toBe(42);
+    expect(updatedClockOffset({ date }, 42, sent, sent + 900_001)).toBe(42);
+  });
+
+  it('classifies as the SDK does', () => {
+    expect(retryKind({ name: 'AccessDeniedException', status: 403, clockSkewCorrected: true })).toBe('transient');
+    expect(retryKind({ name: 'InvalidSignatureException', status: 400, signatureExpired: true })).toBe('transient');
+    expect(retryKind({ name: 'InvalidSignatureException', status: 400, signatureExpired: false, clockSkewCorrected: false })).toBeUndefined();
   });
 });
 
