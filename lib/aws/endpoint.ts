@@ -1,11 +1,5 @@
-import { awsEndpointFunctions } from '@aws-sdk/core/client';
-import { loadConfig, resolveRegionConfig } from '@smithy/core/config';
-import { customEndpointFunctions, decideEndpoint, type BinaryDecisionDiagram } from '@smithy/core/endpoints';
+import type { BinaryDecisionDiagram } from '@smithy/core/endpoints';
 import { ReasonedError } from '../shared/errors.js';
-
-// The SDK's `aws.partition` (its partition data) and `aws.parseArn` for the rules below, as
-// every SDK client's endpoint resolver registers them.
-customEndpointFunctions['aws'] = awsEndpointFunctions;
 
 /** An AWS service as its endpoint and configuration name it. */
 export interface AwsService {
@@ -13,8 +7,11 @@ export interface AwsService {
   signingName: string;
   /** The suffix of its service-specific endpoint variable, `AWS_ENDPOINT_URL_<id>`. */
   endpointId: string;
-  /** The SDK client's own endpoint rules (its compiled `endpoint/bdd.js`), so every host is the one its client would use. */
-  endpointRules: BinaryDecisionDiagram;
+  /**
+   * The SDK client's own endpoint rules (its compiled `endpoint/bdd.js`), so every host is the
+   * one its client would use; imported only for what the common case below does not cover.
+   */
+  endpointRules: () => Promise<BinaryDecisionDiagram>;
 }
 
 export class RegionMissingError extends ReasonedError<'region_missing'> {
@@ -99,8 +96,10 @@ function sdkProfileSetting(env: Record<string, string | undefined>): ProfileSett
   const configFilepath = env['AWS_CONFIG_FILE'];
   const filepath = env['AWS_SHARED_CREDENTIALS_FILE'];
   const files = { ...(profile ? { profile } : {}), ...(configFilepath ? { configFilepath } : {}), ...(filepath ? { filepath } : {}) };
-  return (key) =>
-    loadConfig<string | undefined>({ environmentVariableSelector: () => undefined, configFileSelector: (section) => section[key], default: undefined }, files)();
+  return async (key) => {
+    const { loadConfig } = await import('@smithy/core/config');
+    return loadConfig<string | undefined>({ environmentVariableSelector: () => undefined, configFileSelector: (section) => section[key], default: undefined }, files)();
+  };
 }
 
 /** Where one service is reached and what its requests are signed for. */
@@ -128,6 +127,36 @@ export async function serviceEndpoint(
   if (configured && !URL.canParse(configured)) {
     throw new EndpointSettingsError(`AWS_ENDPOINT_URL_${service.endpointId} or AWS_ENDPOINT_URL is not a URL.`, 'endpoint_url_invalid');
   }
+  return commonEndpoint(service, region, settings, configured) ?? sdkEndpoint(service, region, settings, configured);
+}
+
+// The regions of the aws and aws-cn partitions as the SDK's partition data matches them.
+const AWS_REGION = /^(us|eu|ap|sa|ca|me|af|il|mx)-\w+-\d+$/;
+const AWS_CN_REGION = /^cn-\w+-\d+$/;
+
+/**
+ * What the endpoint rules give in the common case, without loading them: FIPS and dual-stack
+ * off, and a configured endpoint, or a region of the aws or aws-cn partition (the comparison
+ * test holds this to the SDK clients' own answers). Undefined for everything else.
+ */
+function commonEndpoint(service: AwsService, region: string, settings: EndpointSettings, configured: string | undefined): ServiceEndpoint | undefined {
+  if (settings.useFipsEndpoint || settings.useDualstackEndpoint) return undefined;
+  const host = AWS_REGION.test(region) ? 'amazonaws.com' : AWS_CN_REGION.test(region) ? 'amazonaws.com.cn' : undefined;
+  if (host === undefined) return undefined;
+  const url = new URL(configured ?? `https://${service.signingName}.${region}.${host}`);
+  return { url, signingRegion: region, signingName: service.signingName };
+}
+
+/** The SDK's own region resolution and endpoint rules, imported on first use. */
+async function sdkEndpoint(service: AwsService, region: string, settings: EndpointSettings, configured: string | undefined): Promise<ServiceEndpoint> {
+  const [{ awsEndpointFunctions }, { resolveRegionConfig }, { customEndpointFunctions, decideEndpoint }, rules] = await Promise.all([
+    import('@aws-sdk/core/client'),
+    import('@smithy/core/config'),
+    import('@smithy/core/endpoints'),
+    service.endpointRules(),
+  ]);
+  // The SDK's `aws.partition` (its partition data) and `aws.parseArn`, as every SDK client's endpoint resolver registers them.
+  customEndpointFunctions['aws'] ??= awsEndpointFunctions;
   // The SDK's own region resolution: `us-east-1-fips` is us-east-1 with FIPS, and a region must be a host label.
   const resolved = resolveRegionConfig({ region, useFipsEndpoint: settings.useFipsEndpoint });
   let realRegion: string;
@@ -144,7 +173,7 @@ export async function serviceEndpoint(
   };
   let decided: ReturnType<typeof decideEndpoint>;
   try {
-    decided = decideEndpoint(service.endpointRules, { endpointParams });
+    decided = decideEndpoint(rules, { endpointParams });
   } catch (error) {
     // The rules' own words, e.g. "FIPS and DualStack are enabled, but this partition does not support one or both".
     const why = error instanceof Error && error.name === 'EndpointError' ? `: ${error.message}` : '';

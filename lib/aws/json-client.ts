@@ -1,5 +1,3 @@
-import { bdd as dynamodbEndpointRules } from '@aws-sdk/client-dynamodb/dist-es/endpoint/bdd.js';
-import { bdd as secretsManagerEndpointRules } from '@aws-sdk/client-secrets-manager/dist-es/endpoint/bdd.js';
 import { nodeRequest, type NodeAnswer } from '../transport/node-request.js';
 import { parseJson } from '../shared/json.js';
 import { sleep as realSleep, type Sleep } from '../shared/sleep.js';
@@ -20,7 +18,7 @@ export const SECRETS_MANAGER: AwsJsonService = {
   endpointId: 'SECRETS_MANAGER',
   targetPrefix: 'secretsmanager',
   jsonVersion: '1.1',
-  endpointRules: secretsManagerEndpointRules,
+  endpointRules: async () => (await import('@aws-sdk/client-secrets-manager/dist-es/endpoint/bdd.js')).bdd,
 };
 
 export const DYNAMODB: AwsJsonService = {
@@ -28,7 +26,7 @@ export const DYNAMODB: AwsJsonService = {
   endpointId: 'DYNAMODB',
   targetPrefix: 'DynamoDB_20120810',
   jsonVersion: '1.0',
-  endpointRules: dynamodbEndpointRules,
+  endpointRules: async () => (await import('@aws-sdk/client-dynamodb/dist-es/endpoint/bdd.js')).bdd,
 };
 
 /**

@@ -12,7 +12,8 @@ export function bundledSources(root: string, functionName: string): string[] {
   const metaFile = join(root, 'dist', 'meta', `${functionName}.json`);
   if (!existsSync(metaFile)) throw new Error(`dist/meta/${functionName}.json is missing: run npm run build`);
   const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as { inputs: Record<string, unknown> };
-  return Object.keys(meta.inputs).filter((path) => !path.includes('node_modules') && /\.[cm]?[jt]s$/.test(path));
+  // `<dir>/lazy:<specifier>` names the stub each lazy package bundle is built from, not a file of ours.
+  return Object.keys(meta.inputs).filter((path) => !path.includes('node_modules') && !path.includes('/lazy:') && /\.[cm]?[jt]s$/.test(path));
 }
 
 function readsInText(text: string): string[] {

@@ -77,6 +77,16 @@ async function both(service: AwsService, env: Record<string, string>) {
 
 const REGIONS = [
   'us-east-1',
+  // The common case, answered without the rules: every prefix of the aws partition, and aws-cn.
+  'eu-west-1',
+  'ap-northeast-3',
+  'sa-east-1',
+  'ca-west-1',
+  'me-south-1',
+  'af-south-1',
+  'il-central-1',
+  'mx-central-1',
+  'cn-northwest-1',
   'us-gov-west-1',
   'cn-north-1',
   // The EU sovereign cloud, and the ISO partitions.
@@ -124,6 +134,18 @@ describe.each([
         expect({ settings, ours }).toEqual({ settings, ours: sdk });
       }
     }
+  });
+});
+
+describe('the common case', () => {
+  it('needs no endpoint rules: a region of the aws or aws-cn partition, FIPS and dual-stack off', async () => {
+    const withoutRules: AwsService = { ...DYNAMODB, endpointRules: () => Promise.reject(new Error('the rules were loaded')) };
+    for (const region of ['us-east-1', 'eu-central-2', 'cn-north-1']) {
+      const where = await ourEndpoint(withoutRules, { AWS_REGION: region });
+      expect('url' in where && where.url.hostname).toBe(`dynamodb.${region}.${region.startsWith('cn-') ? 'amazonaws.com.cn' : 'amazonaws.com'}`);
+    }
+    await expect(ourEndpoint(withoutRules, { AWS_REGION: 'us-gov-west-1' })).rejects.toThrow('the rules were loaded');
+    await expect(ourEndpoint(withoutRules, { AWS_REGION: 'us-east-1', AWS_USE_FIPS_ENDPOINT: 'true' })).rejects.toThrow('the rules were loaded');
   });
 });
 
