@@ -37,6 +37,7 @@ const [relayId] = functionNamed('webhook-relay') ?? [];
 
 // Read by the code but deliberately not set by the template.
 const NOT_SET_BY_TEMPLATE: Record<string, string> = {
+  SLACK_TIMEOUT_MS: 'the older name of POST_TIMEOUT_MS, still read for stacks and local setups that set it',
   AWS_REGION: 'Lambda sets it itself',
   AWS_ENDPOINT_URL: 'only tests and local emulators point the SDK elsewhere',
   AWS_ACCESS_KEY_ID: "Lambda sets the function role's credentials itself",
