@@ -1,11 +1,8 @@
 // `npm start`: the relay on http://127.0.0.1:3000/webhook through the same Lambda handler.
-import { existsSync } from 'node:fs';
-import { mkdtemp, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import type { Context } from 'aws-lambda';
 import { consoleTypeOf, handleConsoleRequest } from './console-chat.js';
+import { chooseConfiguration, configurationProblems } from './dev-config.js';
 import { httpApiEvent } from './http-api-event.js';
 
 const TEXT_TYPES = /^(?:text\/|application\/(?:[\w.+-]+\+)?json|application\/x-www-form-urlencoded)/i;
@@ -16,21 +13,15 @@ const port = Number(process.env['PORT'] ?? 3000);
 // The console destinations live on this same server: /console/slack, /console/teams, /console/googlechat.
 const consoleBase = `http://127.0.0.1:${port}/console`;
 
-async function chooseConfiguration(): Promise<string> {
-  if (process.env['RELAY_CONFIG_SECRET_ID']) return `RELAY_CONFIG_SECRET_ID=${process.env['RELAY_CONFIG_SECRET_ID']}`;
-  const local = resolve('relay.config.json');
-  if (existsSync(local)) {
-    process.env['RELAY_CONFIG_SECRET_ID'] = `file:${local}`;
-    return 'relay.config.json';
-  }
-  const dir = await mkdtemp(join(tmpdir(), 'cost-alert-relay-'));
-  const file = join(dir, 'relay.config.json');
-  await writeFile(file, JSON.stringify({ auth: { method: 'none' }, destinations: { default: { url: `${consoleBase}/slack` } } }, null, 2));
-  process.env['RELAY_CONFIG_SECRET_ID'] = `file:${file}`;
-  return 'embedded default (no authentication, messages printed here instead of posted)';
+const choice = await chooseConfiguration(process.env, () => ({ auth: { method: 'none' }, destinations: { default: { url: `${consoleBase}/slack` } } }));
+const problems = await configurationProblems(choice);
+if (problems.length > 0) {
+  console.error(`npm start: the relay configuration cannot be used, so nothing listens (configuration: ${choice.description}):`);
+  for (const problem of problems) console.error(`  ${problem}`);
+  process.exit(1);
 }
-
-const source = await chooseConfiguration();
+process.env['RELAY_CONFIG_SECRET_ID'] = choice.secretId;
+const source = choice.description;
 // Metric lines (CloudWatch EMF) would bury the previews; POWERTOOLS_METRICS_DISABLED=false shows them.
 process.env['POWERTOOLS_METRICS_DISABLED'] ??= 'true';
 // Imported only now: the handler reads its environment when its module loads, as on Lambda.
