@@ -1,5 +1,6 @@
 // The console destination of `npm start`: plays Slack, Teams and Google Chat on loopback and
-// prints what each would show, with a way to preview it in the service's own designer.
+// prints what each would show, with a way to preview it in the service's own designer; the
+// preview page (scripts/preview) shows the same deliveries in a browser.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 interface SlackBlock {
@@ -92,7 +93,14 @@ export function consoleTypeOf(path: string): ConsoleType | undefined {
 }
 
 /** Handles one request to a console path: prints the preview, answers as the service would. */
-export function handleConsoleRequest(type: ConsoleType, req: IncomingMessage, res: ServerResponse, body: Buffer, print: (text: string) => void = console.log): void {
+export function handleConsoleRequest(
+  type: ConsoleType,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Buffer,
+  print: (text: string) => void = console.log,
+  record?: (type: ConsoleType, body: unknown) => void,
+): void {
   if (req.method !== 'POST') {
     res.writeHead(405).end();
     return;
@@ -105,5 +113,6 @@ export function handleConsoleRequest(type: ConsoleType, req: IncomingMessage, re
     return;
   }
   for (const line of CONSOLES[type].show(parsed)) print(line);
+  record?.(type, parsed);
   CONSOLES[type].answer(res);
 }

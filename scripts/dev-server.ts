@@ -4,6 +4,8 @@ import type { Context } from 'aws-lambda';
 import { consoleTypeOf, handleConsoleRequest } from './console-chat.js';
 import { chooseConfiguration, configurationProblems } from './dev-config.js';
 import { httpApiEvent } from './http-api-event.js';
+import { DeliveryLog } from './preview/deliveries.js';
+import { handlePreviewRequest, isPreviewPath } from './preview/server.js';
 
 const TEXT_TYPES = /^(?:text\/|application\/(?:[\w.+-]+\+)?json|application\/x-www-form-urlencoded)/i;
 const FUNCTION_TIMEOUT_MS = 15_000;
@@ -28,6 +30,7 @@ process.env['POWERTOOLS_METRICS_DISABLED'] ??= 'true';
 const { handler } = await import('../functions/webhook-relay/handler.js');
 
 let invocation = 0;
+const deliveries = new DeliveryLog();
 
 const server = createServer((req, res) => {
   const chunks: Buffer[] = [];
@@ -36,7 +39,11 @@ const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const consoleType = consoleTypeOf(path);
     if (consoleType) {
-      handleConsoleRequest(consoleType, req, res, Buffer.concat(chunks));
+      handleConsoleRequest(consoleType, req, res, Buffer.concat(chunks), console.log, (type, body) => deliveries.record(type, body));
+      return;
+    }
+    if (isPreviewPath(path)) {
+      await handlePreviewRequest(path, req, res, deliveries);
       return;
     }
     if (path !== '/webhook') {
@@ -84,5 +91,6 @@ server.listen(port, host, () => {
   console.log(`Cost Alert Relay listening on http://${host}:${port}/webhook`);
   console.log(`configuration: ${source}`);
   console.log(`console destinations (print instead of post): ${consoleBase}/slack, ${consoleBase}/teams, ${consoleBase}/googlechat`);
+  console.log(`preview page (what each console destination received, as each chat shows it): http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}/`);
   console.log('try: npm run send -- events/anomaly-alert.json');
 });
