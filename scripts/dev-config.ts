@@ -88,136 +88,17 @@ async function readDocument(choice: ConfigChoice): Promise<{ text: string } | { 
   }
 }
 
-/** Syntax errors with line and column, then every schema problem by its path. */
+/**
+ * Every problem by its path, syntax errors with line and column: the relay's own reader, so
+ * the check says what the relay would say (lib/config/load.ts).
+ */
 export function documentProblems(label: string, text: string): string[] {
-  const syntax = jsonSyntaxProblem(text);
-  if (syntax) return [`${label}: ${syntax}`];
+  if (text.trim() === '') return [`${label}: is empty, not JSON`];
   try {
     parseRelayConfig(text);
     return [];
   } catch (error) {
     if (!(error instanceof ConfigInvalidError)) throw error;
     return error.problems.map((p) => `${label}: ${p.path}: ${p.problem}`);
-  }
-}
-
-class SyntaxProblem {
-  constructor(
-    readonly at: number,
-    readonly reason: string,
-  ) {}
-}
-
-/**
- * `line 3, column 5: not valid JSON (expected ',' or '}' after a property value)`, or
- * undefined for valid JSON. The reason is our own: V8's message quotes the text around the
- * error ("Unexpected token 's', "…s3cret…" is not valid JSON"), which may be a password, and
- * names no position for some errors.
- */
-export function jsonSyntaxProblem(text: string): string | undefined {
-  try {
-    JSON.parse(text);
-    return undefined;
-  } catch {
-    // Located below.
-  }
-  if (text.trim() === '') return 'is empty, not JSON';
-  if (text.startsWith('\uFEFF')) return 'line 1, column 1: not valid JSON (the file starts with a byte order mark; save it as UTF-8 without one)';
-  const problem = locateSyntaxProblem(text) ?? new SyntaxProblem(text.length, 'not JSON');
-  const before = text.slice(0, problem.at).split('\n');
-  return `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}: not valid JSON (${problem.reason})`;
-}
-
-/** A JSON reader that only finds where the first mistake is and says what it expected there. */
-function locateSyntaxProblem(text: string): SyntaxProblem | undefined {
-  let i = 0;
-  const fail = (reason: string): never => {
-    throw new SyntaxProblem(i, reason);
-  };
-  const space = () => {
-    while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
-  };
-  const string = () => {
-    i++;
-    while (i < text.length) {
-      const c = text[i]!;
-      if (c === '"') {
-        i++;
-        return;
-      }
-      if (c === '\\') {
-        const escaped = text[i + 1];
-        if (escaped === 'u' && /^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) i += 6;
-        else if (escaped !== undefined && '"\\/bfnrt'.includes(escaped)) i += 2;
-        else fail('a backslash in a string starts no valid escape');
-        continue;
-      }
-      if (c < ' ') fail('a line break or control character inside a string; is a closing quote missing?');
-      i++;
-    }
-    fail('a string is not closed');
-  };
-  const value = (): void => {
-    space();
-    const c = text[i];
-    if (c === undefined) fail('the text ends where a value should be');
-    if (c === '{') {
-      i++;
-      space();
-      if (text[i] === '}') {
-        i++;
-        return;
-      }
-      for (;;) {
-        space();
-        if (text[i] !== '"') fail("expected a property name in double quotes (no ',' after the last property)");
-        string();
-        space();
-        if (text[i] !== ':') fail("expected ':' after a property name");
-        i++;
-        value();
-        space();
-        if (text[i] === '}') {
-          i++;
-          return;
-        }
-        if (text[i] !== ',') fail("expected ',' or '}' after a property value");
-        i++;
-      }
-    }
-    if (c === '[') {
-      i++;
-      space();
-      if (text[i] === ']') {
-        i++;
-        return;
-      }
-      for (;;) {
-        value();
-        space();
-        if (text[i] === ']') {
-          i++;
-          return;
-        }
-        if (text[i] !== ',') fail("expected ',' or ']' after an element");
-        i++;
-      }
-    }
-    if (c === '"') {
-      string();
-      return;
-    }
-    const literal = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/.exec(text.slice(i, i + 400));
-    if (!literal) fail('expected a value: a string in double quotes, a number, true, false, null, an object or an array');
-    i += literal![0].length;
-  };
-  try {
-    value();
-    space();
-    if (i < text.length) fail('more text after the end of the JSON value');
-    return undefined;
-  } catch (error) {
-    if (error instanceof SyntaxProblem) return error;
-    throw error;
   }
 }
