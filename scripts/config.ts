@@ -13,7 +13,7 @@ import { ConfigInvalidError } from '../lib/config/errors.js';
 import { parseRelayConfig } from '../lib/config/load.js';
 import type { RelayConfig } from '../lib/config/schema.js';
 import { parseJson } from '../lib/shared/json.js';
-import { notJsonMessage, SecretContentError, stackOutputs, UsageError } from './stack.js';
+import { awsClientOptions, awsErrorMessage, notJsonMessage, SecretContentError, stackOutputs, UsageError } from './stack.js';
 import { guardUnexpectedErrors, unexpectedErrorMessage } from './unexpected.js';
 
 const USAGE = `usage:
@@ -100,7 +100,7 @@ async function readLive(client: SecretsManagerClient, secretId: string): Promise
   } catch (error) {
     const name = (error as Error).name;
     if (name === 'ResourceNotFoundException') throw new UsageError(`No secret ${secretId} (or it has no current version). Deploy the stack first.`);
-    throw new UsageError(`Could not read ${secretId}: ${name}. Are your AWS credentials and region set?`);
+    throw new UsageError(`Could not read ${secretId}: ${awsErrorMessage(error)}`);
   }
 }
 
@@ -115,7 +115,7 @@ async function confirm(question: string): Promise<boolean> {
 async function push(file: string | undefined, values: ReturnType<typeof parse>['values']): Promise<number> {
   const { text, json, config } = await readConfigFile(file);
   const secretId = await secretIdFrom(values);
-  const client = new SecretsManagerClient(values.region ? { region: values.region } : {});
+  const client = new SecretsManagerClient(awsClientOptions(values.region));
   try {
     const live = await readLive(client, secretId);
     const before = live === undefined ? undefined : parseJson(live);
@@ -145,7 +145,7 @@ async function push(file: string | undefined, values: ReturnType<typeof parse>['
     try {
       await client.send(new PutSecretValueCommand({ SecretId: secretId, SecretString: text }));
     } catch (error) {
-      throw new UsageError(`Could not write ${secretId}: ${(error as Error).name}. Nothing was changed.`);
+      throw new UsageError(`Could not write ${secretId}: ${awsErrorMessage(error)} Nothing was changed.`);
     }
     console.log('Written. The relay uses it within its configuration TTL (RELAY_CONFIG_TTL_SECONDS, 300 s by default);');
     console.log('changed Basic or header credentials stay accepted for the grace period (docs/operations.md, "Changing credentials safely").');
@@ -181,7 +181,7 @@ async function writePrivate(file: string, text: string): Promise<void> {
 
 async function pull(values: ReturnType<typeof parse>['values']): Promise<number> {
   const secretId = await secretIdFrom(values);
-  const client = new SecretsManagerClient(values.region ? { region: values.region } : {});
+  const client = new SecretsManagerClient(awsClientOptions(values.region));
   try {
     const live = await readLive(client, secretId);
     if (live === undefined) throw new SecretContentError(`The secret ${secretId} holds no text (binary only), so it is not a relay configuration.`);

@@ -7,17 +7,22 @@ import { notJsonMessage, readSecretString, SecretContentError, stackOutputs, Usa
 import { guardUnexpectedErrors, unexpectedErrorMessage } from './unexpected.js';
 
 const USAGE = `usage: npm run send -- [options] <file>
+       npm run send -- --test [options]
 
 Posts <file> (a webhook message, e.g. events/anomaly-alert.json) to the relay and prints its answer.
+--test posts events/test-alert.json instead, stamped with the current time: a message titled
+"Test alert from Cost Alert Relay" that says it is a test, to check a channel end to end.
 Exit code 0 for a 2xx answer, 1 for any other answer, no answer, or a stack whose relay configuration
 secret cannot be used (named by path, never shown), 2 for a usage mistake.
 
 options:
-  --url URL               where to post (default: $RELAY_URL or http://127.0.0.1:3000/webhook, the local relay)
+  --test                  post the test alert (events/test-alert.json) instead of a file
+  --url URL               where to post (default: $RELAY_URL or http://127.0.0.1:3000/webhook, the local relay);
+                          credentials go in --basic, never in the URL
   --stack NAME            post to a deployed stack: the URL comes from its WebhookUrl output, and Basic
                           credentials and custom headers from its relay configuration secret
                           (needs AWS credentials allowed to read them)
-  --region REGION         the stack's region (default: your AWS configuration's)
+  --region REGION         the stack's region (default: AWS_REGION, AWS_DEFAULT_REGION, then your profile's)
   --basic USER:PASSWORD   HTTP Basic credentials
   --bearer TOKEN          an SSO access token (Authorization: Bearer)
   --header "Name: value"  an extra header; repeat for more
@@ -34,6 +39,7 @@ function parse(): { values: Record<string, string | string[] | boolean | undefin
     const { values, positionals } = parseArgs({
       allowPositionals: true,
       options: {
+        test: { type: 'boolean' },
         url: { type: 'string' },
         stack: { type: 'string' },
         region: { type: 'string' },
@@ -93,13 +99,61 @@ function sendable(name: string, value: string): boolean {
   }
 }
 
+/**
+ * Destinations whose configuration adds a mention: the relay puts it on every alert it posts
+ * there, a test alert too (the platform's message has nothing that marks a test).
+ */
+function mentioningDestinations(text: string): string[] {
+  const json = parseJson(text);
+  const destinations = json.ok ? (json.value as { destinations?: unknown } | null)?.destinations : undefined;
+  if (typeof destinations !== 'object' || destinations === null) return [];
+  return Object.entries(destinations).flatMap(([name, d]) => ((d as { mention?: unknown } | null)?.mention ? [name] : []));
+}
+
 /** The URL and credentials of a deployed stack, so a first test needs nothing copied by hand. */
-async function fromStack(stack: string, region: string | undefined): Promise<Request> {
+async function fromStack(stack: string, region: string | undefined, test: boolean): Promise<Request> {
   const outputs = await stackOutputs(stack, region);
   const url = outputs['WebhookUrl'];
   if (!url) throw new UsageError(`The stack ${stack} has no WebhookUrl output; is it a Cost Alert Relay stack?`);
   const secretId = outputs['RelayConfigSecretArn'];
-  return { url, headers: secretId ? credentialsFrom(await readSecretString(secretId, region), secretId) : {} };
+  if (!secretId) return { url, headers: {} };
+  const text = await readSecretString(secretId, region);
+  const headers = credentialsFrom(text, secretId);
+  const mentioning = mentioningDestinations(text);
+  if (test && mentioning.length > 0) {
+    console.error(
+      `Note: ${mentioning.join(', ')} ${mentioning.length === 1 ? 'has' : 'have'} a mention configured; the relay adds it to every alert it posts there, ` +
+        'so this test alert notifies those people too (its text says it is a test).',
+    );
+  }
+  return { url, headers };
+}
+
+/**
+ * The URL to post to, refused when it carries credentials (user:password@): they would be sent
+ * in the clear to whatever answers and end up in logs and shell history. The refusal names the
+ * URL without them.
+ */
+function plainUrl(given: string, from: string): string {
+  let url: URL;
+  try {
+    url = new URL(given);
+  } catch {
+    throw new UsageError(`${from} is not a URL (it is not repeated here: it may hold a secret). For example: --url http://127.0.0.1:3000/webhook`);
+  }
+  if (url.username || url.password) {
+    url.username = '';
+    url.password = '';
+    throw new UsageError(`${from} has credentials in it; nothing was sent. Give them with --basic USER:PASSWORD instead: --url ${url.href} --basic USER:PASSWORD`);
+  }
+  return given;
+}
+
+/** The test alert, stamped now: the relay posts the same message only once a day, so each test must differ. */
+async function testAlert(): Promise<Buffer> {
+  const message = JSON.parse(await readFile(new URL('../events/test-alert.json', import.meta.url), 'utf8')) as { metadata: Record<string, unknown> };
+  message.metadata['timestamp'] = new Date().toISOString();
+  return Buffer.from(JSON.stringify(message));
 }
 
 async function main(): Promise<number> {
@@ -108,22 +162,28 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  if (!file) throw new UsageError('Which file? For example: npm run send -- events/anomaly-alert.json');
+  const test = values['test'] === true;
+  if (test && file) throw new UsageError('--test posts the test alert (events/test-alert.json); give no file with it.');
+  if (!file && !test) throw new UsageError('Which file? For example: npm run send -- events/anomaly-alert.json (or --test for the test alert)');
   if (values['url'] && values['stack']) throw new UsageError('Give --url or --stack, not both.');
   const extra = (values['header'] as string[]).map(headerPair);
+  const stack = values['stack'] as string | undefined;
+  const given = values['url'] as string | undefined;
+  const url = stack ? undefined : given ? plainUrl(given, '--url') : process.env['RELAY_URL'] ? plainUrl(process.env['RELAY_URL'], 'RELAY_URL') : 'http://127.0.0.1:3000/webhook';
 
   let body: Buffer;
-  try {
-    body = await readFile(file);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(code === 'ENOENT' ? `No such file: ${file}` : `Cannot read ${file}: ${code ?? (error as Error).message}`);
+  if (file) {
+    try {
+      body = await readFile(file);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new UsageError(code === 'ENOENT' ? `No such file: ${file}` : `Cannot read ${file}: ${code ?? (error as Error).message}`);
+    }
+  } else {
+    body = await testAlert();
   }
 
-  const stack = values['stack'] as string | undefined;
-  const target: Request = stack
-    ? await fromStack(stack, values['region'] as string | undefined)
-    : { url: (values['url'] as string | undefined) ?? process.env['RELAY_URL'] ?? 'http://127.0.0.1:3000/webhook', headers: {} };
+  const target: Request = stack ? await fromStack(stack, values['region'] as string | undefined, test) : { url: url as string, headers: {} };
   const headers: Record<string, string> = { ...target.headers, 'content-type': values['content-type'] as string };
   if (values['basic']) headers['authorization'] = `Basic ${Buffer.from(values['basic'] as string).toString('base64')}`;
   if (values['bearer']) headers['authorization'] = `Bearer ${values['bearer'] as string}`;
@@ -145,6 +205,7 @@ async function main(): Promise<number> {
   }
   console.log(`HTTP ${response.status}`);
   console.log(await response.text());
+  if (test && response.ok) console.log('Test alert sent: look for "Test alert from Cost Alert Relay" in your channel.');
   return response.ok ? 0 : 1;
 }
 
