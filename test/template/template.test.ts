@@ -56,9 +56,10 @@ const NOT_SET_BY_TEMPLATE: Record<string, string> = {
   DELIVERY_MIN_INTERVAL_MS: "unset, so each chat service keeps its own pace (Slack 1.1 s per webhook, Teams 0.26 s per webhook, Google Chat 1.1 s per space)",
 };
 
-// What a user types at `sam deploy --guided` (the rest keep their defaults).
+// What a user who also wants the API key rotated gives `npm run deploy` (the rest keep their defaults).
 const userParameters = {
   DefaultDestinationUrl: 'https://hooks.slack.com/services/T000/B000/XXXX',
+  ApiKeyRotation: 'Enabled',
   PlatformUsername: 'finops@example.com',
   PlatformPassword: 'platform-pass-1',
   ApiKeyAccount: 'Production payer',
@@ -533,6 +534,14 @@ describe.skipIf(!motoUrl())('a fresh Basic stack relays an alert (moto)', () => 
 
 describe('operations', () => {
   const rotationResources = ['ApiKeyRotationFunction', 'ApiKeyRotationLogGroup', 'ApiKeyRotationInvokePermission', 'ApiKeyRotationSchedule', 'ApiKeySecret', 'PlatformCredentialsSecret'];
+
+  it('API-key rotation is off unless asked for: the webhook URL alone deploys the relay', () => {
+    expect(template.Parameters['ApiKeyRotation']?.Default).toBe('Disabled');
+    const alertsOnly: Deployment = { template, parameters: { DefaultDestinationUrl: userParameters.DefaultDestinationUrl } };
+    expect(conditionHolds(alertsOnly, 'RotateApiKey')).toBe(false);
+    const required = Object.entries(template.Parameters).filter(([, p]) => p.Default === undefined).map(([name]) => name);
+    expect(required).toEqual(['DefaultDestinationUrl']);
+  });
 
   it('API-key rotation can be left out: no platform credentials asked, no rotation resources or outputs', () => {
     const relayOnly = deploymentWith({ ApiKeyRotation: 'Disabled', PlatformUsername: '', PlatformPassword: '', ApiKeyAccount: '' });
