@@ -44,7 +44,8 @@ export async function promptCredentials(): Promise<{ username: string; password:
 }
 
 function lineAsker(): Asker {
-  const lines = createInterface({ input: process.stdin, terminal: false })[Symbol.asyncIterator]();
+  const rl = createInterface({ input: process.stdin, terminal: false });
+  const lines = rl[Symbol.asyncIterator]();
   const next = async (question: string): Promise<string> => {
     process.stderr.write(question);
     const line = await lines.next();
@@ -55,7 +56,11 @@ function lineAsker(): Asker {
   return {
     ask: async (question) => (await next(question)).trim(),
     askSecret: next,
-    close: () => void lines.return?.(),
+    // Done asking: stop reading, so that an input left open does not keep the process alive.
+    close: () => {
+      rl.close();
+      process.stdin.destroy();
+    },
   };
 }
 
@@ -88,6 +93,8 @@ function askVisible(question: string): Promise<string> {
 
 function askHidden(question: string): Promise<string> {
   const stdin = process.stdin;
+  // Echo off before the question shows: an answer typed the moment it appears is not echoed.
+  stdin.setRawMode(true);
   process.stderr.write(question);
   return new Promise((resolve, reject) => {
     let value = '';
@@ -109,7 +116,6 @@ function askHidden(question: string): Promise<string> {
         else if (ch >= ' ') value += ch;
       }
     };
-    stdin.setRawMode(true);
     stdin.setEncoding('utf8');
     stdin.on('data', onData);
     stdin.on('end', onEnd);

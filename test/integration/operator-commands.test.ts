@@ -412,36 +412,4 @@ describe('npm run send', () => {
   });
 });
 
-describe('npm run deploy', () => {
-  it('builds, then runs sam deploy: guided the first time (samconfig.toml created from the example), plain afterwards', async () => {
-    const project = await mkdtemp(join(tmpdir(), 'relay-deploy-'));
-    await writeFile(join(project, 'samconfig.example.toml'), await readFile(join(root, 'samconfig.example.toml')));
-    // A stand-in for the SAM CLI that records how it was called.
-    const sam = join(project, 'fake-sam');
-    await writeFile(sam, `#!/bin/sh\necho "$@" >> "${join(project, 'sam-calls')}"\n`);
-    await chmod(sam, 0o755);
-    // A stand-in for the build (the real one would replace dist/ under the other tests).
-    const build = join(project, 'fake-build.mjs');
-    await writeFile(build, `import { appendFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(join(project, 'sam-calls'))}, 'build\\n');\n`);
-    const env = { SAM_CLI: sam, BUILD_SCRIPT: build };
-    const first = await run('deploy.mjs', ['--region', 'eu-west-1'], env, project);
-    expect(first.code).toBe(0);
-    expect(first.out).toContain('samconfig.toml created from samconfig.example.toml');
-    const second = await run('deploy.mjs', [], env, project);
-    expect(second.code).toBe(0);
-    const calls = (await readFile(join(project, 'sam-calls'), 'utf8')).trim().split('\n');
-    expect(calls).toEqual(['--version', 'build', 'deploy --guided --region eu-west-1', '--version', 'build', 'deploy']);
-
-    const failing = join(project, 'failing-build.mjs');
-    await writeFile(failing, 'process.exit(3);\n');
-    expect((await run('deploy.mjs', [], { ...env, BUILD_SCRIPT: failing }, project)).code).toBe(3);
-    expect((await readFile(join(project, 'sam-calls'), 'utf8')).trim().split('\n')).toHaveLength(7);
-    expect(await readFile(join(project, 'samconfig.toml'), 'utf8')).toContain('resolve_s3 = true');
-  });
-
-  it('without the SAM CLI it says how to get it', async () => {
-    const result = await run('deploy.mjs', [], { SAM_CLI: '/nonexistent/sam' });
-    expect(result.code).toBe(2);
-    expect(result.err).toContain('Install it');
-  });
-});
+// npm run deploy: test/integration/deploy.test.ts.

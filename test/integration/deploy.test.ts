@@ -1,0 +1,427 @@
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CloudFormationClient, CreateStackCommand, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { awsEnvironment, createSecret, motoUrl } from '../helpers/aws.js';
+import { closeServer } from '../helpers/loopback-server.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const tsx = join(root, 'node_modules/.bin/tsx');
+const moto = motoUrl();
+
+const WEBHOOK_TOKEN = 'Xq93kd72HfA1zWl0pR5s';
+const WEBHOOK = `https://hooks.slack.com/services/T0/B0/${WEBHOOK_TOKEN}`;
+const BASIC_PASSWORD = 'Bq7vX2kLm9Rz4TpWc8Yd';
+const PLATFORM_PASSWORD = 'pL4tf0rmZx81kQw3';
+const RELAY_CONFIG = JSON.stringify({ auth: { method: 'basic', basic: { username: 'relay', password: BASIC_PASSWORD } }, destinations: { default: { url: WEBHOOK } } });
+const SECRETS = [WEBHOOK_TOKEN, BASIC_PASSWORD, PLATFORM_PASSWORD];
+
+/** Whether any 8 characters in a row of a secret were said. */
+function leaks(said: string): string | undefined {
+  return SECRETS.find((value) => Array.from({ length: value.length - 7 }, (_, i) => value.slice(i, i + 8)).some((piece) => said.includes(piece)));
+}
+
+/** Environment without the region variables of whoever runs the tests, and without their AWS profile. */
+function cleanEnvironment(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of ['AWS_REGION', 'AWS_DEFAULT_REGION', 'AWS_PROFILE', 'RELAY_URL']) delete env[name];
+  return { ...env, AWS_CONFIG_FILE: join(tmpdir(), 'no-such-aws-config'), AWS_SHARED_CREDENTIALS_FILE: join(tmpdir(), 'no-such-aws-credentials'), ...extra };
+}
+
+interface Result {
+  code: number | null;
+  out: string;
+  err: string;
+}
+
+function runScript(script: string, args: string[], env: Record<string, string>, cwd = root): Promise<Result> {
+  return new Promise((resolve) => {
+    const child = spawn(tsx, [join(root, 'scripts', script), ...args], { cwd, env: cleanEnvironment(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.on('exit', (code) => resolve({ code, out, err }));
+  });
+}
+
+interface Conversation extends Result {
+  /** The questions, in order, as they were put. */
+  questions: string[];
+  /** Whether samconfig.toml existed when each question was put. */
+  samconfigWhenAsked: boolean[];
+}
+
+/**
+ * Runs `npm run deploy` with stdin a pipe, answering each question (a prompt left open on stderr,
+ * ending in ": ") with the next answer, and closing stdin (end of input) when none is left.
+ */
+function deploy(project: string, env: Record<string, string>, answers: string[], args: string[] = []): Promise<Conversation> {
+  return new Promise((resolve) => {
+    const child: ChildProcessWithoutNullStreams = spawn(tsx, [join(root, 'scripts/deploy.ts'), ...args], { cwd: project, env: cleanEnvironment(env) });
+    const queue = [...answers];
+    const questions: string[] = [];
+    const samconfigWhenAsked: boolean[] = [];
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => {
+      err += c.toString();
+      if (!err.endsWith(': ')) return;
+      questions.push(err.slice(err.lastIndexOf('\n') + 1));
+      samconfigWhenAsked.push(existsSync(join(project, 'samconfig.toml')));
+      const answer = queue.shift();
+      if (answer === undefined) child.stdin.end();
+      else child.stdin.write(`${answer}\n`);
+    });
+    child.on('exit', (code) => resolve({ code, out, err, questions, samconfigWhenAsked }));
+  });
+}
+
+/** Runs the deploy in a pseudo-terminal: `steps` pairs what to wait for on the screen with what to type then. */
+function deployInTerminal(project: string, env: Record<string, string>, steps: Array<[string, string]>): Promise<Result> {
+  return new Promise((resolve) => {
+    const ptyRun = 'import pty, sys\nstatus = pty.spawn(sys.argv[1:])\nsys.exit(status >> 8 if status & 0xff == 0 else 1)';
+    const child = spawn('python3', ['-c', ptyRun, tsx, join(root, 'scripts/deploy.ts')], { cwd: project, env: cleanEnvironment(env), stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let step = 0;
+    const onData = (c: Buffer) => {
+      out += c.toString();
+      const next = steps[step];
+      if (next && out.includes(next[0], 0)) {
+        step++;
+        child.stdin.write(next[1]);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => resolve({ code, out, err: '' }));
+  });
+}
+
+/** Every sam call the stand-in recorded, as argument lists. */
+async function samCalls(project: string): Promise<string[][]> {
+  const file = join(project, 'sam-calls');
+  if (!existsSync(file)) return [];
+  return (await readFile(file, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as string[]);
+}
+
+const deploys = (calls: string[][]) => calls.filter((args) => args[0] === 'deploy');
+const option = (args: string[] | undefined, name: string) => (args ? args[args.indexOf(name) + 1] : undefined);
+
+let relay: Server;
+let relayUrl: string;
+const received: Array<{ headers: IncomingMessage['headers']; body: string }> = [];
+
+beforeAll(async () => {
+  relay = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body });
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"delivered":["default"]}');
+    });
+  });
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  relayUrl = `http://127.0.0.1:${(relay.address() as { port: number }).port}/webhook`;
+});
+afterAll(() => closeServer(relay));
+
+/**
+ * A project folder with a stand-in for the SAM CLI: it records its arguments, fails when
+ * sam-fails exists, and otherwise "deploys": creates the stack in the emulator (in the region it
+ * was given), its outputs pointing at the loopback relay and at a relay configuration secret.
+ */
+async function project(): Promise<{ dir: string; env: Record<string, string> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'relay-deploy-'));
+  const calls = join(dir, 'sam-calls');
+  const sam = join(dir, 'fake-sam.mjs');
+  await writeFile(
+    sam,
+    `#!${process.execPath}
+import { appendFileSync, existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+const args = process.argv.slice(2);
+appendFileSync(${JSON.stringify(calls)}, JSON.stringify(args) + '\\n');
+if (args[0] === '--version') process.exit(0);
+if (existsSync(${JSON.stringify(join(dir, 'sam-fails'))})) {
+  console.error('Error: Failed to create/update the stack: cost-alert-relay, Waiter StackCreateComplete failed');
+  process.exit(1);
+}
+const require = createRequire(${JSON.stringify(join(root, 'package.json'))});
+const { CloudFormationClient, CreateStackCommand, DescribeStacksCommand } = require('@aws-sdk/client-cloudformation');
+const { SecretsManagerClient, CreateSecretCommand } = require('@aws-sdk/client-secrets-manager');
+const name = args[args.indexOf('--stack-name') + 1];
+const region = args[args.indexOf('--region') + 1];
+const client = new CloudFormationClient({ region });
+const exists = await client.send(new DescribeStacksCommand({ StackName: name })).then(() => true, () => false);
+if (!exists) {
+  const secretId = name + '/relay-config';
+  await new SecretsManagerClient({ region }).send(new CreateSecretCommand({ Name: secretId, SecretString: ${JSON.stringify(RELAY_CONFIG)} }));
+  await client.send(new CreateStackCommand({
+    StackName: name,
+    TemplateBody: JSON.stringify({
+      Resources: { Queue: { Type: 'AWS::SQS::Queue' } },
+      Outputs: { WebhookUrl: { Value: ${JSON.stringify(relayUrl)} }, RelayConfigSecretArn: { Value: secretId }, AuthMethod: { Value: /AuthMethod="(\\w+)"/.exec(args[args.indexOf('--parameter-overrides') + 1] ?? '')?.[1] ?? 'Basic' } },
+    }),
+  }));
+}
+console.log('Successfully created/updated stack - ' + name);
+`,
+  );
+  await chmod(sam, 0o755);
+  // A stand-in for the build (the real one would replace dist/ under the other tests).
+  const build = join(dir, 'fake-build.mjs');
+  await writeFile(build, `import { appendFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(calls)}, '["build"]\\n');\n`);
+  // awsEnvironment's region is the tests' own; the deploy must take the one it was told.
+  const { AWS_REGION: _ignored, ...aws } = awsEnvironment(moto as string);
+  return { dir, env: { ...aws, SAM_CLI: sam, BUILD_SCRIPT: build } };
+}
+
+async function stackExists(name: string, region: string): Promise<boolean> {
+  const client = new CloudFormationClient({ endpoint: moto, region, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
+  try {
+    return await client.send(new DescribeStacksCommand({ StackName: name })).then(
+      () => true,
+      () => false,
+    );
+  } finally {
+    client.destroy();
+  }
+}
+
+describe.skipIf(!moto)('npm run deploy', () => {
+  it('first run: at most six questions, samconfig.toml only once they are answered, then a non-interactive sam deploy and what to paste', async () => {
+    const { dir, env } = await project();
+    const stack = `relay-${randomUUID().slice(0, 8)}`;
+    received.length = 0;
+    const first = await deploy(dir, { ...env, AWS_DEFAULT_REGION: 'eu-west-3' }, [stack, '', WEBHOOK, '', '', 'y']);
+
+    expect(first.code, first.err).toBe(0);
+    expect(first.questions.length).toBeLessThanOrEqual(6);
+    expect(first.questions).toEqual([
+      expect.stringContaining('Stack name [cost-alert-relay]'),
+      expect.stringContaining('AWS region [eu-west-3]'),
+      expect.stringContaining('Chat webhook URL'),
+      expect.stringContaining('[basic]'),
+      expect.stringContaining('[y/N]'),
+      expect.stringContaining('Send a test alert'),
+    ]);
+    // Not one question was put with samconfig.toml on disk, but the last (after the deploy).
+    expect(first.samconfigWhenAsked).toEqual([false, false, false, false, false, true]);
+
+    const samconfig = await readFile(join(dir, 'samconfig.toml'), 'utf8');
+    expect(samconfig).toContain(`stack_name = "${stack}"`);
+    expect(samconfig).toContain('region = "eu-west-3"');
+    expect(samconfig).toContain('parameter_overrides = "AuthMethod=\\"Basic\\" ApiKeyRotation=\\"Disabled\\""');
+    expect(samconfig).not.toContain('deploy-webhook-secret');
+
+    const [call, ...more] = deploys(await samCalls(dir));
+    expect(more).toEqual([]);
+    expect(call).toEqual(expect.arrayContaining(['--no-confirm-changeset', '--resolve-s3', '--capabilities', 'CAPABILITY_IAM', '--on-failure', 'DELETE']));
+    expect(call).not.toContain('--guided');
+    expect(option(call, '--stack-name')).toBe(stack);
+    expect(option(call, '--region')).toBe('eu-west-3');
+    expect(option(call, '--on-failure')).toBe('DELETE');
+    expect(option(call, '--parameter-overrides')).toBe(`AuthMethod="Basic" ApiKeyRotation="Disabled" DefaultDestinationUrl="${WEBHOOK}"`);
+
+    // What to paste into the platform, the password's whereabouts but not the password.
+    expect(first.out).toContain(`Destination URL:        ${relayUrl}`);
+    expect(first.out).toContain('Basic Authentication');
+    expect(first.out).toContain('User name:              relay');
+    expect(first.out).toContain(`npm run config -- pull --stack ${stack} --region eu-west-3`);
+    // The offered test alert went through the stack's URL with its credentials, and says what it is.
+    expect(received).toHaveLength(1);
+    expect(received[0]?.headers['authorization']).toBe(`Basic ${Buffer.from(`relay:${BASIC_PASSWORD}`).toString('base64')}`);
+    expect(JSON.parse(received[0]?.body ?? '{}').payload.title).toBe('Test alert from Cost Alert Relay');
+    expect(leaks(first.out + first.err)).toBeUndefined();
+
+    // Later runs deploy the saved choices: no question, the webhook URL left to the stack.
+    const again = await deploy(dir, env, []);
+    expect(again.code, again.err).toBe(0);
+    expect(again.questions).toEqual([]);
+    const second = deploys(await samCalls(dir))[1];
+    expect(option(second, '--stack-name')).toBe(stack);
+    expect(option(second, '--region')).toBe('eu-west-3');
+    expect(option(second, '--parameter-overrides')).toBe('AuthMethod="Basic" ApiKeyRotation="Disabled"');
+    expect(again.out).toContain(`npm run send -- --test --stack ${stack} --region eu-west-3`);
+    expect(received).toHaveLength(1);
+  });
+
+  it('rotation only when asked for: its three questions, the password passed to sam but never saved', async () => {
+    const { dir, env } = await project();
+    const stack = `relay-${randomUUID().slice(0, 8)}`;
+    const run = await deploy(dir, env, [stack, 'eu-central-1', WEBHOOK, 'basic', 'y', 'finops@example.com', PLATFORM_PASSWORD, 'Production payer', 'n'], []);
+    expect(run.code, run.err).toBe(0);
+    expect(run.questions).toHaveLength(9);
+    expect(run.questions.slice(5, 8)).toEqual([expect.stringContaining('Platform user'), expect.stringContaining('Platform password'), expect.stringContaining('Platform account')]);
+    const [call] = deploys(await samCalls(dir));
+    expect(option(call, '--parameter-overrides')).toBe(
+      `AuthMethod="Basic" ApiKeyRotation="Enabled" PlatformUsername="finops@example.com" ApiKeyAccount="Production payer" DefaultDestinationUrl="${WEBHOOK}" PlatformPassword="${PLATFORM_PASSWORD}"`,
+    );
+    expect(await readFile(join(dir, 'samconfig.toml'), 'utf8')).not.toContain(PLATFORM_PASSWORD);
+    expect(leaks(run.out + run.err)).toBeUndefined();
+  });
+
+  it('interrupted by the end of input: nothing saved, nothing deployed, and the next run asks again', async () => {
+    const { dir, env } = await project();
+    const stopped = await deploy(dir, { ...env, AWS_REGION: 'eu-west-1' }, ['', '']);
+    expect(stopped.code).toBe(130);
+    expect(stopped.err).toContain('nothing was saved');
+    expect(existsSync(join(dir, 'samconfig.toml'))).toBe(false);
+    expect(deploys(await samCalls(dir))).toEqual([]);
+
+    const next = await deploy(dir, { ...env, AWS_REGION: 'eu-west-1' }, []);
+    expect(next.questions[0]).toContain('Stack name');
+    expect(existsSync(join(dir, 'samconfig.toml'))).toBe(false);
+  });
+
+  it('interrupted with Ctrl-C in a terminal: the webhook URL was not shown, nothing saved', async () => {
+    const { dir, env } = await project();
+    const result = await deployInTerminal(dir, { ...env, AWS_REGION: 'eu-west-1' }, [
+      ['Stack name', '\r'],
+      ['AWS region', '\r'],
+      ['Chat webhook URL', `${WEBHOOK}\r`],
+      ['[basic]', '\u0003'],
+    ]);
+    expect(result.out).toContain('Got it: a Slack incoming webhook');
+    expect(result.out).toContain('Stopped (interrupt)');
+    expect(result.code).toBe(130);
+    expect(existsSync(join(dir, 'samconfig.toml'))).toBe(false);
+    expect(deploys(await samCalls(dir))).toEqual([]);
+    expect(leaks(result.out)).toBeUndefined();
+  });
+
+  it('a failed first deploy is no dead end: sam is told to delete the stack, and the next run deploys the saved choices', async () => {
+    const { dir, env } = await project();
+    const stack = `relay-${randomUUID().slice(0, 8)}`;
+    await writeFile(join(dir, 'sam-fails'), '');
+    const failed = await deploy(dir, env, [stack, 'us-west-2', WEBHOOK, 'none', 'n']);
+    expect(failed.code).toBe(1);
+    expect(failed.err).toContain('sam deploy failed (exit 1)');
+    expect(failed.err).toContain('run npm run deploy again');
+    expect(option(deploys(await samCalls(dir))[0], '--on-failure')).toBe('DELETE');
+    expect(await stackExists(stack, 'us-west-2')).toBe(false);
+
+    // The choices are saved; the stack keeps the webhook URL, and there is none: it alone is asked again.
+    await rm(join(dir, 'sam-fails'));
+    const retried = await deploy(dir, env, [WEBHOOK]);
+    expect(retried.code, retried.err).toBe(0);
+    expect(retried.questions).toEqual([expect.stringContaining('Chat webhook URL')]);
+    const retry = deploys(await samCalls(dir))[1];
+    expect(option(retry, '--stack-name')).toBe(stack);
+    expect(option(retry, '--parameter-overrides')).toBe(`AuthMethod="None" ApiKeyRotation="Disabled" DefaultDestinationUrl="${WEBHOOK}"`);
+    expect(retried.out).toContain('No Authentication');
+    expect(await stackExists(stack, 'us-west-2')).toBe(true);
+    expect(leaks(retried.out + retried.err)).toBeUndefined();
+  });
+
+  it('without the SAM CLI it says how to get it, before asking anything', async () => {
+    const result = await runScript('deploy.ts', [], { SAM_CLI: '/nonexistent/sam' });
+    expect(result.code).toBe(2);
+    expect(result.err).toContain('Install it');
+    expect(result.err).not.toContain('Stack name');
+  });
+});
+
+describe.skipIf(!moto)('--stack commands find the region as the AWS CLI does', () => {
+  async function stackIn(region: string): Promise<string> {
+    const secretClient = new SecretsManagerClient({ endpoint: moto, region, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
+    const secretId = await createSecret(secretClient, { auth: { method: 'basic', basic: { username: 'relay', password: BASIC_PASSWORD } }, destinations: { default: { url: WEBHOOK, mention: '<!here>' } } }, 'relay-config');
+    secretClient.destroy();
+    const name = `relay-${randomUUID().slice(0, 8)}`;
+    const client = new CloudFormationClient({ endpoint: moto, region, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
+    try {
+      await client.send(
+        new CreateStackCommand({
+          StackName: name,
+          TemplateBody: JSON.stringify({ Resources: { Queue: { Type: 'AWS::SQS::Queue' } }, Outputs: { WebhookUrl: { Value: relayUrl }, RelayConfigSecretArn: { Value: secretId } } }),
+        }),
+      );
+    } finally {
+      client.destroy();
+    }
+    return name;
+  }
+  const aws = () => {
+    const { AWS_REGION: _ignored, ...rest } = awsEnvironment(moto as string);
+    return rest;
+  };
+
+  it('AWS_DEFAULT_REGION alone is enough for send --stack and config pull --stack', async () => {
+    const stack = await stackIn('ap-southeast-2');
+    received.length = 0;
+    const sent = await runScript('send.ts', ['--test', '--stack', stack], { ...aws(), AWS_DEFAULT_REGION: 'ap-southeast-2' });
+    expect(sent.code, sent.err).toBe(0);
+    expect(sent.out).toContain('HTTP 200');
+    expect(sent.out).toContain('Test alert sent');
+    // The relay adds a configured mention to every alert: the test alert's sender is told so.
+    expect(sent.err).toContain('default has a mention configured');
+    const body = JSON.parse(received[0]?.body ?? '{}');
+    expect(body.payload.title).toBe('Test alert from Cost Alert Relay');
+    expect(body.payload.message).toContain('This is a test');
+    expect(body.payload.message).not.toMatch(/\$\d|<!/);
+    expect(Date.parse(body.metadata.timestamp)).toBeGreaterThan(Date.parse('2026-01-02'));
+    expect(leaks(sent.out + sent.err)).toBeUndefined();
+
+    const pulled = await runScript('config.ts', ['pull', '--stack', stack, '--output', join(await mkdtemp(join(tmpdir(), 'relay-pull-')), 'relay-config.json')], { ...aws(), AWS_DEFAULT_REGION: 'ap-southeast-2' });
+    expect(pulled.code, pulled.err).toBe(0);
+  });
+
+  it('--region wins over the environment; no region at all is said so, with what to do', async () => {
+    const stack = await stackIn('sa-east-1');
+    const chosen = await runScript('send.ts', ['--test', '--stack', stack, '--region', 'sa-east-1'], { ...aws(), AWS_DEFAULT_REGION: 'eu-north-1' });
+    expect(chosen.code, chosen.err).toBe(0);
+
+    const none = await runScript('send.ts', ['--test', '--stack', stack], aws());
+    expect(none.code).toBe(2);
+    expect(none.err).toContain(`Could not read the stack ${stack}: Error: Region is missing.`);
+    expect(none.err).toContain('AWS_DEFAULT_REGION');
+  });
+});
+
+describe('npm run send -- --url with credentials in it', () => {
+  it('is refused, exit 2, pointing to --basic, without repeating them; nothing is sent', async () => {
+    received.length = 0;
+    const withCredentials = relayUrl.replace('http://', `http://relay:${BASIC_PASSWORD}@`);
+    const result = await runScript('send.ts', ['--test', '--url', withCredentials], {});
+    expect(result.code).toBe(2);
+    expect(result.err).toContain('has credentials in it');
+    expect(result.err).toContain('--basic USER:PASSWORD');
+    expect(result.err).toContain(`--url ${relayUrl}`);
+    expect(leaks(result.out + result.err)).toBeUndefined();
+    expect(result.out + result.err).not.toContain('relay:');
+    expect(received).toHaveLength(0);
+
+    const fromEnvironment = await runScript('send.ts', ['--test'], { RELAY_URL: withCredentials });
+    expect(fromEnvironment.code).toBe(2);
+    expect(fromEnvironment.err).toContain('RELAY_URL has credentials in it');
+    expect(leaks(fromEnvironment.out + fromEnvironment.err)).toBeUndefined();
+    expect(received).toHaveLength(0);
+  });
+});
+
+describe('files the documentation tells you to create', () => {
+  const docs = ['README.md', ...readdirSync(join(root, 'docs')).map((name) => `docs/${name}`)].filter((f) => f.endsWith('.md'));
+  const text = docs.map((file) => readFileSync(join(root, file), 'utf8')).join('\n');
+  // Files a command writes: --output FILE, > FILE, and the files commands read back that hold secrets.
+  const named = new Set<string>(['samconfig.toml', 'relay.config.json', 'relay-config.json', 'env.json']);
+  for (const match of text.matchAll(/--output[ =]([\w./-]+\.(?:json|toml|txt|yaml))/g)) named.add(match[1] as string);
+  for (const match of text.matchAll(/>\s*([\w./-]+\.(?:json|toml|txt|yaml))/g)) named.add(match[1] as string);
+  for (const match of text.matchAll(/mv \S+ ([\w./-]+\.toml)/g)) named.add(match[1] as string);
+
+  it.each([...named])('git ignores %s', (file) => {
+    const checked = spawnSync('git', ['check-ignore', '--no-index', '-q', file], { cwd: root });
+    expect(checked.status, `${file} is not ignored by .gitignore`).toBe(0);
+  });
+});
