@@ -10,6 +10,7 @@ import { CloudFormationClient, CreateStackCommand, DescribeStacksCommand } from 
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { awsEnvironment, createSecret, motoUrl } from '../helpers/aws.js';
+import { loadTemplate } from '../helpers/cloudformation.js';
 import { closeServer } from '../helpers/loopback-server.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -423,5 +424,17 @@ describe('files the documentation tells you to create', () => {
   it.each([...named])('git ignores %s', (file) => {
     const checked = spawnSync('git', ['check-ignore', '--no-index', '-q', file], { cwd: root });
     expect(checked.status, `${file} is not ignored by .gitignore`).toBe(0);
+  });
+});
+
+describe('docs/deploy.md', () => {
+  it('lists every template parameter with the template\'s default', () => {
+    const doc = readFileSync(join(root, 'docs/deploy.md'), 'utf8');
+    const template = loadTemplate(join(root, 'template.yaml'));
+    for (const [name, parameter] of Object.entries(template.Parameters)) {
+      const row = doc.split('\n').find((line) => line.startsWith(`| \`${name}\` |`));
+      const shown = parameter.Default === undefined ? '(required)' : parameter.Default === '' ? '(empty)' : `\`${parameter.Default}\``;
+      expect(row?.split(' | ')[1], name).toBe(shown);
+    }
   });
 });
