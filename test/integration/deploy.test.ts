@@ -327,6 +327,51 @@ describe.skipIf(!moto)('npm run deploy', () => {
     expect(leaks(retried.out + retried.err)).toBeUndefined();
   });
 
+  it('a stack an earlier deploy left in ROLLBACK_COMPLETE is deleted first, then created again', async () => {
+    const { dir, env } = await project();
+    const stack = `relay-${randomUUID().slice(0, 8)}`;
+    // The stack a failed `sam deploy --guided` left behind: moto cannot fail a creation, so a
+    // proxy in front of it reports the stack as ROLLBACK_COMPLETE until it is deleted.
+    const client = new CloudFormationClient({ endpoint: moto, region: 'eu-west-1', credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
+    await client.send(new CreateStackCommand({ StackName: stack, TemplateBody: JSON.stringify({ Resources: { Queue: { Type: 'AWS::SQS::Queue' } } }) }));
+    client.destroy();
+    const actions: string[] = [];
+    let dead = true;
+    const proxy = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', async () => {
+        const body = Buffer.concat(chunks);
+        const form = new URLSearchParams(body.toString());
+        const action = form.get('Action');
+        if (action && form.get('StackName') === stack) actions.push(action);
+        if (action === 'DeleteStack' && form.get('StackName') === stack) dead = false;
+        const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name))) as Record<string, string>;
+        const upstream = await fetch(`${moto}${req.url}`, { method: req.method ?? 'POST', headers, ...(body.length ? { body } : {}) });
+        let text = await upstream.text();
+        if (action === 'DescribeStacks' && form.get('StackName') === stack && dead) text = text.replace(/<StackStatus>[A-Z_]+<\/StackStatus>/, '<StackStatus>ROLLBACK_COMPLETE</StackStatus>');
+        res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'text/xml' }).end(text);
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      await writeFile(join(dir, 'samconfig.toml'), `version = 0.1\n[default.deploy.parameters]\nstack_name = "${stack}"\nregion = "eu-west-1"\nparameter_overrides = "AuthMethod=\\"Basic\\" ApiKeyRotation=\\"Disabled\\""\n`);
+      const proxied = { ...env, AWS_ENDPOINT_URL: `http://127.0.0.1:${(proxy.address() as { port: number }).port}` };
+      const result = await deploy(dir, proxied, [WEBHOOK], ['--no-test-alert']);
+      expect(result.code, result.err).toBe(0);
+      expect(result.out).toContain(`The stack ${stack} is in ROLLBACK_COMPLETE`);
+      expect(result.out).toContain('Deleted.');
+      expect(result.questions).toEqual([expect.stringContaining('Chat webhook URL')]);
+      expect(actions.indexOf('DeleteStack')).toBeGreaterThan(-1);
+      const [call] = deploys(await samCalls(dir));
+      expect(option(call, '--parameter-overrides')).toBe(`AuthMethod="Basic" ApiKeyRotation="Disabled" DefaultDestinationUrl="${WEBHOOK}"`);
+      expect(await stackExists(stack, 'eu-west-1')).toBe(true);
+      expect(leaks(result.out + result.err)).toBeUndefined();
+    } finally {
+      await closeServer(proxy);
+    }
+  });
+
   it('without the SAM CLI it says how to get it, before asking anything', async () => {
     const result = await runScript('deploy.ts', [], { SAM_CLI: '/nonexistent/sam' });
     expect(result.code).toBe(2);
