@@ -8,8 +8,12 @@ export type SlackBehaviour =
   | { kind: 'error'; status: number; body: string }
   | { kind: 'rate_limited'; retryAfterSeconds: number }
   | { kind: 'hang' }
-  /** Slack's documented limit: one message per second per webhook, 429 + Retry-After above it. */
-  | { kind: 'one_per_second' };
+  /**
+   * Slack's documented limit: one message per second per webhook, 429 + Retry-After: 1 above it.
+   * `windowMs` shortens the window for tests that show the same behaviour on a faster clock;
+   * Retry-After stays whole seconds, as Slack sends it.
+   */
+  | { kind: 'one_per_second'; windowMs?: number };
 
 export interface SlackRequest {
   path: string;
@@ -67,7 +71,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       case 'one_per_second': {
         const last = lastAccepted.get(path);
         const now = Date.now();
-        if (last !== undefined && now - last < 1000) {
+        if (last !== undefined && now - last < (behaviour.windowMs ?? 1000)) {
           record(429);
           res.writeHead(429, { 'retry-after': '1', 'content-type': 'text/plain' }).end('rate_limited');
           return;
