@@ -10,6 +10,7 @@ import { memoryLedger } from '../helpers/memory-ledger.js';
 import { CLAIM_MARGIN_SECONDS } from '../../lib/dedup/ledger.js';
 import { memoryMetrics } from '../helpers/memory-metrics.js';
 import { budgetOf } from '../helpers/budget.js';
+import { settledWithin } from '../helpers/timer-clock.js';
 
 const alert = (timestamp = '2026-11-22T10:00:00Z') =>
   webhookMessageSchema.parse({ metadata: { object_type: 'anomaly_alert', timestamp }, payload: { title: 'EC2 up', account_id: '1', message: 'secret text' } });
@@ -108,13 +109,18 @@ describe('the first attempt, at most once per destination', () => {
     expect(log.records()).toContainEqual(expect.objectContaining({ level: 'warn', reason: 'dedup_unavailable', error: 'ResourceNotFoundException' }));
 
     const hung = setup();
-    const never = () => new Promise<never>(() => {});
+    const signals: AbortSignal[] = [];
+    const never = (...args: unknown[]) => {
+      signals.push(args.at(-1) as AbortSignal);
+      return new Promise<never>(() => {});
+    };
     Object.assign(hung.ledger, { claim: never, record: never, release: never });
-    const started = Date.now();
-    expect(await hung.first({ deliveryId: 'req-1', target: ops, message: alert() }, budgetOf(2_500))).toEqual({ kind: 'delivered' });
     // The claim is given up after 1 s; without a claim there is nothing to record.
-    expect(Date.now() - started).toBeLessThan(2_500);
+    expect(await settledWithin(1_000, () => hung.first({ deliveryId: 'req-1', target: ops, message: alert() }, budgetOf(2_500)))).toEqual({ kind: 'delivered' });
     expect(hung.slack.posts).toHaveLength(1);
+    expect(signals).toHaveLength(1);
+    expect(signals[0]?.aborted).toBe(true);
+    expect(hung.log.records()).toContainEqual(expect.objectContaining({ level: 'warn', reason: 'dedup_unavailable', error: 'DeadlineExceededError' }));
   });
 });
 

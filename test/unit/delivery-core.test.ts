@@ -5,6 +5,8 @@ import { createDelivery, type DeliveryPorts } from '../../lib/delivery/deliver.j
 import { newJob } from '../../lib/delivery/job.js';
 import { capturedLogger, fakeChatService, manualClock, memoryDeadLetters, memoryRetryQueue, chatServices } from '../helpers/fake-delivery-ports.js';
 import { budgetOf } from '../helpers/budget.js';
+import { settledWithin } from '../helpers/timer-clock.js';
+import { DeadlineExceededError } from '../../lib/shared/deadline.js';
 
 const URL = 'https://hooks.slack.com/services/T0/B0/secret-part';
 const message = webhookMessageSchema.parse({ metadata: { object_type: 'anomaly_alert' }, payload: { title: 'EC2 spend up' } });
@@ -47,18 +49,30 @@ describe("the relay's first attempt", () => {
 
   it('a retry queue that hangs is given up on in time: the destination is unheld, the answer not late', async () => {
     const clock = manualClock();
+    const slack = fakeChatService([{ kind: 'retryable', reason: 'http_500' }]);
+    let queueSignal: AbortSignal | undefined;
     const delivery = createDelivery({
-      services: chatServices({ slack: fakeChatService([{ kind: 'retryable', reason: 'http_500' }]) }),
+      services: chatServices({ slack }),
       postTimeoutMs: 5_000,
-      retryQueue: { enqueue: () => new Promise<void>(() => {}) },
+      retryQueue: {
+        enqueue: (_job, _delay, signal) => {
+          queueSignal = signal;
+          return new Promise<void>(() => {});
+        },
+      },
       logger: capturedLogger().logger,
       now: clock.now,
       sleep: clock.sleep,
     });
-    const started = Date.now();
-    // One second left: the queue call gets what remains after the answer's reserve.
-    expect(await delivery.first({ deliveryId: 'req-1', target: target, message: message }, budgetOf(1_000))).toEqual({ kind: 'unheld', reason: 'http_500' });
-    expect(Date.now() - started).toBeLessThan(900);
+    // One second left: the queue call gets what remains after the answer's reserve, 500 ms on
+    // the timer clock, and the answer must be there when they are up.
+    expect(await settledWithin(500, () => delivery.first({ deliveryId: 'req-1', target: target, message: message }, budgetOf(1_000)))).toEqual({
+      kind: 'unheld',
+      reason: 'http_500',
+    });
+    expect(queueSignal?.aborted).toBe(true);
+    expect(queueSignal?.reason).toBeInstanceOf(DeadlineExceededError);
+    expect((queueSignal?.reason as DeadlineExceededError).reason).toBe('retry_queue_deadline');
   });
 
   it('queues a retryable failure with its delay and answers queued; no second post', async () => {
