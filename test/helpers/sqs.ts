@@ -137,10 +137,11 @@ export function startPoller(client: SQSClient, queues: TestQueues, fn: RunningBu
   return state;
 }
 
-export async function waitFor(condition: () => boolean, timeoutMs: number, intervalMs = 200): Promise<boolean> {
+/** Polls `condition` (which may ask a server) until it holds or `timeoutMs` is up; says which. */
+export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number, intervalMs = 200): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (condition()) return true;
+    if (await condition()) return true;
     await new Promise((r) => setTimeout(r, intervalMs));
   }
   return condition();

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CreateTableCommand, DynamoDBClient, ScanCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DynamoDBClient, GetItemCommand, ScanCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { httpApiEvent } from '../../scripts/http-api-event.js';
 import { motoUrl } from '../helpers/aws.js';
@@ -11,6 +11,8 @@ import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { awsEnvironment, createSecret, secretsClient } from '../helpers/aws.js';
 import { startAwsProxy, type AwsProxy } from '../helpers/aws-proxy.js';
 import { CLAIM_MARGIN_SECONDS } from '../../lib/dedup/ledger.js';
+import { deliveryRecordId } from '../../lib/dedup/fingerprint.js';
+import { webhookMessageSchema } from '../../lib/message/schema.js';
 
 const moto = motoUrl();
 
@@ -35,6 +37,12 @@ const alert = (title: string, accountId = '123456789012', timestamp = '2026-11-2
     payload: { title, message: 'Daily cost of Amazon EC2 rose sharply', account_id: accountId, cloud_provider_type: 'aws' },
   });
 
+/** The dedup table's id for this request body at this destination, as the relay computes it. */
+const recordIdOf = (body: string, destination: string) => deliveryRecordId(webhookMessageSchema.parse(JSON.parse(body)), destination);
+
+/** Log lines a bundle wrote after `mark` (an earlier `output().length`): what this test's own requests caused. */
+const outputSince = (fn: RunningBundle, mark: number) => fn.output().slice(mark);
+
 describe.skipIf(!moto)('no alert twice: the relay and delivery-retry with a dedup table in moto_server', () => {
   let stack: RelayStack;
   let table: { name: string; dynamo: DynamoDBClient };
@@ -43,6 +51,14 @@ describe.skipIf(!moto)('no alert twice: the relay and delivery-retry with a dedu
   const send = (fn: RunningBundle, body: string) =>
     fn.invoke<Answer>(httpApiEvent({ headers: { 'content-type': 'application/json' }, body }), { timeoutMs: 15_000 });
   const posted = (title: string, path?: string) => stack.slack.accepted(path).filter((r) => titleOf(r.body).includes(title));
+  const stateOf = async (id: string) =>
+    (await table.dynamo.send(new GetItemCommand({ TableName: table.name, Key: { id: { S: id } }, ConsistentRead: true }))).Item?.['state']?.S;
+  /** Messages on the retry queue in any state: waiting, delayed or being worked on. */
+  const messagesHeld = async () => {
+    const { Attributes = {} } = await stack.sqs.send(new GetQueueAttributesCommand({ QueueUrl: stack.queues.deliveryQueueUrl, AttributeNames: ['All'] }));
+    const held = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesDelayed', 'ApproximateNumberOfMessagesNotVisible'] as const;
+    return held.reduce((sum, name) => sum + Number(Attributes[name] ?? 0), 0);
+  };
 
   beforeAll(async () => {
     table = await createDedupTable(moto as string);
@@ -61,15 +77,20 @@ describe.skipIf(!moto)('no alert twice: the relay and delivery-retry with a dedu
   });
 
   it('the same delivery sent twice posts once; the second answer is 200, logged and counted as a duplicate', async () => {
+    const mark = stack.relay.output().length;
     const first = await send(stack.relay, alert('Twice'));
     const second = await send(stack.relay, alert('Twice'));
     expect(first.statusCode).toBe(200);
     expect(second.statusCode).toBe(200);
     expect(JSON.parse(second.body)).toMatchObject({ delivered: ['default'], duplicate: ['default'] });
     expect(posted('Twice')).toHaveLength(1);
-    expect(stack.relay.logRecords()).toContainEqual(expect.objectContaining({ message: 'delivery', outcome: 'duplicate', status: 200 }));
-    await waitFor(() => emfRecords(stack.relay.output().split('\n')).some((m) => m['outcome'] === 'duplicate'), 2_000);
-    expect(emfRecords(stack.relay.output().split('\n'))).toContainEqual(expect.objectContaining({ outcome: 'duplicate', destinationType: 'slack', Deliveries: 1 }));
+    const lines = () => outputSince(stack.relay, mark).split('\n');
+    const logRecords = lines()
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(logRecords).toContainEqual(expect.objectContaining({ message: 'delivery', outcome: 'duplicate', status: 200 }));
+    await waitFor(() => emfRecords(lines()).some((m) => m['outcome'] === 'duplicate'), 2_000);
+    expect(emfRecords(lines())).toContainEqual(expect.objectContaining({ outcome: 'duplicate', destinationType: 'slack', Deliveries: 1 }));
   });
 
   it('five identical deliveries at once post once; none is answered 202, since no queue holds the alert', async () => {
@@ -114,29 +135,45 @@ describe.skipIf(!moto)('no alert twice: the relay and delivery-retry with a dedu
   });
 
   it('a queued delivery sent again is not queued twice, and once delivery-retry has posted it a re-send is a duplicate', async () => {
+    const queuedBefore = await messagesHeld();
     stack.slack.queue(stack.paths['default']!, { kind: 'error', status: 500, body: 'rollup_error' }, 1);
     expect((await send(stack.relay, alert('Queued once'))).statusCode).toBe(202);
     const again = await send(stack.relay, alert('Queued once'));
     expect(again.statusCode).toBe(200);
     expect(JSON.parse(again.body)).toMatchObject({ duplicate: ['default'] });
     // The job waits out its first backoff as a delayed message: one, not two.
-    const { Attributes = {} } = await stack.sqs.send(
-      new GetQueueAttributesCommand({ QueueUrl: stack.queues.deliveryQueueUrl, AttributeNames: ['All'] }),
-    );
-    const held = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesDelayed', 'ApproximateNumberOfMessagesNotVisible'] as const;
-    expect(held.reduce((sum, name) => sum + Number(Attributes[name] ?? 0), 0)).toBe(1);
+    expect((await messagesHeld()) - queuedBefore).toBe(1);
     stack.startRetrying();
     expect(await waitFor(() => posted('Queued once').length === 1, 30_000)).toBe(true);
-    await waitFor(() => stack.retry.logRecords().some((r) => r['message'] === 'delivered from the retry queue'), 5_000);
-    await new Promise((r) => setTimeout(r, 500));
+    // delivery-retry tells the table after the post; a re-send before that would be a race, not the claim.
+    const id = recordIdOf(alert('Queued once'), 'default');
+    expect(await waitFor(async () => (await stateOf(id)) === 'delivered', 10_000)).toBe(true);
     const third = await send(stack.relay, alert('Queued once'));
     expect(third.statusCode).toBe(200);
     expect(posted('Queued once')).toHaveLength(1);
   }, 60_000);
 
   it('the table holds hashed ids, a state and times only, expiring within the window', async () => {
+    // Its own records, in each state a finished request leaves: delivered, to one destination
+    // and fanned out to two, and queued.
+    const delivered = alert('Stored delivered');
+    const fanned = alert('Stored fanned out', 'both');
+    const queued = alert('Stored queued');
+    expect((await send(stack.relay, delivered)).statusCode).toBe(200);
+    expect((await send(bare, fanned)).statusCode).toBe(200);
+    stack.slack.queue(stack.paths['default']!, { kind: 'error', status: 500, body: 'rollup_error' }, 1);
+    expect((await send(stack.relay, queued)).statusCode).toBe(202);
+    const ours = [recordIdOf(delivered, 'default'), recordIdOf(fanned, 'default'), recordIdOf(fanned, 'ops'), recordIdOf(queued, 'default')];
+
+    // Every record is checked, whoever wrote it: none may hold more than this.
     const { Items = [] } = await table.dynamo.send(new ScanCommand({ TableName: table.name }));
-    expect(Items.length).toBeGreaterThan(3);
+    expect(Items.map((item) => item['id']?.S)).toEqual(expect.arrayContaining(ours));
+    expect(Object.fromEntries(Items.filter((item) => ours.includes(item['id']?.S ?? '')).map((item) => [item['id']?.S, item['state']?.S]))).toEqual({
+      [ours[0]!]: 'delivered',
+      [ours[1]!]: 'delivered',
+      [ours[2]!]: 'delivered',
+      [ours[3]!]: 'queued',
+    });
     const now = Date.now() / 1000;
     for (const item of Items) {
       expect(Object.keys(item).sort()).toEqual(expect.arrayContaining(['expiresAt', 'id', 'state']));
@@ -147,7 +184,7 @@ describe.skipIf(!moto)('no alert twice: the relay and delivery-retry with a dedu
       expect(expires).toBeLessThanOrEqual(now + 3600 + 5);
     }
     const dump = JSON.stringify(Items);
-    for (const leak of ['Twice', 'EC2', '127.0.0.1', '/services/', 'default', 'ops']) expect(dump).not.toContain(leak);
+    for (const leak of ['Stored', 'EC2', '127.0.0.1', '/services/', 'default', 'ops']) expect(dump).not.toContain(leak);
   });
 });
 
