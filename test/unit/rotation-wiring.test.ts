@@ -4,6 +4,7 @@ import { createApiKeyRotationFromEnvironment } from '../../lib/rotation/from-env
 import { secretsManagerRotationStore } from '../../lib/rotation/secrets-manager.js';
 import { capturedLogger } from '../helpers/fake-delivery-ports.js';
 import { startFakeAws, type FakeAws } from '../helpers/fake-aws.js';
+import { memoryMetrics } from '../helpers/memory-metrics.js';
 
 let aws: FakeAws;
 const saved = { ...process.env };
@@ -19,20 +20,26 @@ afterAll(async () => {
 describe('the rotation function wiring', () => {
   it('a missing or invalid setting fails every step with the variable named', async () => {
     const log = capturedLogger();
-    const rotate = createApiKeyRotationFromEnvironment({ COST_API_TIMEOUT_MS: 'soon' }, { logger: log.logger });
+    const metrics = memoryMetrics();
+    const rotate = createApiKeyRotationFromEnvironment({ COST_API_TIMEOUT_MS: 'soon' }, { logger: log.logger, metrics });
     const failure = rotate({ Step: 'createSecret', SecretId: 's', ClientRequestToken: 't' });
     await expect(failure).rejects.toMatchObject({ reason: 'environment_invalid' });
     await expect(failure).rejects.toThrow(/COST_API_CREDENTIALS_SECRET_ID is required; COST_API_TIMEOUT_MS/);
+    expect(metrics.count('Rotations', { outcome: 'failed', step: 'environment' })).toBe(1);
   });
 
   it('a base URL that is plain http to a remote host is refused', async () => {
-    const rotate = createApiKeyRotationFromEnvironment({ COST_API_CREDENTIALS_SECRET_ID: 'c', COST_API_BASE_URL: 'http://api.example.com' }, { logger: capturedLogger().logger });
+    const metrics = memoryMetrics();
+    const rotate = createApiKeyRotationFromEnvironment({ COST_API_CREDENTIALS_SECRET_ID: 'c', COST_API_BASE_URL: 'http://api.example.com' }, { logger: capturedLogger().logger, metrics });
     await expect(rotate({})).rejects.toThrow(/COST_API_BASE_URL must be an https URL/);
+    expect(metrics.count('Rotations', { outcome: 'failed', step: 'environment' })).toBe(1);
   });
 
   it('with a good environment, a malformed event is refused by the steps themselves', async () => {
-    const rotate = createApiKeyRotationFromEnvironment({ COST_API_CREDENTIALS_SECRET_ID: 'c' }, { logger: capturedLogger().logger });
+    const metrics = memoryMetrics();
+    const rotate = createApiKeyRotationFromEnvironment({ COST_API_CREDENTIALS_SECRET_ID: 'c' }, { logger: capturedLogger().logger, metrics });
     await expect(rotate({ Step: 'createSecret' })).rejects.toMatchObject({ reason: 'invalid_event' });
+    expect(metrics.count('Rotations', { outcome: 'failed', step: 'invalid_event' })).toBe(1);
   });
 });
 
