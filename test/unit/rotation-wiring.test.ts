@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createSecretsManagerClient } from '../../lib/aws/clients.js';
 import { createApiKeyRotationFromEnvironment } from '../../lib/rotation/from-environment.js';
 import { secretsManagerRotationStore } from '../../lib/rotation/secrets-manager.js';
 import { capturedLogger } from '../helpers/fake-delivery-ports.js';
 import { startFakeAws, type FakeAws } from '../helpers/fake-aws.js';
-import { memoryMetrics } from '../helpers/memory-metrics.js';
+import { emfRecords, memoryMetrics } from '../helpers/memory-metrics.js';
 
 let aws: FakeAws;
 const saved = { ...process.env };
@@ -36,10 +36,22 @@ describe('the rotation function wiring', () => {
   });
 
   it('with a good environment, a malformed event is refused by the steps themselves', async () => {
-    const metrics = memoryMetrics();
-    const rotate = createApiKeyRotationFromEnvironment({ COST_API_CREDENTIALS_SECRET_ID: 'c' }, { logger: capturedLogger().logger, metrics });
-    await expect(rotate({ Step: 'createSecret' })).rejects.toMatchObject({ reason: 'invalid_event' });
-    expect(metrics.count('Rotations', { outcome: 'failed', step: 'invalid_event' })).toBe(1);
+    // The default metric sink, as the bundle has it: its line is read here rather than left in the test output.
+    const written: string[] = [];
+    const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      const rotate = createApiKeyRotationFromEnvironment({ COST_API_CREDENTIALS_SECRET_ID: 'c' }, { logger: capturedLogger().logger });
+      await expect(rotate({ Step: 'createSecret' })).rejects.toMatchObject({ reason: 'invalid_event' });
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      stdout.mockRestore();
+    }
+    expect(emfRecords(written.join('').split('\n'))).toEqual([
+      expect.objectContaining({ service: 'api-key-rotation', outcome: 'failed', step: 'invalid_event', Rotations: 1 }),
+    ]);
   });
 });
 
