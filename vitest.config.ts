@@ -4,6 +4,37 @@ import { defineConfig } from 'vitest/config';
 // Every lib/ folder must be covered by the in-process tests alone (test/unit, test/property):
 // decisions are tested through their ports, the bundles only prove the wiring.
 const LINE_COVERAGE_FLOOR = 85;
+type Floors = { branches: number; functions: number };
+// Branch and function floors per folder: what the in-process tests reached when the floors were
+// set, rounded down to a whole percent. Raise one when tests add coverage; lowering one to pass
+// hides a gap. A folder not listed (a new one) gets the lowest of these, so it starts covered too.
+const FLOORS: Record<string, Floors> = {
+  'api-key': { branches: 85, functions: 96 },
+  auth: { branches: 86, functions: 93 },
+  aws: { branches: 90, functions: 91 },
+  config: { branches: 87, functions: 88 },
+  'cost-api': { branches: 77, functions: 100 },
+  dedup: { branches: 90, functions: 100 },
+  delivery: { branches: 100, functions: 100 },
+  format: { branches: 98, functions: 100 },
+  googlechat: { branches: 92, functions: 100 },
+  http: { branches: 84, functions: 83 },
+  log: { branches: 93, functions: 92 },
+  message: { branches: 100, functions: 100 },
+  metrics: { branches: 90, functions: 100 },
+  queue: { branches: 83, functions: 100 },
+  relay: { branches: 87, functions: 100 },
+  retry: { branches: 71, functions: 88 },
+  rotation: { branches: 81, functions: 92 },
+  routing: { branches: 100, functions: 100 },
+  shared: { branches: 88, functions: 100 },
+  slack: { branches: 89, functions: 90 },
+  teams: { branches: 88, functions: 91 },
+};
+const NEW_FOLDER_FLOORS: Floors = {
+  branches: Math.min(...Object.values(FLOORS).map((f) => f.branches)),
+  functions: Math.min(...Object.values(FLOORS).map((f) => f.functions)),
+};
 const libFolders = readdirSync(new URL('./lib', import.meta.url), { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
   .map((entry) => entry.name);
@@ -38,7 +69,9 @@ export default defineConfig({
       provider: 'v8',
       include: ['lib/**/*.ts'],
       reporter: ['text-summary', 'json-summary'],
-      thresholds: Object.fromEntries(libFolders.map((folder) => [`lib/${folder}/**`, { lines: LINE_COVERAGE_FLOOR }])),
+      thresholds: Object.fromEntries(
+        libFolders.map((folder) => [`lib/${folder}/**`, { lines: LINE_COVERAGE_FLOOR, ...(FLOORS[folder] ?? NEW_FOLDER_FLOORS) }]),
+      ),
     },
   },
 });
