@@ -1,4 +1,4 @@
-import { ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpApiEvent } from '../../scripts/http-api-event.js';
 import { awsEnvironment, createSecret, motoUrl, secretsClient } from '../helpers/aws.js';
@@ -123,7 +123,8 @@ describe.skipIf(!moto)('Teams and Google Chat destinations: the relay and delive
     expect(answer.statusCode).toBe(202);
     expect(JSON.parse(answer.body)).toMatchObject({ queued: ['teamsBusy'] });
     expect(await waitFor(() => teams.accepted(TEAMS_PATHS.busy).length >= 1, 40_000)).toBe(true);
-    await new Promise((r) => setTimeout(r, 1_500));
+    // Once the queue has let go of the message, nothing can post it again.
+    expect(await waitFor(queueIsEmpty, 10_000)).toBe(true);
     const posts = teams.requests.filter((r) => r.path === TEAMS_PATHS.busy);
     expect(posts.map((r) => r.answeredStatus)).toEqual([429, 202]);
     expect(posts[1]!.receivedAt - posts[0]!.receivedAt).toBeGreaterThanOrEqual(1_900);
@@ -135,7 +136,7 @@ describe.skipIf(!moto)('Teams and Google Chat destinations: the relay and delive
     const answer = await send('chatBusy', 'Chat throttled alert');
     expect(answer.statusCode).toBe(202);
     expect(await waitFor(() => chat.accepted(CHAT_PATHS.busy).length >= 1, 40_000)).toBe(true);
-    await new Promise((r) => setTimeout(r, 1_500));
+    expect(await waitFor(queueIsEmpty, 10_000)).toBe(true);
     const posts = chat.requests.filter((r) => r.path === CHAT_PATHS.busy);
     expect(posts.map((r) => r.answeredStatus)).toEqual([429, 200]);
     // The core's first backoff is 5 s.
@@ -164,6 +165,13 @@ describe.skipIf(!moto)('Teams and Google Chat destinations: the relay and delive
     for (const secret of SECRETS) expect(everything).not.toContain(secret);
     expect(everything).not.toContain('127.0.0.1');
   });
+
+  /** No message on the retry queue in any state: waiting, delayed or being worked on. */
+  async function queueIsEmpty(): Promise<boolean> {
+    const { Attributes = {} } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queues.deliveryQueueUrl, AttributeNames: ['All'] }));
+    const held = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesDelayed', 'ApproximateNumberOfMessagesNotVisible'] as const;
+    return held.every((name) => Number(Attributes[name] ?? 0) === 0);
+  }
 
   async function receiveParked(count: number): Promise<Message[]> {
     const found: Message[] = [];
