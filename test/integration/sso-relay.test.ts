@@ -59,8 +59,9 @@ async function startRelay(issuer = provider.issuer, extra: Record<string, unknow
   return bundle;
 }
 
-const deliver = (relay: RunningBundle, headers: Record<string, string>) =>
-  relay.invoke<Answer>(httpApiEvent({ headers: { 'content-type': 'application/json', ...headers }, body: alert }));
+/** The bundle runner ends an invocation at `timeoutMs`, as Lambda does: an answer is an answer in time. */
+const deliver = (relay: RunningBundle, headers: Record<string, string>, timeoutMs?: number) =>
+  relay.invoke<Answer>(httpApiEvent({ headers: { 'content-type': 'application/json', ...headers }, body: alert }), timeoutMs ? { timeoutMs } : {});
 
 describe('SSO through the built relay with a real OpenID Connect provider', () => {
   it('delivers with a valid client-credentials token', async () => {
@@ -151,10 +152,8 @@ describe('SSO through the built relay with a real OpenID Connect provider', () =
     const relay = await startRelay(issuer);
     const now = Math.floor(Date.now() / 1000);
     const token = await signToken(provider.signingKey, { iss: issuer, client_id: platform.clientId, scope: SCOPE, exp: now + 600 });
-    const started = Date.now();
-    const answer = await deliver(relay, { authorization: `Bearer ${token}` });
+    const answer = await deliver(relay, { authorization: `Bearer ${token}` }, 5_000);
     expect(answer.statusCode).toBe(503);
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(JSON.parse(answer.body)).toMatchObject({ error: 'authentication_unavailable' });
     const record = relay.logRecords().find((r) => r['message'] === 'delivery');
     expect(record).toMatchObject({ level: 'error', status: 503, reason: 'discovery_unreachable' });
