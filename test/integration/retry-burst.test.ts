@@ -6,13 +6,13 @@ import { waitFor } from '../helpers/sqs.js';
 const moto = motoUrl();
 const COUNT = 100;
 // Slack takes one message per second per webhook and the retry worker spaces its posts 1.1 s
-// apart. Both run on a clock ten times faster here: the fake webhook's window is 100 ms and the
-// worker's pace (DELIVERY_MIN_INTERVAL_MS) 110 ms, the same margin. 100 alerts sent at once
-// still outnumber what the webhook takes by two orders of magnitude, so most must be queued
+// apart. Both run on a clock twenty times faster here: the fake webhook's window is 50 ms and
+// the worker's pace (DELIVERY_MIN_INTERVAL_MS) 55 ms, the same margin. 100 alerts sent at once
+// still outnumber what the webhook takes in that window a hundredfold, so most must be queued
 // and delivered later, exactly as at full scale. Retry-After stays 1 s, as Slack sends it, so
 // honouring it is shown at full size.
-const WINDOW_MS = 100;
-const WORKER_PACE_MS = 110;
+const WINDOW_MS = 50;
+const WORKER_PACE_MS = 55;
 // After the burst only the retry worker posts; a few 429s at that point (another poster on the
 // same webhook, say) make sure the worker's handling of Retry-After is exercised, not assumed.
 const LATE_RATE_LIMITS = 3;
