@@ -5,7 +5,7 @@ import type { Logger } from '../log/logger.js';
 import type { WebhookMessage } from '../message/schema.js';
 import { dedupUnavailableMetric, deliveryMetric, noMetrics, type Metrics } from '../metrics/metrics.js';
 import type { InvocationBudget } from '../shared/deadline.js';
-import { errorName } from '../shared/errors.js';
+import { errorReason } from '../shared/errors.js';
 import { deliveryRecordId } from './fingerprint.js';
 import { claimHoldSeconds, LEDGER_CALL_BUDGET_MS, type ClaimOutcome, type DeliveryLedger } from './ledger.js';
 
@@ -29,7 +29,7 @@ function ledgerStep(deps: LedgerDependencies, consequence: string) {
     try {
       return await budget.step('dedup_table', LEDGER_CALL_BUDGET_MS, work);
     } catch (error) {
-      deps.logger.warn(consequence, { reason: 'dedup_unavailable', error: errorName(error), destination });
+      deps.logger.warn(consequence, { reason: 'dedup_unavailable', error: errorReason(error), destination });
       metrics.add(dedupUnavailableMetric());
       return undefined;
     }

@@ -10,7 +10,7 @@ import { answerLatencyMetric, answerMetric, configurationUnavailableMetric, noMe
 import { webhookMessageSchema } from '../message/schema.js';
 import { routeFacts, selectDestinations } from '../routing/route.js';
 import type { InvocationBudget } from '../shared/deadline.js';
-import { errorName, errorReason } from '../shared/errors.js';
+import { errorReason } from '../shared/errors.js';
 import { describeIssues } from '../shared/zod-issues.js';
 import { answerFor, configurationUnavailable, reasonOf, type DestinationResult } from './answer.js';
 
@@ -118,7 +118,7 @@ export function createRelay(deps: RelayDependencies): Relay {
     try {
       return await relay(request, budget);
     } catch (error) {
-      deps.logger.error('delivery failed unexpectedly', { requestId: request.requestId, reason: errorName(error) });
+      deps.logger.error('delivery failed unexpectedly', { requestId: request.requestId, reason: errorReason(error) });
       return unavailable('internal_error', 'The relay could not handle this delivery; try again later.');
     }
   };

@@ -9,7 +9,7 @@ import type { QueueMessageOps } from '../queue/sqs.js';
 import { QUEUE_CALL_BUDGET_MS } from '../delivery/deliver.js';
 import { CONFIG_READ_BUDGET_MS } from '../config/store.js';
 import type { InvocationBudget } from '../shared/deadline.js';
-import { errorName } from '../shared/errors.js';
+import { errorReason } from '../shared/errors.js';
 import type { RetryLedger } from '../dedup/once.js';
 import type { Pacer } from './pacer.js';
 
@@ -60,11 +60,11 @@ export async function processBatch(records: readonly QueueRecord[], deps: RetryD
     try {
       outcome = await processRecord(record, deps);
     } catch (error) {
-      deps.logger.error('retry failed unexpectedly', { messageId: record.messageId, reason: errorName(error) });
+      deps.logger.error('retry failed unexpectedly', { messageId: record.messageId, reason: errorReason(error) });
       const receives = Number(record.attributes.ApproximateReceiveCount ?? '1');
       outcome =
         receives >= UNEXPECTED_FAILURES_BEFORE_PARKING
-          ? parked(await deps.delivery.park({ body: record.body, reason: `unexpected_error:${errorName(error)}` }, deps.budget))
+          ? parked(await deps.delivery.park({ body: record.body, reason: `unexpected_error:${errorReason(error)}` }, deps.budget))
           : 'retry_later';
     }
     if (outcome === 'retry_later' || outcome === 'not_attempted') failures.push({ itemIdentifier: record.messageId });
@@ -135,7 +135,7 @@ async function processRecord(record: QueueRecord, deps: RetryDependencies): Prom
 
   if (decision.retryAfterMs !== undefined) deps.pacer.holdFor(key, decision.retryAfterMs);
   await changeVisibility(deps, record, decision.delaySeconds).catch((error: unknown) =>
-    log.warn('could not set when to retry; the queue visibility timeout applies', { error: errorName(error) }),
+    log.warn('could not set when to retry; the queue visibility timeout applies', { error: errorReason(error) }),
   );
   log.warn('delivery will be retried', { attempts, reason: decision.reason, delaySeconds: decision.delaySeconds });
   return 'retry_later';

@@ -120,7 +120,7 @@ describe('the first attempt, at most once per destination', () => {
     expect(hung.slack.posts).toHaveLength(1);
     expect(signals).toHaveLength(1);
     expect(signals[0]?.aborted).toBe(true);
-    expect(hung.log.records()).toContainEqual(expect.objectContaining({ level: 'warn', reason: 'dedup_unavailable', error: 'DeadlineExceededError' }));
+    expect(hung.log.records()).toContainEqual(expect.objectContaining({ level: 'warn', reason: 'dedup_unavailable', error: 'dedup_table_deadline' }));
   });
 });
 

@@ -199,6 +199,8 @@ describe('delivery-retry, against a queue that hangs', () => {
     expect(visibilitySignal?.aborted).toBe(true);
     expect(slack.posts.map((p) => p.payload.title)).toEqual(['slow', 'next']);
     expect(log.lines.join('\n')).toContain('queue visibility timeout applies');
+    // Named by its reason, which survives the bundle's minified class names.
+    expect(log.records()).toContainEqual(expect.objectContaining({ error: 'retry_queue_deadline' }));
   });
 });
 
