@@ -48,9 +48,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Integration tests start their own processes and servers; two cores keep that honest.
     pool: 'forks',
-    ...(resultsDir
-      ? { reporters: ['default', 'json'], outputFile: { json: `${resultsDir}/vitest-${process.pid}.json` } }
-      : {}),
+    ...(resultsDir ? { reporters: ['default', 'json'], outputFile: { json: `${resultsDir}/vitest-${process.pid}.json` } } : {}),
     projects: [
       {
         extends: true,

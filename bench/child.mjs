@@ -10,7 +10,10 @@ import { pathToFileURL } from 'node:url';
 
 const [mode, bundle, eventFile, countArg, intervalArg] = process.argv.slice(2);
 const report = (result) => {
-  writeSync(3, `${JSON.stringify({ ...result, node: process.version, maxRssKiB: process.resourceUsage().maxRSS, memory: process.memoryUsage() })}\n`);
+  writeSync(
+    3,
+    `${JSON.stringify({ ...result, node: process.version, maxRssKiB: process.resourceUsage().maxRSS, memory: process.memoryUsage() })}\n`,
+  );
   process.exit(0);
 };
 

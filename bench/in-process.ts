@@ -4,9 +4,9 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { createChatServices } from '../lib/chat-services/create.js';
 import { fromHttpApiEvent, toHttpApiResult } from '../lib/inbound/api-gateway.js';
-import type { NodeFetch } from '../lib/transport/fetch-over-node-http.js';
-import { invocationBudget } from '../lib/shared/deadline.js';
 import { createRelayFromEnvironment } from '../lib/relay/from-environment.js';
+import { invocationBudget } from '../lib/shared/deadline.js';
+import type { NodeFetch } from '../lib/transport/fetch-over-node-http.js';
 
 const answered: NodeFetch = async (input) => ({
   ok: true,

@@ -2,7 +2,7 @@
 // same Node, with the same V8 heap limits and the same environment as the deployed relay.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { isMap, isScalar, parseDocument, type Document } from 'yaml';
+import { type Document, isMap, isScalar, parseDocument } from 'yaml';
 
 export const LAMBDA_NODE_MAJOR = 24;
 export const LAMBDA_REGION = 'us-east-1';
@@ -88,7 +88,8 @@ export function readRelayTemplate(templateFile: string): RelayTemplate {
       for (const { name, tag, value } of variables) {
         if (tag === undefined) env[name] = value;
         else if (tag === '!Ref' && resources[value] !== undefined) env[name] = resources[value];
-        else if (tag === '!Ref' && doc.hasIn(['Parameters', value, 'Default'])) env[name] = String(doc.getIn(['Parameters', value, 'Default']));
+        else if (tag === '!Ref' && doc.hasIn(['Parameters', value, 'Default']))
+          env[name] = String(doc.getIn(['Parameters', value, 'Default']));
       }
       return env;
     },
@@ -99,6 +100,8 @@ function entries(doc: Document, path: string[]): Array<{ name: string; tag: stri
   const node = doc.getIn(path, true);
   if (!isMap(node)) return [];
   return node.items.flatMap((pair) =>
-    isScalar(pair.key) && isScalar(pair.value) ? [{ name: String(pair.key.value), tag: pair.value.tag, value: String(pair.value.value) }] : [],
+    isScalar(pair.key) && isScalar(pair.value)
+      ? [{ name: String(pair.key.value), tag: pair.value.tag, value: String(pair.value.value) }]
+      : [],
   );
 }

@@ -1,24 +1,25 @@
 // npm run bench: cold-path bytes, cold start, memory and warm latency of the relay next to two
 // floors, on Lambda's Node.js with Lambda's flags and environment, and the calls the relay
 // makes to its dependencies. Prints tables and budgets, and writes bench/results.json.
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildFunction } from '../scripts/esbuild-options.mjs';
-import { httpApiEvent } from '../scripts/http-api-event.js';
-import { startAwsProxy, type AwsProxy } from '../test/helpers/aws-proxy.js';
-import { createSigningKey, signToken, startKeyServer } from '../test/helpers/key-server.js';
-import { motoAvailable, startMoto } from '../test/helpers/moto.js';
-import { startFakeSlack, type FakeSlack } from '../test/helpers/slack-server.js';
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { webhookMessageSchema } from '../lib/message/schema.js';
 import { formatSlackMessage } from '../lib/slack/format.js';
-import { runContainer, type ChildArgs, type ContainerRun, type Runtime } from './containers.js';
-import { lambdaEnvironment, lambdaNodeArgs, lambdaNodeBinary, LAMBDA_REGION, nodeVersion, readRelayTemplate } from './lambda.js';
-import { bundleSize, isSdkOrigin, type BundleSize } from './sizes.js';
+import { buildFunction } from '../scripts/esbuild-options.mjs';
+import { httpApiEvent } from '../scripts/http-api-event.js';
+import { type AwsProxy, startAwsProxy } from '../test/helpers/aws-proxy.js';
+import { createSigningKey, signToken, startKeyServer } from '../test/helpers/key-server.js';
+import { motoAvailable, startMoto } from '../test/helpers/moto.js';
+import { type FakeSlack, startFakeSlack } from '../test/helpers/slack-server.js';
+import { type ChildArgs, type ContainerRun, type Runtime, runContainer } from './containers.js';
+import { LAMBDA_REGION, lambdaEnvironment, lambdaNodeArgs, lambdaNodeBinary, nodeVersion, readRelayTemplate } from './lambda.js';
+import { type BundleSize, bundleSize, isSdkOrigin } from './sizes.js';
 import { median, percentile } from './stats.js';
 import { printTable, type Row } from './table.js';
 
@@ -105,19 +106,21 @@ const relayColdPathPass = relaySize.coldPathBytes <= BUDGET.relayColdPathKiB * 1
 console.log('\nBundles (minified ESM; cold path = index.mjs and the chunks it imports statically; folder = all that is deployed)');
 printTable(
   ['function', 'cold path KiB', 'files', 'AWS SDK KiB', 'folder KiB', 'largest non-SDK parts on the cold path', 'budget'],
-  Object.entries(sizes).map(([name, size]): Row => [
-    name,
-    kib(size.coldPathBytes),
-    String(size.coldPathFiles.length),
-    kib(size.sdkBytes),
-    kib(size.folderBytes),
-    size.largest
-      .filter((part) => !isSdkOrigin(part.from))
-      .slice(0, 3)
-      .map((part) => `${part.from} ${kib(part.bytes)}`)
-      .join(', '),
-    name === RELAY ? `<= ${BUDGET.relayColdPathKiB} KiB ${verdict(relayColdPathPass)}` : '',
-  ]),
+  Object.entries(sizes).map(
+    ([name, size]): Row => [
+      name,
+      kib(size.coldPathBytes),
+      String(size.coldPathFiles.length),
+      kib(size.sdkBytes),
+      kib(size.folderBytes),
+      size.largest
+        .filter((part) => !isSdkOrigin(part.from))
+        .slice(0, 3)
+        .map((part) => `${part.from} ${kib(part.bytes)}`)
+        .join(', '),
+      name === RELAY ? `<= ${BUDGET.relayColdPathKiB} KiB ${verdict(relayColdPathPass)}` : '',
+    ],
+  ),
 );
 for (const name of missing) console.log(`  ${name}: not built yet (no functions/${name}/handler.ts in this build); no figures`);
 console.log(`\nLargest contributors to the cold path of ${RELAY}, by package`);
@@ -234,7 +237,9 @@ async function measure(proxy: AwsProxy, slack: FakeSlack) {
     const statuses = run.statuses ?? { [String(run.firstStatus)]: 1 };
     const others = Object.keys(statuses).filter((status) => status !== '200');
     if (run.firstStatus !== 200 || others.length > 0 || posts !== expected) {
-      throw new Error(`${what}: expected ${expected} deliveries answered 200, got statuses ${JSON.stringify(statuses)} and ${posts} Slack posts\n${run.output}`);
+      throw new Error(
+        `${what}: expected ${expected} deliveries answered 200, got statuses ${JSON.stringify(statuses)} and ${posts} Slack posts\n${run.output}`,
+      );
     }
   };
 
@@ -394,9 +399,19 @@ async function measure(proxy: AwsProxy, slack: FakeSlack) {
 
   // ------------------------------------------------------------ SSO
   const now = Math.floor(Date.now() / 1000);
-  const token = await signToken(signingKey, { iss: keys.issuer, sub: sso.clientId, cid: sso.clientId, scp: [sso.scope], nbf: now, jti: `bench-${now}` });
+  const token = await signToken(signingKey, {
+    iss: keys.issuer,
+    sub: sso.clientId,
+    cid: sso.clientId,
+    scp: [sso.scope],
+    nbf: now,
+    jti: `bench-${now}`,
+  });
   const ssoEvent = eventFile('sso', { 'content-type': 'application/json', authorization: `Bearer ${token}` });
-  const ssoRun = await container(['warm', bundlePath(RELAY), ssoEvent, WARM_DELIVERIES], relayEnvironment(bundlePath(RELAY), { RelayConfigSecret: ssoSecret }));
+  const ssoRun = await container(
+    ['warm', bundlePath(RELAY), ssoEvent, WARM_DELIVERIES],
+    relayEnvironment(bundlePath(RELAY), { RelayConfigSecret: ssoSecret }),
+  );
   await keys.close();
   // Without SSO support the relay answers 503 before it asks the key server anything.
   const ssoSupported = !(ssoRun.run.firstStatus === 503 && keys.discoveryRequests() === 0);
@@ -415,7 +430,11 @@ async function measure(proxy: AwsProxy, slack: FakeSlack) {
   const coldReadsPass = coldReads.every((n) => n === 1);
   const warmReadsPass = warmRelay.reads === 1;
   const budgets = [
-    { budget: `relay cold start <= ${BUDGET.coldRatio} x limit floor (median wall)`, value: coldRatio, pass: coldRatio <= BUDGET.coldRatio },
+    {
+      budget: `relay cold start <= ${BUDGET.coldRatio} x limit floor (median wall)`,
+      value: coldRatio,
+      pass: coldRatio <= BUDGET.coldRatio,
+    },
     {
       budget: `deployed relay cold start <= ${BUDGET.deployedColdRatio} x deployed limit floor`,
       value: deployedColdRatio,
@@ -467,7 +486,14 @@ async function measure(proxy: AwsProxy, slack: FakeSlack) {
         [1, 2],
         [1, 3],
       ]),
-      ['spawn -> first answer, median of per-round ratios', '', '', '', String(pairedRatio('relay', 'limit floor')), String(pairedRatio('relay', 'SDK floor'))],
+      [
+        'spawn -> first answer, median of per-round ratios',
+        '',
+        '',
+        '',
+        String(pairedRatio('relay', 'limit floor')),
+        String(pairedRatio('relay', 'SDK floor')),
+      ],
     ],
   );
   console.log(
@@ -484,19 +510,25 @@ async function measure(proxy: AwsProxy, slack: FakeSlack) {
       ['dedup table calls per delivery (claim + record)', String(median(deployedTableCalls)), '2', ''],
     ],
   );
-  console.log(`  budget: cold start deployed/limit <= ${BUDGET.deployedColdRatio} ${verdict(deployedColdRatio <= BUDGET.deployedColdRatio)}`);
+  console.log(
+    `  budget: cold start deployed/limit <= ${BUDGET.deployedColdRatio} ${verdict(deployedColdRatio <= BUDGET.deployedColdRatio)}`,
+  );
 
   console.log(`\nOther functions: import only (median of ${COLD_RUNS}; wall = spawn until the import finished)`);
   if (otherFunctions.length > 0) {
     const floorImport = importOnly['(limit floor)']!;
     printTable(
       ['function', 'spawn -> imported, ms', 'import, ms', 'import / limit floor import', 'peak RSS median, MiB'],
-      Object.entries(importOnly).map(([name, f]): Row => [name, ms(f.wallMs), ms(f.importMs), String(ratio(f.importMs, floorImport.importMs)), mib(f.medianRssKiB)]),
+      Object.entries(importOnly).map(
+        ([name, f]): Row => [name, ms(f.wallMs), ms(f.importMs), String(ratio(f.importMs, floorImport.importMs)), mib(f.medianRssKiB)],
+      ),
     );
   }
   for (const name of missing.filter((n) => n !== RELAY)) console.log(`  ${name}: n/a (not built yet)`);
 
-  console.log(`\nWarm (${WARM_ROUNDS} containers each, ${WARM_DELIVERIES} sequential deliveries in each, loopback Slack; medians over the containers)`);
+  console.log(
+    `\nWarm (${WARM_ROUNDS} containers each, ${WARM_DELIVERIES} sequential deliveries in each, loopback Slack; medians over the containers)`,
+  );
   const warmRow = (figure: string, value: (f: ReturnType<typeof warmFigures>) => number, format: (n: number) => string): Row => [
     figure,
     format(value(warm.relay)),
@@ -515,7 +547,7 @@ async function measure(proxy: AwsProxy, slack: FakeSlack) {
       warmRow('peak RSS after the run (max of containers), MiB', (f) => f.peakRssKiB, mib),
     ],
   );
-  console.log('  relay/SDK and relay/limit are information, not budgets: neither floor does any of the relay\'s work');
+  console.log("  relay/SDK and relay/limit are information, not budgets: neither floor does any of the relay's work");
   const ownWork = warm['relay in process'];
   const floorPost = warm['SDK floor'].medianMs;
   const sameMessage = warm["SDK floor, relay's message"].medianMs;
@@ -524,13 +556,28 @@ async function measure(proxy: AwsProxy, slack: FakeSlack) {
   printTable(
     ['figure', 'median', 'mean', 'budget'],
     [
-      ["relay's own work, chat in process, µs", us(ownWork.medianMs), us(ownWork.meanMs), `<= ${BUDGET.ownWorkMedianUs} µs ${verdict(ownWorkPass)}`],
+      [
+        "relay's own work, chat in process, µs",
+        us(ownWork.medianMs),
+        us(ownWork.meanMs),
+        `<= ${BUDGET.ownWorkMedianUs} µs ${verdict(ownWorkPass)}`,
+      ],
       ["own work then the SDK floor's post, ms", ms(ownWorkThenFloor.medianMs), ms(ownWorkThenFloor.meanMs), ''],
-      ["relay / own work then the SDK floor's post", String(ownWorkThenPostRatio), '', `<= ${BUDGET.warmRatioToOwnWorkThenPost} ${verdict(ownWorkThenPostPass)}`],
+      [
+        "relay / own work then the SDK floor's post",
+        String(ownWorkThenPostRatio),
+        '',
+        `<= ${BUDGET.warmRatioToOwnWorkThenPost} ${verdict(ownWorkThenPostPass)}`,
+      ],
       ['  median of paired ratios (same round)', String(pairedOwnWorkThenPostRatio), '', ''],
-      ["own work between network waits (own work then post - SDK floor), µs", us(ownWorkThenFloor.medianMs - floorPost), '', ''],
-      ["relay - SDK floor, µs", us(warm.relay.medianMs - floorPost), '', ''],
-      [`SDK floor posting the relay's ${kib(Buffer.byteLength(relayMessage))} KiB message, ms`, ms(sameMessage), ms(warm["SDK floor, relay's message"].meanMs), ''],
+      ['own work between network waits (own work then post - SDK floor), µs', us(ownWorkThenFloor.medianMs - floorPost), '', ''],
+      ['relay - SDK floor, µs', us(warm.relay.medianMs - floorPost), '', ''],
+      [
+        `SDK floor posting the relay's ${kib(Buffer.byteLength(relayMessage))} KiB message, ms`,
+        ms(sameMessage),
+        ms(warm["SDK floor, relay's message"].meanMs),
+        '',
+      ],
       ['  / the SDK floor posting the raw body', String(ratio(sameMessage, floorPost)), '', ''],
     ],
   );
@@ -540,7 +587,11 @@ async function measure(proxy: AwsProxy, slack: FakeSlack) {
     ['scenario', 'calls', 'budget'],
     [
       ['Secrets Manager reads per cold start (median)', String(median(coldReads)), `1 ${verdict(coldReadsPass)}`],
-      [`Secrets Manager reads over 1 + ${WARM_DELIVERIES} deliveries, TTL ${configuredTtl} s (most of any container)`, String(warmRelay.reads), `1 (none warm) ${verdict(warmReadsPass)}`],
+      [
+        `Secrets Manager reads over 1 + ${WARM_DELIVERIES} deliveries, TTL ${configuredTtl} s (most of any container)`,
+        String(warmRelay.reads),
+        `1 (none warm) ${verdict(warmReadsPass)}`,
+      ],
       [
         `Secrets Manager reads, ${TTL_SCENARIO.deliveries + 1} deliveries over ${(ttlPeriods * TTL_SCENARIO.ttlSeconds).toFixed(1)} s, TTL ${TTL_SCENARIO.ttlSeconds} s`,
         String(ttlRun.reads),
@@ -548,8 +599,16 @@ async function measure(proxy: AwsProxy, slack: FakeSlack) {
       ],
       ...(ssoFigures
         ? ([
-            [`SSO discovery downloads over 1 + ${WARM_DELIVERIES} deliveries`, String(ssoFigures.discoveryDownloads), `1 ${verdict(ssoFigures.discoveryDownloads === 1)}`],
-            [`SSO key downloads over 1 + ${WARM_DELIVERIES} deliveries`, String(ssoFigures.keyDownloads), `1 ${verdict(ssoFigures.keyDownloads === 1)}`],
+            [
+              `SSO discovery downloads over 1 + ${WARM_DELIVERIES} deliveries`,
+              String(ssoFigures.discoveryDownloads),
+              `1 ${verdict(ssoFigures.discoveryDownloads === 1)}`,
+            ],
+            [
+              `SSO key downloads over 1 + ${WARM_DELIVERIES} deliveries`,
+              String(ssoFigures.keyDownloads),
+              `1 ${verdict(ssoFigures.keyDownloads === 1)}`,
+            ],
             'medianMs' in ssoFigures
               ? ['SSO warm median / p99 per delivery, ms', `${ms(ssoFigures.medianMs)} / ${ms(ssoFigures.p99Ms)}`, '']
               : ['SSO delivery with the bench token', `answered ${ssoFigures.firstStatus}`, 'expected 200 FAIL (see bench/results.json)'],
@@ -559,7 +618,10 @@ async function measure(proxy: AwsProxy, slack: FakeSlack) {
   );
 
   console.log('\nBudgets');
-  printTable(['budget', 'value', 'verdict'], budgets.map((b): Row => [b.budget, String(b.value), verdict(b.pass)]));
+  printTable(
+    ['budget', 'value', 'verdict'],
+    budgets.map((b): Row => [b.budget, String(b.value), verdict(b.pass)]),
+  );
   const failed = budgets.filter((b) => !b.pass);
   console.log(
     failed.length === 0

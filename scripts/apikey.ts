@@ -2,11 +2,11 @@
 // Builds a platform API key with the spec 4.4 procedure, as the rotation function does.
 // Credentials: COST_API_USERNAME / COST_API_PASSWORD, else a prompt; never arguments.
 import { parseArgs } from 'node:util';
-import { maskApiKey } from '../lib/cost-api/api-key.js';
 import { buildApiKey, toApiKeySecret } from '../lib/api-key/procedure.js';
-import { SelectionError, describeAccount, selectAccount } from '../lib/api-key/select.js';
+import { describeAccount, SelectionError, selectAccount } from '../lib/api-key/select.js';
+import { maskApiKey } from '../lib/cost-api/api-key.js';
 import { DEFAULT_COST_API_BASE_URL, isAllowedBaseUrl } from '../lib/cost-api/base-url.js';
-import { createCostApiClient, type CostApiClient, type Credentials } from '../lib/cost-api/client.js';
+import { type CostApiClient, type Credentials, createCostApiClient } from '../lib/cost-api/client.js';
 import { CostApiError } from '../lib/cost-api/errors.js';
 import type { PayerAccount } from '../lib/cost-api/schema.js';
 import { createLogger } from '../lib/log/logger.js';
@@ -91,7 +91,10 @@ async function list(client: CostApiClient, login: Credentials, onlyAccount: stri
   for (const account of chosen) {
     console.log(`\nCost centers of ${describeAccount(account)} (--cost-center takes the id or the name; omit it for all):`);
     try {
-      const centers = await client.listCostCenters({ apikey: `${token.userKey}:${account.accountKey}:`, authorization: token.authorization });
+      const centers = await client.listCostCenters({
+        apikey: `${token.userKey}:${account.accountKey}:`,
+        authorization: token.authorization,
+      });
       console.log(centers.length === 0 ? '  (none)' : table([['ID', 'NAME', 'CODE'], ...centers.map((c) => [c.id, c.name, c.code])]));
     } catch (error) {
       if (!(error instanceof CostApiError)) throw error;
@@ -121,7 +124,9 @@ async function main(): Promise<void> {
         return;
       }
       const record = parsed.value as Record<string, unknown>;
-      process.stderr.write(`note: ${String(record['message'])} (${String(record['call'])}: ${String(record['reason'])}, waiting ${String(record['waitMs'])} ms)\n`);
+      process.stderr.write(
+        `note: ${String(record['message'])} (${String(record['call'])}: ${String(record['reason'])}, waiting ${String(record['waitMs'])} ms)\n`,
+      );
     },
   });
   const client = createCostApiClient({ baseUrl, logger });

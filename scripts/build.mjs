@@ -6,9 +6,7 @@ import { join } from 'node:path';
 import { buildFunction } from './esbuild-options.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
-const functions = readdirSync(join(root, 'functions')).filter((name) =>
-  existsSync(join(root, 'functions', name, 'handler.ts')),
-);
+const functions = readdirSync(join(root, 'functions')).filter((name) => existsSync(join(root, 'functions', name, 'handler.ts')));
 
 // dist/<name>/ is exactly what the template deploys, so the esbuild metafile (for the size
 // figures and template checks) and the source maps live apart, in dist/meta/.

@@ -99,7 +99,8 @@ async function readLive(client: SecretsManagerClient, secretId: string): Promise
     return (await client.send(new GetSecretValueCommand({ SecretId: secretId }))).SecretString;
   } catch (error) {
     const name = (error as Error).name;
-    if (name === 'ResourceNotFoundException') throw new UsageError(`No secret ${secretId} (or it has no current version). Deploy the stack first.`);
+    if (name === 'ResourceNotFoundException')
+      throw new UsageError(`No secret ${secretId} (or it has no current version). Deploy the stack first.`);
     throw new UsageError(`Could not read ${secretId}: ${awsErrorMessage(error)}`);
   }
 }
@@ -126,7 +127,8 @@ async function push(file: string | undefined, values: ReturnType<typeof parse>['
       return 0;
     }
     console.log(`${file} is valid: ${describe(config)}.`);
-    if (!before?.ok) console.log(`The live value of ${secretId} is not valid JSON (the relay cannot use it): it is replaced as a whole, and not shown.`);
+    if (!before?.ok)
+      console.log(`The live value of ${secretId} is not valid JSON (the relay cannot use it): it is replaced as a whole, and not shown.`);
     console.log(`Changes to ${secretId} (paths only; values are not shown):`);
     for (const c of changes) console.log(`  ${c.change === 'added' ? '+' : c.change === 'removed' ? '-' : '~'} ${c.path}`);
     const weakenings = authWeakenings(liveJson, config.auth);
@@ -134,12 +136,16 @@ async function push(file: string | undefined, values: ReturnType<typeof parse>['
       console.log('This weakens authentication:');
       for (const w of weakenings) console.log(`  ! ${w.says}`);
       if (!values['allow-weaker-auth']) {
-        console.error('Nothing written: add --allow-weaker-auth to write a configuration that weakens authentication (--yes alone does not).');
+        console.error(
+          'Nothing written: add --allow-weaker-auth to write a configuration that weakens authentication (--yes alone does not).',
+        );
         return 1;
       }
     }
     if (!values.yes && !(await confirm('Write this as the new current version? [y/N] '))) {
-      console.error(process.stdin.isTTY ? 'Nothing written.' : 'Nothing written: add --yes to write without asking (no terminal to ask in).');
+      console.error(
+        process.stdin.isTTY ? 'Nothing written.' : 'Nothing written: add --yes to write without asking (no terminal to ask in).',
+      );
       return 1;
     }
     try {
@@ -148,7 +154,9 @@ async function push(file: string | undefined, values: ReturnType<typeof parse>['
       throw new UsageError(`Could not write ${secretId}: ${awsErrorMessage(error)} Nothing was changed.`);
     }
     console.log('Written. The relay uses it within its configuration TTL (RELAY_CONFIG_TTL_SECONDS, 300 s by default);');
-    console.log('changed Basic or header credentials stay accepted for the grace period (docs/operations.md, "Changing credentials safely").');
+    console.log(
+      'changed Basic or header credentials stay accepted for the grace period (docs/operations.md, "Changing credentials safely").',
+    );
     return 0;
   } finally {
     client.destroy();
@@ -184,7 +192,8 @@ async function pull(values: ReturnType<typeof parse>['values']): Promise<number>
   const client = new SecretsManagerClient(awsClientOptions(values.region));
   try {
     const live = await readLive(client, secretId);
-    if (live === undefined) throw new SecretContentError(`The secret ${secretId} holds no text (binary only), so it is not a relay configuration.`);
+    if (live === undefined)
+      throw new SecretContentError(`The secret ${secretId} holds no text (binary only), so it is not a relay configuration.`);
     const json = parseJson(live);
     if (!json.ok) {
       // Not shown on a terminal or in a log; into a private file only, to be mended there.

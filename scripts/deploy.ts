@@ -7,7 +7,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CloudFormationClient, DeleteStackCommand, DescribeStacksCommand, type Stack, waitUntilStackDeleteComplete } from '@aws-sdk/client-cloudformation';
+import {
+  CloudFormationClient,
+  DeleteStackCommand,
+  DescribeStacksCommand,
+  type Stack,
+  waitUntilStackDeleteComplete,
+} from '@aws-sdk/client-cloudformation';
 import { typeFromUrl } from '../lib/config/destination-type.js';
 import { type Asker, createAsker, PromptCancelled } from './prompt.js';
 import { awsClientOptions, awsErrorMessage, regionFrom, UsageError } from './stack.js';
@@ -37,7 +43,11 @@ const DEFAULT_STACK = 'cost-alert-relay';
 const WEBHOOK_URL = /^https:\/\/[^\s"\\]+$/;
 const NO_QUOTES = /^[^"\\]*$/;
 const NO_SPACES_OR_QUOTES = /^[^\s"\\]+$/;
-const SERVICE = { slack: 'a Slack incoming webhook', teams: 'a Microsoft Teams workflow webhook', googlechat: 'a Google Chat webhook' } as const;
+const SERVICE = {
+  slack: 'a Slack incoming webhook',
+  teams: 'a Microsoft Teams workflow webhook',
+  googlechat: 'a Google Chat webhook',
+} as const;
 
 /** Choices samconfig.toml keeps: nothing secret. */
 interface Choices {
@@ -67,7 +77,8 @@ function parseOptions(args: string[]): Options {
       const value = arg === '--region' ? args[++i] : arg.slice('--region='.length);
       if (!value) throw new UsageError('--region needs a region, for example --region eu-west-1.');
       options.region = value;
-    } else if (arg === '--guided') throw new UsageError('npm run deploy asks its own questions; for SAM\'s guided deploy, run sam deploy --guided yourself.');
+    } else if (arg === '--guided')
+      throw new UsageError("npm run deploy asks its own questions; for SAM's guided deploy, run sam deploy --guided yourself.");
     else options.passThrough.push(arg);
   }
   return options;
@@ -112,7 +123,8 @@ function savedChoices(options: Options): Choices | undefined {
   if (!existsSync(samconfigPath)) return undefined;
   const values = readSamconfig(readFileSync(samconfigPath, 'utf8'));
   const region = values['region'] ?? regionFrom(options.region);
-  if (!region) throw new UsageError(`samconfig.toml names no region, and none is set: add region = "eu-west-1" (yours) to it, or set AWS_REGION.`);
+  if (!region)
+    throw new UsageError(`samconfig.toml names no region, and none is set: add region = "eu-west-1" (yours) to it, or set AWS_REGION.`);
   return { stackName: values['stack_name'] ?? DEFAULT_STACK, region, overrides: values['parameter_overrides'] ?? '' };
 }
 
@@ -187,10 +199,13 @@ async function defaultRegion(options: Options): Promise<string | undefined> {
 }
 
 async function askWebhookUrl(asker: Asker): Promise<string> {
-  process.stderr.write('Paste the webhook URL of the chat channel that gets the alerts: a Slack incoming webhook,\na Teams workflow webhook or a Google Chat webhook. It is a secret, so it is not shown.\n');
+  process.stderr.write(
+    'Paste the webhook URL of the chat channel that gets the alerts: a Slack incoming webhook,\na Teams workflow webhook or a Google Chat webhook. It is a secret, so it is not shown.\n',
+  );
   const url = await askUntil(
     () => asker.askSecret('Chat webhook URL: '),
-    (answer) => (WEBHOOK_URL.test(answer.trim()) ? undefined : 'That is not an https:// URL without spaces or quotes. Paste the whole webhook URL.'),
+    (answer) =>
+      WEBHOOK_URL.test(answer.trim()) ? undefined : 'That is not an https:// URL without spaces or quotes. Paste the whole webhook URL.',
   );
   process.stderr.write(`  Got it: ${SERVICE[typeFromUrl(url.trim())]}.\n`);
   return url.trim();
@@ -210,10 +225,13 @@ async function askPlatformPassword(asker: Asker): Promise<string> {
 
 /** The first run's questions: five, and one more after the deploy (the test alert). */
 async function askChoices(asker: Asker, options: Options): Promise<{ choices: Choices; secrets: Secrets }> {
-  process.stderr.write('First deploy of Cost Alert Relay: a few questions; Enter takes the [default]. Ctrl-C stops without saving anything.\n\n');
+  process.stderr.write(
+    'First deploy of Cost Alert Relay: a few questions; Enter takes the [default]. Ctrl-C stops without saving anything.\n\n',
+  );
   const stackName = await askUntil(
     async () => (await asker.ask(`Stack name [${DEFAULT_STACK}]: `)) || DEFAULT_STACK,
-    (answer) => (/^[A-Za-z][A-Za-z0-9-]{0,39}$/.test(answer) ? undefined : 'Letters, digits and hyphens, starting with a letter, at most 40.'),
+    (answer) =>
+      /^[A-Za-z][A-Za-z0-9-]{0,39}$/.test(answer) ? undefined : 'Letters, digits and hyphens, starting with a letter, at most 40.',
   );
   const suggested = await defaultRegion(options);
   const region = await askUntil(
@@ -224,28 +242,54 @@ async function askChoices(asker: Asker, options: Options): Promise<{ choices: Ch
 
   const methods: Record<string, string> = { basic: 'Basic', none: 'None', sso: 'SSO' };
   const method = await askUntil(
-    async () => ((await asker.ask('How the platform signs in to the relay: basic (the stack generates a strong password), none, or sso [basic]: ')) || 'basic').toLowerCase(),
+    async () =>
+      (
+        (await asker.ask(
+          'How the platform signs in to the relay: basic (the stack generates a strong password), none, or sso [basic]: ',
+        )) || 'basic'
+      ).toLowerCase(),
     (answer) => (answer in methods ? undefined : 'basic, none or sso.'),
   );
   const overrides: Array<[string, string]> = [['AuthMethod', methods[method] as string]];
-  if (method === 'basic') process.stderr.write('  The stack generates a 32-character password and keeps it in Secrets Manager; the end of the deploy says where.\n');
-  if (method === 'none') process.stderr.write('  Anyone who has the relay\'s URL can post to your channel. You can switch to basic later (docs/deploy.md).\n');
+  if (method === 'basic')
+    process.stderr.write(
+      '  The stack generates a 32-character password and keeps it in Secrets Manager; the end of the deploy says where.\n',
+    );
+  if (method === 'none')
+    process.stderr.write("  Anyone who has the relay's URL can post to your channel. You can switch to basic later (docs/deploy.md).\n");
   if (method === 'sso') {
-    const answer = (question: string, pattern: RegExp, problem: string) => askUntil(() => asker.ask(question), (a) => (pattern.test(a) ? undefined : problem));
-    overrides.push(['SsoIssuer', await answer('SSO issuer URL (as on the platform\'s channel page): ', WEBHOOK_URL, 'An https:// URL.')]);
+    const answer = (question: string, pattern: RegExp, problem: string) =>
+      askUntil(
+        () => asker.ask(question),
+        (a) => (pattern.test(a) ? undefined : problem),
+      );
+    overrides.push(['SsoIssuer', await answer("SSO issuer URL (as on the platform's channel page): ", WEBHOOK_URL, 'An https:// URL.')]);
     overrides.push(['SsoClientId', await answer('SSO client ID: ', NO_SPACES_OR_QUOTES, 'Needed; no spaces, quotes or backslashes.')]);
     overrides.push(['SsoScope', await answer('SSO scope name: ', NO_SPACES_OR_QUOTES, 'Needed; no spaces, quotes or backslashes.')]);
   }
 
   const rotate = await askUntil(
-    async () => ((await asker.ask('Also keep a platform API key fresh for your other tools (needs a platform login)? [y/N]: ')) || 'n').toLowerCase(),
+    async () =>
+      ((await asker.ask('Also keep a platform API key fresh for your other tools (needs a platform login)? [y/N]: ')) || 'n').toLowerCase(),
     (answer) => (/^(y|yes|n|no)$/.test(answer) ? undefined : 'y or n.'),
   );
   if (rotate.startsWith('y')) {
     overrides.push(['ApiKeyRotation', 'Enabled']);
-    overrides.push(['PlatformUsername', await askUntil(() => asker.ask('Platform user (e-mail login): '), (a) => (a && NO_QUOTES.test(a) ? undefined : 'Needed; no quotes or backslashes.'))]);
+    overrides.push([
+      'PlatformUsername',
+      await askUntil(
+        () => asker.ask('Platform user (e-mail login): '),
+        (a) => (a && NO_QUOTES.test(a) ? undefined : 'Needed; no quotes or backslashes.'),
+      ),
+    ]);
     secrets.PlatformPassword = await askPlatformPassword(asker);
-    overrides.push(['ApiKeyAccount', await askUntil(() => asker.ask('Platform account for the key (account key, cloud account id or name; npm run apikey -- --list shows them): '), (a) => (a && NO_QUOTES.test(a) ? undefined : 'Needed; no quotes or backslashes.'))]);
+    overrides.push([
+      'ApiKeyAccount',
+      await askUntil(
+        () => asker.ask('Platform account for the key (account key, cloud account id or name; npm run apikey -- --list shows them): '),
+        (a) => (a && NO_QUOTES.test(a) ? undefined : 'Needed; no quotes or backslashes.'),
+      ),
+    ]);
   } else {
     overrides.push(['ApiKeyRotation', 'Disabled']);
   }
@@ -275,18 +319,24 @@ async function prepareStack(choices: Choices): Promise<'create' | 'update'> {
     const status = stack?.StackStatus;
     if (status === undefined || status === 'REVIEW_IN_PROGRESS') return 'create';
     if (status === 'ROLLBACK_COMPLETE') {
-      console.log(`The stack ${choices.stackName} is in ROLLBACK_COMPLETE: an earlier first deploy failed and left it empty, and such a stack cannot be updated. Deleting it so that this deploy can create it again...`);
+      console.log(
+        `The stack ${choices.stackName} is in ROLLBACK_COMPLETE: an earlier first deploy failed and left it empty, and such a stack cannot be updated. Deleting it so that this deploy can create it again...`,
+      );
       try {
         await client.send(new DeleteStackCommand({ StackName: choices.stackName }));
         await waitUntilStackDeleteComplete({ client, maxWaitTime: 900, minDelay: 2, maxDelay: 10 }, { StackName: choices.stackName });
       } catch (error) {
-        throw new UsageError(`Could not delete the failed stack ${choices.stackName}: ${awsErrorMessage(error)} Delete it in the CloudFormation console, then run npm run deploy again.`);
+        throw new UsageError(
+          `Could not delete the failed stack ${choices.stackName}: ${awsErrorMessage(error)} Delete it in the CloudFormation console, then run npm run deploy again.`,
+        );
       }
       console.log('Deleted.');
       return 'create';
     }
     if (status === 'ROLLBACK_FAILED' || status === 'DELETE_FAILED') {
-      throw new UsageError(`The stack ${choices.stackName} is in ${status} and cannot be deployed to. Delete it in the CloudFormation console (or: aws cloudformation delete-stack --stack-name ${choices.stackName} --region ${choices.region}), then run npm run deploy again.`);
+      throw new UsageError(
+        `The stack ${choices.stackName} is in ${status} and cannot be deployed to. Delete it in the CloudFormation console (or: aws cloudformation delete-stack --stack-name ${choices.stackName} --region ${choices.region}), then run npm run deploy again.`,
+      );
     }
     return 'update';
   } finally {
@@ -326,7 +376,7 @@ function printChannelSettings(stack: Stack, choices: Choices): void {
       '  Password:               not printed here (this output stays in your scrollback and logs). It is',
       `                          auth.basic.password in the relay configuration secret ${outputs['RelayConfigSecretArn'] ?? `${choices.stackName}/relay-config`};`,
       `                          get it into a file only you can read with: ${pull}`,
-      '                          (then delete that file), or print it with the stack\'s BasicCredentialsCommand output.',
+      "                          (then delete that file), or print it with the stack's BasicCredentialsCommand output.",
     );
   } else if (method === 'SSO') {
     lines.push(
@@ -343,7 +393,11 @@ function printChannelSettings(stack: Stack, choices: Choices): void {
 }
 
 function sendTestAlert(choices: Choices): number {
-  const result = spawnSync(process.execPath, [...process.execArgv, join(scripts, 'send.ts'), '--test', '--stack', choices.stackName, '--region', choices.region], { stdio: 'inherit' });
+  const result = spawnSync(
+    process.execPath,
+    [...process.execArgv, join(scripts, 'send.ts'), '--test', '--stack', choices.stackName, '--region', choices.region],
+    { stdio: 'inherit' },
+  );
   return result.status ?? 1;
 }
 
@@ -383,7 +437,9 @@ async function main(): Promise<number> {
     if (action === 'create' && !secrets.DefaultDestinationUrl) {
       // The stack keeps the secrets, samconfig.toml does not: a stack that is not there (yet, or
       // any more) needs them again.
-      process.stderr.write(`The stack ${choices.stackName} does not exist in ${choices.region} yet (or its first deploy failed and was deleted), so it needs the secrets again; they are never saved on disk.\n`);
+      process.stderr.write(
+        `The stack ${choices.stackName} does not exist in ${choices.region} yet (or its first deploy failed and was deleted), so it needs the secrets again; they are never saved on disk.\n`,
+      );
       secrets.DefaultDestinationUrl = await askWebhookUrl(asker);
       if (overridePairs(choices.overrides).get('ApiKeyRotation') === 'Enabled') secrets.PlatformPassword = await askPlatformPassword(asker);
     }
@@ -397,14 +453,19 @@ async function main(): Promise<number> {
     // Never `sam build`: template.yaml's CodeUri folders are the bundles just built and tested.
     const deployArgs = [
       'deploy',
-      '--stack-name', choices.stackName,
-      '--region', choices.region,
-      '--template-file', 'template.yaml',
-      '--capabilities', 'CAPABILITY_IAM',
+      '--stack-name',
+      choices.stackName,
+      '--region',
+      choices.region,
+      '--template-file',
+      'template.yaml',
+      '--capabilities',
+      'CAPABILITY_IAM',
       '--resolve-s3',
       '--no-confirm-changeset',
       '--no-fail-on-empty-changeset',
-      '--on-failure', 'DELETE',
+      '--on-failure',
+      'DELETE',
       ...(overrides ? ['--parameter-overrides', overrides] : []),
       ...options.passThrough,
     ];
@@ -424,10 +485,12 @@ async function main(): Promise<number> {
     printChannelSettings(stack, choices);
     const testCommand = `npm run send -- --test --stack ${choices.stackName} --region ${choices.region}`;
     if (firstRun && options.testAlert) {
-      const answer = (await asker.ask('Send a test alert to your channel now? It says it is a test. [Y/n]: ').catch((error: unknown) => {
-        if (error instanceof PromptCancelled) return 'n';
-        throw error;
-      })).toLowerCase();
+      const answer = (
+        await asker.ask('Send a test alert to your channel now? It says it is a test. [Y/n]: ').catch((error: unknown) => {
+          if (error instanceof PromptCancelled) return 'n';
+          throw error;
+        })
+      ).toLowerCase();
       if (answer === '' || answer.startsWith('y')) return sendTestAlert(choices) === 0 ? 0 : 1;
     }
     console.log(`To check the channel end to end: ${testCommand}`);
@@ -442,7 +505,9 @@ try {
   process.exitCode = await main();
 } catch (error) {
   if (error instanceof PromptCancelled) {
-    console.error(`Stopped (${error.how}) before deploying: ${existsSync(samconfigPath) ? 'nothing new was saved' : 'nothing was saved (no samconfig.toml)'}. npm run deploy asks again.`);
+    console.error(
+      `Stopped (${error.how}) before deploying: ${existsSync(samconfigPath) ? 'nothing new was saved' : 'nothing was saved (no samconfig.toml)'}. npm run deploy asks again.`,
+    );
     process.exitCode = 130;
   } else if (error instanceof UsageError) {
     console.error(error.message);

@@ -71,7 +71,11 @@ async function readDocument(choice: ConfigChoice): Promise<{ text: string } | { 
   // A secret name may contain `/` (prod/relay/config), so only an existing file settles it
   // without asking AWS.
   if (looksLikePath(secretId) && existsSync(secretId)) {
-    return { problems: [`RELAY_CONFIG_SECRET_ID=${secretId} names a file, but without "file:" it is read as a Secrets Manager secret id; ${forgottenFile}`] };
+    return {
+      problems: [
+        `RELAY_CONFIG_SECRET_ID=${secretId} names a file, but without "file:" it is read as a Secrets Manager secret id; ${forgottenFile}`,
+      ],
+    };
   }
   try {
     // The relay's own reader, so the check reads exactly what the first request would.

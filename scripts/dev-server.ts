@@ -15,7 +15,10 @@ const port = Number(process.env['PORT'] ?? 3000);
 // The console destinations live on this same server: /console/slack, /console/teams, /console/googlechat.
 const consoleBase = `http://127.0.0.1:${port}/console`;
 
-const choice = await chooseConfiguration(process.env, () => ({ auth: { method: 'none' }, destinations: { default: { url: `${consoleBase}/slack` } } }));
+const choice = await chooseConfiguration(process.env, () => ({
+  auth: { method: 'none' },
+  destinations: { default: { url: `${consoleBase}/slack` } },
+}));
 const problems = await configurationProblems(choice);
 if (problems.length > 0) {
   console.error(`npm start: the relay configuration cannot be used, so nothing listens (configuration: ${choice.description}):`);
@@ -80,7 +83,9 @@ const server = createServer((req, res) => {
 
 server.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code === 'EADDRINUSE') {
-    console.error(`Port ${port} on ${host} is already in use (another npm start?). Stop that one, or pick another port: PORT=3001 npm start`);
+    console.error(
+      `Port ${port} on ${host} is already in use (another npm start?). Stop that one, or pick another port: PORT=3001 npm start`,
+    );
   } else {
     console.error(`The local relay could not listen on ${host}:${port}: ${error.code ?? error.message}`);
   }
@@ -91,6 +96,8 @@ server.listen(port, host, () => {
   console.log(`Cost Alert Relay listening on http://${host}:${port}/webhook`);
   console.log(`configuration: ${source}`);
   console.log(`console destinations (print instead of post): ${consoleBase}/slack, ${consoleBase}/teams, ${consoleBase}/googlechat`);
-  console.log(`preview page (what each console destination received, as each chat shows it): http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}/`);
+  console.log(
+    `preview page (what each console destination received, as each chat shows it): http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}/`,
+  );
   console.log('try: npm run send -- events/anomaly-alert.json');
 });

@@ -1,8 +1,9 @@
 // The one esbuild configuration for what is tested, benchmarked and deployed. The build and the
 // benchmark's floors all use it, so their bundles differ only in their source.
-import { build } from 'esbuild';
+
 import { builtinModules } from 'node:module';
 import { dirname, join } from 'node:path';
+import { build } from 'esbuild';
 
 const BUILTINS = new Set(builtinModules);
 const BUILTIN_NAMESPACE = 'node-builtin';

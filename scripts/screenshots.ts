@@ -47,10 +47,17 @@ async function startRelay(cwd: string, port: number): Promise<ChildProcess> {
   await writeFile(join(cwd, 'relay.config.json'), JSON.stringify(config));
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1' };
   delete env['RELAY_CONFIG_SECRET_ID'];
-  const child = spawn(join(root, 'node_modules/.bin/tsx'), [join(root, 'scripts/dev-server.ts')], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(join(root, 'node_modules/.bin/tsx'), [join(root, 'scripts/dev-server.ts')], {
+    cwd,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   await new Promise<void>((ready, fail) => {
-    const timer = setTimeout(() => fail(new Error(`npm start did not listen within ${STARTUP_LIMIT_MS / 1000} s:\n${output}`)), STARTUP_LIMIT_MS);
+    const timer = setTimeout(
+      () => fail(new Error(`npm start did not listen within ${STARTUP_LIMIT_MS / 1000} s:\n${output}`)),
+      STARTUP_LIMIT_MS,
+    );
     const watch = (chunk: Buffer) => {
       output += chunk.toString();
       if (output.includes('listening on')) {
@@ -69,7 +76,9 @@ async function startRelay(cwd: string, port: number): Promise<ChildProcess> {
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { out: { type: 'string' }, width: { type: 'string' }, event: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  const { values } = parseArgs({
+    options: { out: { type: 'string' }, width: { type: 'string' }, event: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
   if (values.help) {
     console.log(USAGE);
     return 0;
@@ -87,7 +96,11 @@ async function main(): Promise<number> {
   const relay = await startRelay(cwd, port);
   const browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
   try {
-    const answer = await fetch(`http://127.0.0.1:${port}/webhook`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: await readFile(event) });
+    const answer = await fetch(`http://127.0.0.1:${port}/webhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: await readFile(event),
+    });
     if (answer.status !== 200) throw new Error(`the relay answered ${answer.status}: ${await answer.text()}`);
     // Fixed zone and language, so the pictures change only when a message's format does.
     const page = await browser.newPage({ viewport: { width, height: 900 }, timezoneId: 'UTC', locale: 'en-US' });

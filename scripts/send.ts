@@ -60,7 +60,8 @@ function parse(): { values: Record<string, string | string[] | boolean | undefin
 
 function headerPair(header: string): [string, string] {
   const colon = header.indexOf(':');
-  if (colon <= 0) throw new UsageError('--header needs "Name: value"; one of yours has no colon (its text is not repeated: it may be a secret).');
+  if (colon <= 0)
+    throw new UsageError('--header needs "Name: value"; one of yours has no colon (its text is not repeated: it may be a secret).');
   return [header.slice(0, colon).trim(), header.slice(colon + 1).trim()];
 }
 
@@ -73,17 +74,23 @@ function credentialsFrom(text: string, secretId: string): Record<string, string>
   if (!json.ok) throw new SecretContentError(notJsonMessage(secretId));
   const auth = authConfigSchema.safeParse((json.value as { auth?: unknown } | null)?.auth);
   if (!auth.success) {
-    const problems = describeIssues(auth.error, authConfigSchema).map((p) => `  auth${p.path === '(root)' ? '' : `.${p.path}`}: ${p.problem}`);
+    const problems = describeIssues(auth.error, authConfigSchema).map(
+      (p) => `  auth${p.path === '(root)' ? '' : `.${p.path}`}: ${p.problem}`,
+    );
     throw new SecretContentError(
       `The relay configuration secret ${secretId} has no usable auth block:\n${problems.join('\n')}\nCheck it with npm run config -- pull --secret-id ${secretId} --output FILE, then validate.`,
     );
   }
   const { method, basic, headers: custom } = auth.data;
   const headers: Record<string, string> = {};
-  if (method === 'basic' && basic) headers['authorization'] = `Basic ${Buffer.from(`${basic.username}:${basic.password}`).toString('base64')}`;
+  if (method === 'basic' && basic)
+    headers['authorization'] = `Basic ${Buffer.from(`${basic.username}:${basic.password}`).toString('base64')}`;
   for (const [i, { key, value }] of custom.entries()) {
     // fetch would refuse a value with a line break, quoting it in its error.
-    if (!sendable(key, value)) throw new SecretContentError(`The relay configuration secret ${secretId} has a value at auth.headers[${i}] (${key}) that cannot be sent as an HTTP header.`);
+    if (!sendable(key, value))
+      throw new SecretContentError(
+        `The relay configuration secret ${secretId} has a value at auth.headers[${i}] (${key}) that cannot be sent as an HTTP header.`,
+      );
     headers[key] = value;
   }
   if (method === 'sso') console.error('The stack uses SSO: pass a token from your identity provider with --bearer.');
@@ -139,19 +146,25 @@ function plainUrl(given: string, from: string): string {
   try {
     url = new URL(given);
   } catch {
-    throw new UsageError(`${from} is not a URL (it is not repeated here: it may hold a secret). For example: --url http://127.0.0.1:3000/webhook`);
+    throw new UsageError(
+      `${from} is not a URL (it is not repeated here: it may hold a secret). For example: --url http://127.0.0.1:3000/webhook`,
+    );
   }
   if (url.username || url.password) {
     url.username = '';
     url.password = '';
-    throw new UsageError(`${from} has credentials in it; nothing was sent. Give them with --basic USER:PASSWORD instead: --url ${url.href} --basic USER:PASSWORD`);
+    throw new UsageError(
+      `${from} has credentials in it; nothing was sent. Give them with --basic USER:PASSWORD instead: --url ${url.href} --basic USER:PASSWORD`,
+    );
   }
   return given;
 }
 
 /** The test alert, stamped now: the relay posts the same message only once a day, so each test must differ. */
 async function testAlert(): Promise<Buffer> {
-  const message = JSON.parse(await readFile(new URL('../events/test-alert.json', import.meta.url), 'utf8')) as { metadata: Record<string, unknown> };
+  const message = JSON.parse(await readFile(new URL('../events/test-alert.json', import.meta.url), 'utf8')) as {
+    metadata: Record<string, unknown>;
+  };
   message.metadata['timestamp'] = new Date().toISOString();
   return Buffer.from(JSON.stringify(message));
 }
@@ -164,12 +177,19 @@ async function main(): Promise<number> {
   }
   const test = values['test'] === true;
   if (test && file) throw new UsageError('--test posts the test alert (events/test-alert.json); give no file with it.');
-  if (!file && !test) throw new UsageError('Which file? For example: npm run send -- events/anomaly-alert.json (or --test for the test alert)');
+  if (!file && !test)
+    throw new UsageError('Which file? For example: npm run send -- events/anomaly-alert.json (or --test for the test alert)');
   if (values['url'] && values['stack']) throw new UsageError('Give --url or --stack, not both.');
   const extra = (values['header'] as string[]).map(headerPair);
   const stack = values['stack'] as string | undefined;
   const given = values['url'] as string | undefined;
-  const url = stack ? undefined : given ? plainUrl(given, '--url') : process.env['RELAY_URL'] ? plainUrl(process.env['RELAY_URL'], 'RELAY_URL') : 'http://127.0.0.1:3000/webhook';
+  const url = stack
+    ? undefined
+    : given
+      ? plainUrl(given, '--url')
+      : process.env['RELAY_URL']
+        ? plainUrl(process.env['RELAY_URL'], 'RELAY_URL')
+        : 'http://127.0.0.1:3000/webhook';
 
   let body: Buffer;
   if (file) {
@@ -183,13 +203,16 @@ async function main(): Promise<number> {
     body = await testAlert();
   }
 
-  const target: Request = stack ? await fromStack(stack, values['region'] as string | undefined, test) : { url: url as string, headers: {} };
+  const target: Request = stack
+    ? await fromStack(stack, values['region'] as string | undefined, test)
+    : { url: url as string, headers: {} };
   const headers: Record<string, string> = { ...target.headers, 'content-type': values['content-type'] as string };
   if (values['basic']) headers['authorization'] = `Basic ${Buffer.from(values['basic'] as string).toString('base64')}`;
   if (values['bearer']) headers['authorization'] = `Bearer ${values['bearer'] as string}`;
   for (const [name, value] of extra) headers[name] = value;
   for (const [name, value] of Object.entries(headers)) {
-    if (!sendable(name, value)) throw new UsageError(`The ${name} header cannot be sent: its name or value has characters HTTP does not allow.`);
+    if (!sendable(name, value))
+      throw new UsageError(`The ${name} header cannot be sent: its name or value has characters HTTP does not allow.`);
   }
 
   let response: Response;

@@ -55,7 +55,8 @@ export function awsErrorMessage(error: unknown): string {
   const plain = message && message !== name ? `${name}: ${message}` : name;
   const said = /[.?!]$/.test(plain) ? plain : `${plain}.`;
   if (/region is missing/i.test(message)) return `${said} ${REGION_HINT}`;
-  if (name === 'CredentialsProviderError' || /credential/i.test(message)) return `${said} Are your AWS credentials set (aws configure, AWS_PROFILE, or aws sso login)?`;
+  if (name === 'CredentialsProviderError' || /credential/i.test(message))
+    return `${said} Are your AWS credentials set (aws configure, AWS_PROFILE, or aws sso login)?`;
   return said;
 }
 
@@ -67,7 +68,8 @@ export async function stackOutputs(stackName: string, region?: string): Promise<
     return Object.fromEntries(outputs.flatMap((o) => (o.OutputKey && o.OutputValue ? [[o.OutputKey, o.OutputValue]] : [])));
   } catch (error) {
     const name = (error as Error).name;
-    if (name === 'ValidationError') throw new UsageError(`No stack named ${stackName} in this account and region (${await client.config.region()}).`);
+    if (name === 'ValidationError')
+      throw new UsageError(`No stack named ${stackName} in this account and region (${await client.config.region()}).`);
     throw new UsageError(`Could not read the stack ${stackName}: ${awsErrorMessage(error)}`);
   } finally {
     client.destroy();

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { TestProject } from 'vitest/node';
-import { motoAvailable, startMoto, type MotoServer } from './helpers/moto.js';
+import { type MotoServer, motoAvailable, startMoto } from './helpers/moto.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -32,7 +32,9 @@ function provideChromium(project: TestProject): void {
     return;
   }
   if (process.env['CI'] === 'true') throw new Error(`Chromium is required in CI but ${path} does not exist (apt-get install chromium)`);
-  console.warn(`\n[notice] Chromium is not installed (${path}): the preview page's browser tests are SKIPPED. Debian: apt-get install chromium\n`);
+  console.warn(
+    `\n[notice] Chromium is not installed (${path}): the preview page's browser tests are SKIPPED. Debian: apt-get install chromium\n`,
+  );
   project.provide('chromiumPath', undefined);
 }
 

@@ -8,7 +8,11 @@ const sha256 = (data: string) => createHash('sha256').update(data).digest('hex')
 const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data).digest();
 
 /** `20260101T000000Z`, and its first eight characters as the date of the credential scope. */
-const amzDate = (date: Date) => date.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+const amzDate = (date: Date) =>
+  date
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 
 /** Signature Version 4 headers for a POST of `body` to `url`, with Lambda's environment credentials. */
 export function signedHeaders(url: URL, service: string, headers: Record<string, string>, body: string): Record<string, string> {
@@ -21,7 +25,9 @@ export function signedHeaders(url: URL, service: string, headers: Record<string,
     .sort();
   const lower = Object.fromEntries(Object.entries(all).map(([name, value]) => [name.toLowerCase(), value.trim()]));
   const signed = names.join(';');
-  const canonical = ['POST', url.pathname || '/', '', ...names.map((name) => `${name}:${lower[name]}`), '', signed, sha256(body)].join('\n');
+  const canonical = ['POST', url.pathname || '/', '', ...names.map((name) => `${name}:${lower[name]}`), '', signed, sha256(body)].join(
+    '\n',
+  );
   const scope = `${timestamp.slice(0, 8)}/${env['AWS_REGION']}/${service}/aws4_request`;
   const stringToSign = ['AWS4-HMAC-SHA256', timestamp, scope, sha256(canonical)].join('\n');
   let key: Buffer = hmac(`AWS4${env['AWS_SECRET_ACCESS_KEY']}`, timestamp.slice(0, 8));

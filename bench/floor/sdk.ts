@@ -1,9 +1,10 @@
 // The SDK floor: the configuration read with the AWS SDK's own Secrets Manager client, and the
 // chat post with node:http(s) (not fetch, which loads undici). No authentication, validation,
 // formatting or logging: what the relay costs above this is the price of our own code.
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 
 interface FloorConfig {
   destinations: { default: { url: string } };
@@ -15,11 +16,15 @@ let config: Promise<FloorConfig> | undefined;
 function postJson(url: URL, body: string): Promise<number> {
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.on('error', reject);
-    });
+    const req = request(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });

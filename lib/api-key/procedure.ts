@@ -1,7 +1,7 @@
+import { formatApiKey } from '../cost-api/api-key.js';
 import type { CostApiClient, Credentials } from '../cost-api/client.js';
 import { CostApiError } from '../cost-api/errors.js';
 import type { CostCenter, PayerAccount } from '../cost-api/schema.js';
-import { formatApiKey } from '../cost-api/api-key.js';
 import type { ApiKeySecretOutputs } from './secret.js';
 import { selectAccount, selectCostCenter } from './select.js';
 import { isoSeconds, tokenExpiry } from './token-expiry.js';

@@ -1,5 +1,5 @@
-import { ReasonedError } from '../shared/errors.js';
 import type { CostCenter, PayerAccount } from '../cost-api/schema.js';
+import { ReasonedError } from '../shared/errors.js';
 
 export type SelectionFailure = 'account_not_found' | 'account_ambiguous' | 'cost_center_not_found' | 'cost_center_ambiguous';
 

@@ -17,7 +17,11 @@ export type AuthOutcome =
  * Checks headers against one `auth` block; `previous` adds the old values that grace still
  * accepts. None and Basic decide at once; only SSO may have to ask the identity provider.
  */
-export type Authenticator = (headers: Record<string, string>, auth: AuthConfig, previous?: PreviousCredentials) => AuthOutcome | Promise<AuthOutcome>;
+export type Authenticator = (
+  headers: Record<string, string>,
+  auth: AuthConfig,
+  previous?: PreviousCredentials,
+) => AuthOutcome | Promise<AuthOutcome>;
 
 /**
  * Checks a delivery against the configuration. SSO is verified by `ssoVerifier` when one is

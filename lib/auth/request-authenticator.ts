@@ -1,7 +1,7 @@
 import type { LoadedConfig } from '../config/load.js';
 import type { RelayConfigStore } from '../config/store.js';
 import type { Logger } from '../log/logger.js';
-import type { AuthOutcome, Authenticator } from './authenticate.js';
+import type { Authenticator, AuthOutcome } from './authenticate.js';
 import { graceEndsAt, previousCredentials } from './previous-credentials.js';
 
 /** A credential change is picked up at once, but a flood of bad requests re-reads at most this often. */
@@ -23,7 +23,11 @@ export interface AuthDecision {
 }
 
 /** At once when the current credentials are accepted without asking anyone (None, Basic); otherwise a promise. */
-export type RequestAuthenticator = (headers: Record<string, string>, loaded: LoadedConfig, log: Logger) => AuthDecision | Promise<AuthDecision>;
+export type RequestAuthenticator = (
+  headers: Record<string, string>,
+  loaded: LoadedConfig,
+  log: Logger,
+) => AuthDecision | Promise<AuthDecision>;
 
 /**
  * Authentication end to end: the current credentials; then, while the grace lasts, the
@@ -35,7 +39,12 @@ export function createRequestAuthenticator(options: RequestAuthenticatorOptions)
   const { check, store, graceMs, now } = options;
 
   /** `first`: the current credentials' outcome when it is already asked for. */
-  async function withGrace(headers: Record<string, string>, loaded: LoadedConfig, log: Logger, first?: ReturnType<Authenticator>): Promise<AuthOutcome> {
+  async function withGrace(
+    headers: Record<string, string>,
+    loaded: LoadedConfig,
+    log: Logger,
+    first?: ReturnType<Authenticator>,
+  ): Promise<AuthOutcome> {
     const outcome = await (first ?? check(headers, loaded.config.auth));
     if (outcome.kind !== 'denied') return outcome;
     const endsAt = graceEndsAt(loaded, graceMs);
@@ -52,7 +61,12 @@ export function createRequestAuthenticator(options: RequestAuthenticatorOptions)
     return { ...old, previousCredentials: true };
   }
 
-  const decide = async (headers: Record<string, string>, loaded: LoadedConfig, log: Logger, first: ReturnType<Authenticator>): Promise<AuthDecision> => {
+  const decide = async (
+    headers: Record<string, string>,
+    loaded: LoadedConfig,
+    log: Logger,
+    first: ReturnType<Authenticator>,
+  ): Promise<AuthDecision> => {
     const outcome = await withGrace(headers, loaded, log, first);
     if (outcome.kind !== 'denied') return { outcome, loaded };
     const refreshed = await store.refreshIfOlderThan(AUTH_FAILURE_REFRESH_MS);

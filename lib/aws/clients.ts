@@ -1,6 +1,6 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { SECRETS_MANAGER_READ_LIMITS, SQS_LIMITS, type AwsCallLimits } from './limits.js';
+import { type AwsCallLimits, SECRETS_MANAGER_READ_LIMITS, SQS_LIMITS } from './limits.js';
 
 // The SDK clients, for what is off the delivery's hot path: the rotation, SQS and the operator
 // tools. The hot path's own calls (configuration read, dedup writes) go through json-client.ts.

@@ -26,7 +26,9 @@ export class RegionMissingError extends ReasonedError<'region_missing'> {
  * a flag is neither `true` nor `false`, or the region or configured endpoint is malformed.
  * Raised before anything is sent, never answered with another endpoint.
  */
-export class EndpointSettingsError extends ReasonedError<'endpoint_unsupported' | 'endpoint_setting_invalid' | 'region_invalid' | 'endpoint_url_invalid'> {}
+export class EndpointSettingsError extends ReasonedError<
+  'endpoint_unsupported' | 'endpoint_setting_invalid' | 'region_invalid' | 'endpoint_url_invalid'
+> {}
 
 export type RegionSource = () => Promise<string>;
 
@@ -69,7 +71,10 @@ export type ProfileSetting = (key: string) => Promise<string | undefined>;
  * `true` nor `false`, this refuses it: a FIPS setting must never quietly become non-FIPS.
  * Lambda has no profile, so there it is not looked for unless a config file is named.
  */
-export function endpointSettings(env: Record<string, string | undefined>, profile: ProfileSetting = sdkProfileSetting(env)): EndpointSettingsSource {
+export function endpointSettings(
+  env: Record<string, string | undefined>,
+  profile: ProfileSetting = sdkProfileSetting(env),
+): EndpointSettingsSource {
   const profileMayExist = !env['AWS_LAMBDA_FUNCTION_NAME'] || Boolean(env['AWS_CONFIG_FILE'] || env['AWS_SHARED_CREDENTIALS_FILE']);
   const flag = async (fromEnvironment: string | undefined, variable: string, profileKey: string): Promise<boolean> => {
     if (fromEnvironment) return parseFlag(fromEnvironment, variable);
@@ -98,7 +103,10 @@ function sdkProfileSetting(env: Record<string, string | undefined>): ProfileSett
   const files = { ...(profile ? { profile } : {}), ...(configFilepath ? { configFilepath } : {}), ...(filepath ? { filepath } : {}) };
   return async (key) => {
     const { loadConfig } = await import('@smithy/core/config');
-    return loadConfig<string | undefined>({ environmentVariableSelector: () => undefined, configFileSelector: (section) => section[key], default: undefined }, files)();
+    return loadConfig<string | undefined>(
+      { environmentVariableSelector: () => undefined, configFileSelector: (section) => section[key], default: undefined },
+      files,
+    )();
   };
 }
 
@@ -139,7 +147,12 @@ const AWS_CN_REGION = /^cn-\w+-\d+$/;
  * off, and a configured endpoint, or a region of the aws or aws-cn partition (the comparison
  * test holds this to the SDK clients' own answers). Undefined for everything else.
  */
-function commonEndpoint(service: AwsService, region: string, settings: EndpointSettings, configured: string | undefined): ServiceEndpoint | undefined {
+function commonEndpoint(
+  service: AwsService,
+  region: string,
+  settings: EndpointSettings,
+  configured: string | undefined,
+): ServiceEndpoint | undefined {
   if (settings.useFipsEndpoint || settings.useDualstackEndpoint) return undefined;
   const host = AWS_REGION.test(region) ? 'amazonaws.com' : AWS_CN_REGION.test(region) ? 'amazonaws.com.cn' : undefined;
   if (host === undefined) return undefined;
@@ -148,7 +161,12 @@ function commonEndpoint(service: AwsService, region: string, settings: EndpointS
 }
 
 /** The SDK's own region resolution and endpoint rules, imported on first use. */
-async function sdkEndpoint(service: AwsService, region: string, settings: EndpointSettings, configured: string | undefined): Promise<ServiceEndpoint> {
+async function sdkEndpoint(
+  service: AwsService,
+  region: string,
+  settings: EndpointSettings,
+  configured: string | undefined,
+): Promise<ServiceEndpoint> {
   const [{ awsEndpointFunctions }, { resolveRegionConfig }, { customEndpointFunctions, decideEndpoint }, rules] = await Promise.all([
     import('@aws-sdk/core/client'),
     import('@smithy/core/config'),
@@ -183,7 +201,11 @@ async function sdkEndpoint(service: AwsService, region: string, settings: Endpoi
     );
   }
   const authScheme = (decided.properties?.['authSchemes'] as Array<{ signingRegion?: string; signingName?: string }> | undefined)?.[0];
-  return { url: new URL(decided.url.href), signingRegion: authScheme?.signingRegion ?? realRegion, signingName: authScheme?.signingName ?? service.signingName };
+  return {
+    url: new URL(decided.url.href),
+    signingRegion: authScheme?.signingRegion ?? realRegion,
+    signingName: authScheme?.signingName ?? service.signingName,
+  };
 }
 
 const onOff = (value: boolean) => (value ? 'on' : 'off');
@@ -202,5 +224,7 @@ export function awsEndpoint(
 ): EndpointSource {
   let endpoint: Promise<ServiceEndpoint> | undefined;
   return () =>
-    (endpoint ??= Promise.all([region(), settings()]).then(([resolvedRegion, resolvedSettings]) => serviceEndpoint(service, resolvedRegion, resolvedSettings, env)));
+    (endpoint ??= Promise.all([region(), settings()]).then(([resolvedRegion, resolvedSettings]) =>
+      serviceEndpoint(service, resolvedRegion, resolvedSettings, env),
+    ));
 }

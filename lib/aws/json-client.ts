@@ -1,9 +1,9 @@
-import { nodeRequest, type NodeAnswer } from '../transport/node-request.js';
 import { parseJson } from '../shared/json.js';
 import { sleep as realSleep, type Sleep } from '../shared/sleep.js';
-import type { AwsCallLimits } from './limits.js';
+import { type NodeAnswer, nodeRequest } from '../transport/node-request.js';
 import { awsCredentials, type CredentialSource } from './credentials.js';
-import { awsEndpoint, awsRegion, endpointSettings, type AwsService, type EndpointSettingsSource, type RegionSource } from './endpoint.js';
+import { type AwsService, awsEndpoint, awsRegion, type EndpointSettingsSource, endpointSettings, type RegionSource } from './endpoint.js';
+import type { AwsCallLimits } from './limits.js';
 import { retryDelayMs, retryKind } from './retry.js';
 import { CLOCK_SKEW_CORRECTED_MS, signRequest, updatedClockOffset } from './sign.js';
 

@@ -41,7 +41,8 @@ export function retryKind(error: unknown): RetryKind {
   if (status === 429 || THROTTLING_CODES.has(String(name))) return 'throttling';
   // Signed with a clock AWS's answer has since corrected: the next attempt is signed right.
   if (clockSkewCorrected === true || (name === 'InvalidSignatureException' && signatureExpired === true)) return 'transient';
-  if (TRANSIENT_CODES.has(String(name)) || TRANSIENT_STATUSES.has(Number(status)) || NETWORK_ERROR_CODES.has(String(code))) return 'transient';
+  if (TRANSIENT_CODES.has(String(name)) || TRANSIENT_STATUSES.has(Number(status)) || NETWORK_ERROR_CODES.has(String(code)))
+    return 'transient';
   return undefined;
 }
 

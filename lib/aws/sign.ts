@@ -6,7 +6,11 @@ import type { AwsCredentials } from './credentials.js';
 type SourceData = string | ArrayBuffer | ArrayBufferView;
 
 const bytes = (data: SourceData) =>
-  typeof data === 'string' ? data : ArrayBuffer.isView(data) ? Buffer.from(data.buffer, data.byteOffset, data.byteLength) : Buffer.from(data);
+  typeof data === 'string'
+    ? data
+    : ArrayBuffer.isView(data)
+      ? Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+      : Buffer.from(data);
 
 /** SHA-256 and HMAC-SHA-256 for the signer, straight from node:crypto. */
 class NodeSha256 {

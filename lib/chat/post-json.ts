@@ -1,7 +1,7 @@
-import type { PostOptions, PostOutcome } from './service.js';
 import { parseRetryAfterMs } from '../shared/retry-after.js';
-import { fetchOverNodeHttp, RedirectRefusedError, type NodeFetch } from '../transport/fetch-over-node-http.js';
+import { fetchOverNodeHttp, type NodeFetch, RedirectRefusedError } from '../transport/fetch-over-node-http.js';
 import { isTimeout } from '../transport/node-request.js';
+import type { PostOptions, PostOutcome } from './service.js';
 
 /** What a chat service answered, reduced to what its classifier needs. */
 export interface PostAnswer {

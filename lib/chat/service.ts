@@ -31,4 +31,3 @@ export interface ChatService<Payload = unknown> {
 }
 
 export type ChatServices = Readonly<Record<DestinationType, ChatService>>;
-

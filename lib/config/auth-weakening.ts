@@ -1,4 +1,4 @@
-import { authConfigSchema, type AuthConfig } from './schema.js';
+import { type AuthConfig, authConfigSchema } from './schema.js';
 
 /**
  * One way a new `auth` block lets through requests the live one refuses. `says` is a sentence
@@ -53,7 +53,10 @@ export function authWeakenings(live: unknown, next: AuthConfig): AuthWeakening[]
   }
   const weakenings: AuthWeakening[] = [];
   if (next.method !== 'sso' && STRENGTH[next.method] < STRENGTH[before.method]) {
-    weakenings.push({ kind: 'method', says: `authentication method changes from ${before.method} to ${next.method}: ${WHAT_IS_LOST[next.method]}` });
+    weakenings.push({
+      kind: 'method',
+      says: `authentication method changes from ${before.method} to ${next.method}: ${WHAT_IS_LOST[next.method]}`,
+    });
   }
   const required = new Set(next.headers.map((h) => h.key.toLowerCase()));
   const named = new Set<string>();

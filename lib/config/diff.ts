@@ -7,7 +7,13 @@ export interface ConfigChange {
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const join = (base: string, key: string | number) =>
-  typeof key === 'number' ? `${base}[${key}]` : /^[A-Za-z_$][\w$-]*$/.test(key) ? (base ? `${base}.${key}` : key) : `${base}[${JSON.stringify(key)}]`;
+  typeof key === 'number'
+    ? `${base}[${key}]`
+    : /^[A-Za-z_$][\w$-]*$/.test(key)
+      ? base
+        ? `${base}.${key}`
+        : key
+      : `${base}[${JSON.stringify(key)}]`;
 
 /**
  * Every leaf that differs between `before` and `after`, named by its path (`auth.basic.password`,

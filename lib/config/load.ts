@@ -1,7 +1,7 @@
 import { jsonSyntaxError, parseJson } from '../shared/json.js';
 import { describeIssues } from '../shared/zod-issues.js';
 import { ConfigInvalidError } from './errors.js';
-import { relayConfigSchema, type RelayConfig } from './schema.js';
+import { type RelayConfig, relayConfigSchema } from './schema.js';
 
 /** A validated configuration and, for versioned stores, since when it is current. */
 export interface LoadedConfig {
@@ -14,7 +14,9 @@ export function parseRelayConfig(text: string): RelayConfig {
   if (!json.ok) {
     const where = jsonSyntaxError(text);
     throw new ConfigInvalidError([
-      where ? { path: `line ${where.line}, column ${where.column}`, problem: `not valid JSON: ${where.problem}` } : { path: '(root)', problem: 'is not valid JSON' },
+      where
+        ? { path: `line ${where.line}, column ${where.column}`, problem: `not valid JSON: ${where.problem}` }
+        : { path: '(root)', problem: 'is not valid JSON' },
     ]);
   }
   // zod skips an own `__proto__` key of a record, so such a destination would vanish without a word.

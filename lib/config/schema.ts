@@ -2,14 +2,12 @@
 // which the relay pays on every cold start (bench/README.md measures it).
 import * as z from 'zod/mini';
 import '../validation/messages.js';
-import { isHttpsOrLoopbackUrl } from '../transport/allowed-url.js';
 import { closestKey } from '../shared/zod-issues.js';
-import { DESTINATION_TYPES, destinationType, isRetiredTeamsConnector, serviceOfHost, type DestinationType } from './destination-type.js';
+import { isHttpsOrLoopbackUrl } from '../transport/allowed-url.js';
+import { DESTINATION_TYPES, type DestinationType, destinationType, isRetiredTeamsConnector, serviceOfHost } from './destination-type.js';
 
 /** https everywhere; plain http only towards this machine, for local use and tests. */
-const endpoint = z
-  .string()
-  .check(z.refine(isHttpsOrLoopbackUrl, { message: 'must be an https URL (plain http only for loopback hosts)' }));
+const endpoint = z.string().check(z.refine(isHttpsOrLoopbackUrl, { message: 'must be an https URL (plain http only for loopback hosts)' }));
 const nonEmpty = () => z.string().check(z.minLength(1));
 
 // The only mention forms an operator may configure, per type; anything else could smuggle a link.
@@ -31,12 +29,10 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const RESERVED_HEADERS = new Set(['authorization', 'content-type', 'content-length', 'host']);
 
 export const basicCredentialsSchema = z.strictObject({
-  username: z
-    .string()
-    .check(
-      z.minLength(1),
-      z.refine((v) => !v.includes(':'), { message: 'must not contain ":" (HTTP Basic separates user and password with it)' }),
-    ),
+  username: z.string().check(
+    z.minLength(1),
+    z.refine((v) => !v.includes(':'), { message: 'must not contain ":" (HTTP Basic separates user and password with it)' }),
+  ),
   password: nonEmpty(),
 });
 
@@ -48,12 +44,10 @@ export const ssoSettingsSchema = z.strictObject({
 });
 
 export const customHeaderSchema = z.strictObject({
-  key: z
-    .string()
-    .check(
-      z.regex(HEADER_NAME, { message: 'must be a valid HTTP header name' }),
-      z.refine((k) => !RESERVED_HEADERS.has(k.toLowerCase()), { message: 'is a header the relay needs for itself' }),
-    ),
+  key: z.string().check(
+    z.regex(HEADER_NAME, { message: 'must be a valid HTTP header name' }),
+    z.refine((k) => !RESERVED_HEADERS.has(k.toLowerCase()), { message: 'is a header the relay needs for itself' }),
+  ),
   value: nonEmpty(),
 });
 
@@ -77,7 +71,7 @@ export const authConfigSchema = z
 
 export const teamsMentionSchema = z.strictObject({
   id: z.string().check(z.regex(TEAMS_USER_ID, { message: "must be the user's UPN (name@example.com) or Entra object id" })),
-  name: z.string().check(z.regex(TEAMS_MENTION_NAME, { message: 'must be a display name of letters, digits, spaces and . , \' -' })),
+  name: z.string().check(z.regex(TEAMS_MENTION_NAME, { message: "must be a display name of letters, digits, spaces and . , ' -" })),
 });
 
 function mentionFits(type: DestinationType, mention: string | TeamsMention): boolean {
@@ -113,7 +107,11 @@ export const destinationSchema = z
         });
       }
       if (destination.mention !== undefined && !mentionFits(type, destination.mention)) {
-        ctx.addIssue({ code: 'custom', path: ['mention'], message: `must be ${MENTION_FORMS[type]} for a ${SERVICE_NAMES[type]} destination` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['mention'],
+          message: `must be ${MENTION_FORMS[type]} for a ${SERVICE_NAMES[type]} destination`,
+        });
       }
     }),
   );

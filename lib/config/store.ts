@@ -4,10 +4,10 @@ import type { Logger } from '../log/logger.js';
 import { errorReason } from '../shared/errors.js';
 import { createRefreshingCache } from './cache.js';
 import { ConfigInvalidError, ConfigUnavailableError } from './errors.js';
-import { parseRelayConfig, type LoadedConfig } from './load.js';
+import { type LoadedConfig, parseRelayConfig } from './load.js';
 import type { RelayConfig } from './schema.js';
 import { secretsManagerReader } from './secrets-manager.js';
-import { fileConfigSource, secretConfigSource, type ConfigDocument, type ConfigSource } from './source.js';
+import { type ConfigDocument, type ConfigSource, fileConfigSource, secretConfigSource } from './source.js';
 
 /**
  * The relay configuration as every function reads it: validated, cached for the TTL, kept

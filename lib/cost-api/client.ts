@@ -1,22 +1,22 @@
 import * as z from 'zod/mini';
-import { userKeyOf } from './api-key.js';
-import { isTimeout } from '../transport/node-request.js';
 import type { Logger } from '../log/logger.js';
 import { errorName } from '../shared/errors.js';
-import { joinUrl } from './base-url.js';
-import { CALL_NAMES, CostApiError, type CostApiCall } from './errors.js';
 import { parseJson } from '../shared/json.js';
 import { parseRetryAfterMs } from '../shared/retry-after.js';
 import { sleep as realSleep } from '../shared/sleep.js';
+import { isTimeout } from '../transport/node-request.js';
+import { userKeyOf } from './api-key.js';
+import { joinUrl } from './base-url.js';
+import { CALL_NAMES, type CostApiCall, CostApiError } from './errors.js';
 import { backoffMs } from './retry.js';
 import {
+  type CostCenter,
   costCenterSchema,
   describeProblems,
   generatedTokenSchema,
+  type PayerAccount,
   payerAccountSchema,
   unwrapList,
-  type CostCenter,
-  type PayerAccount,
 } from './schema.js';
 
 export interface Credentials {
@@ -96,7 +96,12 @@ export function createCostApiClient(options: CostApiClientOptions): CostApiClien
         const text = await response.text();
         if (response.status >= 300 && response.status < 400) {
           // Following it would send the username and password, or the apikey header, to wherever it points.
-          throw fail(call, 'redirect_refused', `the platform answered with a redirect (HTTP ${response.status}); it is not followed`, response.status);
+          throw fail(
+            call,
+            'redirect_refused',
+            `the platform answered with a redirect (HTTP ${response.status}); it is not followed`,
+            response.status,
+          );
         }
         if (response.status === 429) {
           const asked = parseRetryAfterMs(response.headers.get('retry-after'));
@@ -114,7 +119,8 @@ export function createCostApiClient(options: CostApiClientOptions): CostApiClien
           };
         } else {
           const json = text.length > 0 ? parseJson(text) : { ok: true as const, value: undefined };
-          if (!json.ok && response.ok) throw fail(call, 'invalid_response', `the answer (HTTP ${response.status}) is not JSON`, response.status);
+          if (!json.ok && response.ok)
+            throw fail(call, 'invalid_response', `the answer (HTTP ${response.status}) is not JSON`, response.status);
           return { status: response.status, body: json.ok ? json.value : undefined };
         }
       } catch (error) {

@@ -7,7 +7,10 @@ const identifier = z.pipe(
   z.union([z.string().check(z.trim(), z.minLength(1)), z.number().check(z.int(), z.nonnegative())]),
   z.transform((v: string | number) => String(v)),
 );
-const optionalText = z.pipe(z.nullish(z.string()), z.transform((v: string | null | undefined) => v ?? ''));
+const optionalText = z.pipe(
+  z.nullish(z.string()),
+  z.transform((v: string | null | undefined) => v ?? ''),
+);
 
 export const generatedTokenSchema = z.object({
   Authorization: z.string().check(z.minLength(1)),
@@ -56,9 +59,7 @@ export type CostCenter = z.infer<typeof costCenterSchema>;
 /** Where an undocumented envelope may hold the list, in the order they are looked at. */
 export const LIST_MEMBERS = ['data', 'accounts', 'costCenters', 'items'] as const;
 
-export type ListPage =
-  | { ok: true; items: unknown[]; nextToken?: string }
-  | { ok: false; problem: string };
+export type ListPage = { ok: true; items: unknown[]; nextToken?: string } | { ok: false; problem: string };
 
 /** A bare array, or an object with the array under one of LIST_MEMBERS and an optional `nextToken`. */
 export function unwrapList(body: unknown): ListPage {

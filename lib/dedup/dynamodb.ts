@@ -1,4 +1,4 @@
-import { AwsServiceError, type AwsJsonCall } from '../aws/json-client.js';
+import { type AwsJsonCall, AwsServiceError } from '../aws/json-client.js';
 import type { ClaimOutcome, DeliveryLedger } from './ledger.js';
 
 export interface DynamoLedgerOptions {
@@ -9,7 +9,8 @@ export interface DynamoLedgerOptions {
 }
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
-const isConditionFailure = (error: unknown): error is AwsServiceError => error instanceof AwsServiceError && error.code === 'ConditionalCheckFailedException';
+const isConditionFailure = (error: unknown): error is AwsServiceError =>
+  error instanceof AwsServiceError && error.code === 'ConditionalCheckFailedException';
 
 type StoredItem = { state?: { S?: string }; claimToken?: { S?: string }; claimUntil?: { N?: string } };
 
@@ -65,7 +66,11 @@ export function dynamoLedger(dynamo: AwsJsonCall, options: DynamoLedgerOptions):
 
     async record(id, state, signal) {
       const t = seconds(now());
-      await dynamo('PutItem', { TableName, Item: { id: { S: id }, state: { S: state }, expiresAt: { N: String(t + options.windowSeconds) } } }, signal);
+      await dynamo(
+        'PutItem',
+        { TableName, Item: { id: { S: id }, state: { S: state }, expiresAt: { N: String(t + options.windowSeconds) } } },
+        signal,
+      );
     },
 
     async release(id, token, signal) {

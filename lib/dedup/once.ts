@@ -3,11 +3,11 @@ import { destinationType } from '../config/destination-type.js';
 import type { AttemptResult, Delivery, DeliveryResult, FirstAttempt } from '../delivery/deliver.js';
 import type { Logger } from '../log/logger.js';
 import type { WebhookMessage } from '../message/schema.js';
-import { dedupUnavailableMetric, deliveryMetric, noMetrics, type Metrics } from '../metrics/metrics.js';
+import { dedupUnavailableMetric, deliveryMetric, type Metrics, noMetrics } from '../metrics/metrics.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
 import { deliveryRecordId } from './fingerprint.js';
-import { claimHoldSeconds, LEDGER_CALL_BUDGET_MS, type ClaimOutcome, type DeliveryLedger } from './ledger.js';
+import { type ClaimOutcome, claimHoldSeconds, type DeliveryLedger, LEDGER_CALL_BUDGET_MS } from './ledger.js';
 
 interface LedgerDependencies {
   ledger: DeliveryLedger;
@@ -58,7 +58,11 @@ export function deliverOnce(deps: OnceDependencies): FirstAttempt {
     const hold = { token, holdSeconds: claimHoldSeconds(budget.remainingMs()) };
     const claim: ClaimOutcome | undefined = await step(budget, target.name, (signal) => ledger.claim(id, hold, signal));
     if (claim?.kind === 'done') {
-      logger.info('duplicate delivery: this destination already has it', { destination: target.name, state: claim.state, outcome: 'duplicate' });
+      logger.info('duplicate delivery: this destination already has it', {
+        destination: target.name,
+        state: claim.state,
+        outcome: 'duplicate',
+      });
       metrics.add(deliveryMetric('duplicate', destinationType(target.destination)));
       return { kind: 'duplicate', state: claim.state };
     }

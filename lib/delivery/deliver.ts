@@ -1,14 +1,14 @@
+import type { ChatService, ChatServices, PostOutcome } from '../chat/service.js';
+import { destinationType } from '../config/destination-type.js';
 import type { Destination } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
-import { deliveryMetric, noMetrics, parkedMetric, type DeliveryMetricOutcome, type Metrics } from '../metrics/metrics.js';
 import type { WebhookMessage } from '../message/schema.js';
+import { type DeliveryMetricOutcome, deliveryMetric, type Metrics, noMetrics, parkedMetric } from '../metrics/metrics.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
 import type { Sleep } from '../shared/sleep.js';
-import type { ChatService, ChatServices, PostOutcome } from '../chat/service.js';
-import { destinationType } from '../config/destination-type.js';
-import { decide, type Decision } from './decide.js';
-import { newJob, type DeliveryJob } from './job.js';
+import { type Decision, decide } from './decide.js';
+import { type DeliveryJob, newJob } from './job.js';
 import type { DeadLetters, RetryQueue } from './queues.js';
 
 export interface DeliveryPorts {

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import '../validation/messages.js';
-import { webhookMessageSchema, type WebhookMessage } from '../message/schema.js';
+import { type WebhookMessage, webhookMessageSchema } from '../message/schema.js';
 import { parseJson } from '../shared/json.js';
 
 /**

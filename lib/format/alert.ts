@@ -81,7 +81,9 @@ export function alertView(message: WebhookMessage): AlertView {
     slackEmoji: emojis.slackEmoji,
     title: singleLine(payload.title ?? '') || kind,
     body: payload.message?.trim() ?? '',
-    facts: facts.filter((fact): fact is [string, string] => Boolean(fact[1])).map(([label, value]) => ({ label, value: singleLine(value) })),
+    facts: facts
+      .filter((fact): fact is [string, string] => Boolean(fact[1]))
+      .map(([label, value]) => ({ label, value: singleLine(value) })),
   };
   const timestamp = metadata.timestamp === undefined ? undefined : withoutControls(metadata.timestamp);
   if (timestamp !== undefined && timestamp.trim() !== '') {
@@ -94,4 +96,3 @@ export function alertView(message: WebhookMessage): AlertView {
 
 /** `2026-01-01T00:00:00Z`: the form both Slack's fallback and Adaptive Cards' DATE() take. */
 export const isoSeconds = (epoch: number): string => new Date(epoch * 1000).toISOString().replace('.000Z', 'Z');
-

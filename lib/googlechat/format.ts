@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { alertView, isoSeconds, type AlertView } from '../format/alert.js';
+import { type AlertView, alertView, isoSeconds } from '../format/alert.js';
 import { fitWithin } from '../format/fit.js';
-import { escapeMrkdwnAndTruncate, escapeMrkdwn, singleLine, truncate } from '../format/text.js';
+import { escapeMrkdwn, escapeMrkdwnAndTruncate, singleLine, truncate } from '../format/text.js';
 import type { WebhookMessage } from '../message/schema.js';
 
 export type Widget = { decoratedText: { topLabel: string; text: string; wrapText?: boolean } } | { textParagraph: { text: string } };
@@ -47,7 +47,8 @@ function timeText(view: AlertView): string | undefined {
 function build(view: AlertView, threadKey: string, mention: string | undefined, bodyLimit: number): GoogleChatMessage {
   const widgets: Widget[] = [];
   if (view.body && bodyLimit > 0) widgets.push({ textParagraph: { text: cardText(view.body, bodyLimit) } });
-  for (const { label, value } of view.facts) widgets.push({ decoratedText: { topLabel: label, text: cardText(value, GOOGLE_CHAT_LIMITS.fact), wrapText: true } });
+  for (const { label, value } of view.facts)
+    widgets.push({ decoratedText: { topLabel: label, text: cardText(value, GOOGLE_CHAT_LIMITS.fact), wrapText: true } });
   const time = timeText(view);
   if (time) widgets.push({ decoratedText: { topLabel: 'Time', text: cardText(time, GOOGLE_CHAT_LIMITS.time) } });
 

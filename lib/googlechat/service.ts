@@ -1,5 +1,5 @@
-import type { NodeFetch } from '../transport/fetch-over-node-http.js';
 import type { ChatService } from '../chat/service.js';
+import type { NodeFetch } from '../transport/fetch-over-node-http.js';
 import { formatGoogleChatMessage, type GoogleChatMessage } from './format.js';
 import { createGoogleChatPoster } from './post.js';
 
@@ -19,7 +19,8 @@ export function spaceOf(url: string): string {
 export function googleChatService(transport?: NodeFetch): ChatService<GoogleChatMessage> {
   return {
     // The configuration only lets a Google Chat mention (<users/…>) reach a Google Chat destination.
-    format: (message, destination) => formatGoogleChatMessage(message, typeof destination.mention === 'string' ? destination.mention : undefined),
+    format: (message, destination) =>
+      formatGoogleChatMessage(message, typeof destination.mention === 'string' ? destination.mention : undefined),
     post: createGoogleChatPoster(transport),
     minIntervalMs: GOOGLE_CHAT_MIN_INTERVAL_MS,
     paceKey: spaceOf,

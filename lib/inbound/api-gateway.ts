@@ -12,7 +12,8 @@ export function fromHttpApiEvent(event: HttpApiEventLike, fallbackRequestId: str
   // Header names come from outside: defineProperty keeps `__proto__` an ordinary own key.
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(event.headers ?? {})) {
-    if (value !== undefined) Object.defineProperty(headers, name.toLowerCase(), { value, enumerable: true, writable: true, configurable: true });
+    if (value !== undefined)
+      Object.defineProperty(headers, name.toLowerCase(), { value, enumerable: true, writable: true, configurable: true });
   }
   return {
     method: event.requestContext?.http?.method ?? 'GET',

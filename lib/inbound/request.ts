@@ -1,6 +1,6 @@
-import type { HttpRequest, HttpResponse } from './types.js';
 import { jsonSyntaxError, parseJson } from '../shared/json.js';
 import { jsonResponse } from './response.js';
+import type { HttpRequest, HttpResponse } from './types.js';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 

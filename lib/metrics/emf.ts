@@ -1,7 +1,6 @@
 import type { LogSink } from '../log/logger.js';
 import { writeStdoutLine } from '../log/stdout.js';
-import { METRICS_NAMESPACE, noMetrics, type MetricPoint, type Metrics } from './metrics.js';
-
+import { METRICS_NAMESPACE, type MetricPoint, type Metrics, noMetrics } from './metrics.js';
 
 /** The `CloudWatchMetrics` directive of a point, as JSON: the same for every point of one catalogue entry. */
 function directiveJson(point: MetricPoint, full: readonly string[]): string {

@@ -35,7 +35,8 @@ async function sendMessage(
 
 export function sqsRetryQueue(sqs: LazySqs, queueUrl: string): RetryQueue {
   return {
-    enqueue: (job, delaySeconds, signal) => sendMessage(sqs, queueUrl, JSON.stringify(job), { destination: job.destination }, delaySeconds, signal),
+    enqueue: (job, delaySeconds, signal) =>
+      sendMessage(sqs, queueUrl, JSON.stringify(job), { destination: job.destination }, delaySeconds, signal),
   };
 }
 
@@ -48,7 +49,11 @@ export function sqsMessageOps(sqs: LazySqs, queueUrl: string): QueueMessageOps {
     async changeVisibility(receiptHandle, seconds, signal) {
       const { client, sdk } = await sqs();
       await client.send(
-        new sdk.ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: clampSeconds(seconds) }),
+        new sdk.ChangeMessageVisibilityCommand({
+          QueueUrl: queueUrl,
+          ReceiptHandle: receiptHandle,
+          VisibilityTimeout: clampSeconds(seconds),
+        }),
         signal ? { abortSignal: signal } : {},
       );
     },

@@ -44,7 +44,9 @@ export function answerFor(results: readonly DestinationResult[]): { outcome: Del
     else if (r.result.kind === 'refused') failed.push({ name: r.destination, class: 'refused', reason: r.result.reason });
   }
   // A destination that already had this alert counts as delivered; one waiting on the retry queue as queued.
-  const has = names(results.filter((r) => r.result.kind === 'delivered' || (r.result.kind === 'duplicate' && r.result.state === 'delivered')));
+  const has = names(
+    results.filter((r) => r.result.kind === 'delivered' || (r.result.kind === 'duplicate' && r.result.state === 'delivered')),
+  );
   const held = names(results.filter((r) => r.result.kind === 'queued' || (r.result.kind === 'duplicate' && r.result.state === 'queued')));
   const duplicates = names(results.filter((r) => r.result.kind === 'duplicate'));
   const inProgress = results.filter((r) => r.result.kind === 'in_progress');

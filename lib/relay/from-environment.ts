@@ -4,20 +4,20 @@ import { createSsoVerifier } from '../auth/sso/verify.js';
 import { lazySqs } from '../aws/clients.js';
 import { awsJsonClient, DYNAMODB } from '../aws/json-client.js';
 import { DYNAMODB_LIMITS } from '../aws/limits.js';
-import { dynamoLedger } from '../dedup/dynamodb.js';
-import { deliverOnce } from '../dedup/once.js';
-import { configSourceFor, createRelayConfigStore } from '../config/store.js';
-import { createDelivery, postTimeoutFrom } from '../delivery/deliver.js';
 import type { ChatServices } from '../chat/service.js';
 import { createChatServices } from '../chat-services/create.js';
-import { createLogger, logLevelFrom, type Logger } from '../log/logger.js';
+import { configSourceFor, createRelayConfigStore } from '../config/store.js';
+import { dynamoLedger } from '../dedup/dynamodb.js';
+import { deliverOnce } from '../dedup/once.js';
+import { createDelivery, postTimeoutFrom } from '../delivery/deliver.js';
+import { createLogger, type Logger, logLevelFrom } from '../log/logger.js';
 import { metricsFromEnvironment } from '../metrics/emf.js';
 import { configurationUnavailableMetric, type Metrics } from '../metrics/metrics.js';
 import { sqsDeadLetters, sqsRetryQueue } from '../queue/sqs.js';
 import { readEnvironment } from '../shared/environment.js';
 import { sleep } from '../shared/sleep.js';
-import { relayEnvironmentSchema } from './environment.js';
 import { configurationUnavailable } from './answer.js';
+import { relayEnvironmentSchema } from './environment.js';
 import { createRelay, type Relay } from './relay.js';
 
 export interface WiringOptions {
@@ -64,7 +64,11 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
     sleep,
   });
   const ledger = settings.DEDUP_TABLE_NAME
-    ? dynamoLedger(awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }), { tableName: settings.DEDUP_TABLE_NAME, windowSeconds: settings.DEDUP_WINDOW_SECONDS, now })
+    ? dynamoLedger(awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }), {
+        tableName: settings.DEDUP_TABLE_NAME,
+        windowSeconds: settings.DEDUP_WINDOW_SECONDS,
+        now,
+      })
     : undefined;
   return createRelay({
     config: store,

@@ -6,13 +6,13 @@ import { parseJsonBody, readBody } from '../inbound/request.js';
 import { jsonResponse } from '../inbound/response.js';
 import type { HttpRequest, HttpResponse } from '../inbound/types.js';
 import { coldStartTracker, type Logger } from '../log/logger.js';
-import { answerLatencyMetric, answerMetric, configurationUnavailableMetric, noMetrics, type Metrics } from '../metrics/metrics.js';
 import { webhookMessageSchema } from '../message/schema.js';
+import { answerLatencyMetric, answerMetric, configurationUnavailableMetric, type Metrics, noMetrics } from '../metrics/metrics.js';
 import { routeFacts, selectDestinations } from '../routing/route.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
 import { describeIssues } from '../shared/zod-issues.js';
-import { answerFor, configurationUnavailable, reasonOf, type DestinationResult } from './answer.js';
+import { answerFor, configurationUnavailable, type DestinationResult, reasonOf } from './answer.js';
 
 export interface RelayDependencies {
   config: RelayConfigStore;
@@ -79,7 +79,9 @@ export function createRelay(deps: RelayDependencies): Relay {
     }
     if (auth.kind === 'denied') {
       const headers: Record<string, string> = auth.challenge ? { 'www-authenticate': auth.challenge } : {};
-      return finish(jsonResponse(401, { error: 'unauthorized', message: 'Authentication failed.' }, headers), 'unauthorized', { reason: auth.reason });
+      return finish(jsonResponse(401, { error: 'unauthorized', message: 'Authentication failed.' }, headers), 'unauthorized', {
+        reason: auth.reason,
+      });
     }
     if (auth.previousCredentials) record['previousCredentials'] = true;
 
@@ -89,7 +91,11 @@ export function createRelay(deps: RelayDependencies): Relay {
     const parsed = webhookMessageSchema.safeParse(json.value);
     if (!parsed.success) {
       const fields = describeIssues(parsed.error);
-      const response = jsonResponse(422, { error: 'invalid_message', message: 'The body is JSON but not a valid webhook message.', fields });
+      const response = jsonResponse(422, {
+        error: 'invalid_message',
+        message: 'The body is JSON but not a valid webhook message.',
+        fields,
+      });
       return finish(response, 'invalid_message', { fields: fields.map((f) => f.path) });
     }
 

@@ -1,23 +1,23 @@
 import { lazySqs } from '../aws/clients.js';
 import { awsJsonClient, DYNAMODB } from '../aws/json-client.js';
 import { DYNAMODB_LIMITS } from '../aws/limits.js';
-import { dynamoLedger } from '../dedup/dynamodb.js';
-import { retryLedger } from '../dedup/once.js';
-import { configSourceFor, createRelayConfigStore } from '../config/store.js';
-import { createDelivery, postTimeoutFrom } from '../delivery/deliver.js';
 import type { ChatServices } from '../chat/service.js';
 import { createChatServices } from '../chat-services/create.js';
-import { coldStartTracker, createLogger, logLevelFrom, type Logger } from '../log/logger.js';
+import { configSourceFor, createRelayConfigStore } from '../config/store.js';
+import { dynamoLedger } from '../dedup/dynamodb.js';
+import { retryLedger } from '../dedup/once.js';
+import { createDelivery, postTimeoutFrom } from '../delivery/deliver.js';
+import { coldStartTracker, createLogger, type Logger, logLevelFrom } from '../log/logger.js';
 import { metricsFromEnvironment } from '../metrics/emf.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { InvocationBudget } from '../shared/deadline.js';
-import { ReasonedError } from '../shared/errors.js';
 import { sqsDeadLetters, sqsMessageOps } from '../queue/sqs.js';
+import type { InvocationBudget } from '../shared/deadline.js';
 import { readEnvironment } from '../shared/environment.js';
+import { ReasonedError } from '../shared/errors.js';
 import { sleep } from '../shared/sleep.js';
 import { retryEnvironmentSchema } from './environment.js';
 import { createPacer } from './pacer.js';
-import { processBatch, type BatchResult, type QueueRecord } from './process-batch.js';
+import { type BatchResult, processBatch, type QueueRecord } from './process-batch.js';
 
 export type RetryWorker = (records: readonly QueueRecord[], budget: InvocationBudget, requestId?: string) => Promise<BatchResult>;
 
@@ -33,7 +33,10 @@ export interface RetryWiringOptions {
 }
 
 /** Wires the retry worker with real clients; the pacer and configuration cache live as long as the container. */
-export function createRetryWorkerFromEnvironment(env: Record<string, string | undefined> = process.env, options: RetryWiringOptions = {}): RetryWorker {
+export function createRetryWorkerFromEnvironment(
+  env: Record<string, string | undefined> = process.env,
+  options: RetryWiringOptions = {},
+): RetryWorker {
   const reading = readEnvironment(retryEnvironmentSchema, env);
   const log = options.logger ?? createLogger({ level: logLevelFrom(env) });
   if (!reading.ok) {
@@ -58,7 +61,15 @@ export function createRetryWorkerFromEnvironment(env: Record<string, string | un
       ttlSeconds: settings.RELAY_CONFIG_TTL_SECONDS,
       logger: log,
     }),
-    delivery: createDelivery({ services: options.services ?? createChatServices(), postTimeoutMs, ...deadLetters, logger: log, metrics, now: Date.now, sleep }),
+    delivery: createDelivery({
+      services: options.services ?? createChatServices(),
+      postTimeoutMs,
+      ...deadLetters,
+      logger: log,
+      metrics,
+      now: Date.now,
+      sleep,
+    }),
     messages: sqsMessageOps(sqs, settings.DELIVERY_QUEUE_URL),
     pacer: createPacer(),
     maxAttempts: settings.DELIVERY_MAX_ATTEMPTS,
@@ -68,12 +79,16 @@ export function createRetryWorkerFromEnvironment(env: Record<string, string | un
     ...(settings.DEDUP_TABLE_NAME
       ? {
           ledger: retryLedger({
-            ledger: dynamoLedger(awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }), { tableName: settings.DEDUP_TABLE_NAME, windowSeconds: settings.DEDUP_WINDOW_SECONDS }),
+            ledger: dynamoLedger(awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }), {
+              tableName: settings.DEDUP_TABLE_NAME,
+              windowSeconds: settings.DEDUP_WINDOW_SECONDS,
+            }),
             logger: log,
             metrics,
           }),
         }
       : {}),
   };
-  return (records, budget, requestId) => processBatch(records, { ...base, logger: log.child({ requestId, coldStart: coldStart() }), budget });
+  return (records, budget, requestId) =>
+    processBatch(records, { ...base, logger: log.child({ requestId, coldStart: coldStart() }), budget });
 }

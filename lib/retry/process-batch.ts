@@ -1,16 +1,16 @@
+import { destinationType } from '../config/destination-type.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { RelayConfigStore } from '../config/store.js';
+import { CONFIG_READ_BUDGET_MS } from '../config/store.js';
+import type { RetryLedger } from '../dedup/once.js';
 import type { Delivery } from '../delivery/deliver.js';
+import { QUEUE_CALL_BUDGET_MS } from '../delivery/deliver.js';
 import { parseDeliveryJob } from '../delivery/job.js';
 import type { Logger } from '../log/logger.js';
-import { configurationUnavailableMetric, deliveryMetric, noMetrics, retryAttemptMetric, type Metrics } from '../metrics/metrics.js';
-import { destinationType } from '../config/destination-type.js';
+import { configurationUnavailableMetric, deliveryMetric, type Metrics, noMetrics, retryAttemptMetric } from '../metrics/metrics.js';
 import type { QueueMessageOps } from '../queue/sqs.js';
-import { QUEUE_CALL_BUDGET_MS } from '../delivery/deliver.js';
-import { CONFIG_READ_BUDGET_MS } from '../config/store.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
-import type { RetryLedger } from '../dedup/once.js';
 import type { Pacer } from './pacer.js';
 
 /** The fields of an SQS record this function reads (Lambda's SQSRecord has them all). */
@@ -78,7 +78,9 @@ const parked = (done: boolean): RecordOutcome => (done ? 'parked' : 'retry_later
 
 /** A visibility change that cannot hang the batch: a late one only means SQS's own visibility timeout applies. */
 function changeVisibility(deps: RetryDependencies, record: QueueRecord, seconds: number): Promise<void> {
-  return deps.budget.step('retry_queue', QUEUE_CALL_BUDGET_MS, (signal) => deps.messages.changeVisibility(record.receiptHandle, seconds, signal));
+  return deps.budget.step('retry_queue', QUEUE_CALL_BUDGET_MS, (signal) =>
+    deps.messages.changeVisibility(record.receiptHandle, seconds, signal),
+  );
 }
 
 async function processRecord(record: QueueRecord, deps: RetryDependencies): Promise<RecordOutcome> {

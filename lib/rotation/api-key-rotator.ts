@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
 import '../validation/messages.js';
-import { ApiKeyFormatError, parseApiKey } from '../cost-api/api-key.js';
 import { buildApiKey, toApiKeySecret } from '../api-key/procedure.js';
 import { apiKeySelectionSchema, pendingApiKeySchema } from '../api-key/secret.js';
+import { ApiKeyFormatError, parseApiKey } from '../cost-api/api-key.js';
 import type { CostApiClient, Credentials } from '../cost-api/client.js';
 import { errorName } from '../shared/errors.js';
 import { parseJson } from '../shared/json.js';
@@ -59,11 +59,19 @@ export function apiKeyRotator(deps: ApiKeyRotatorDependencies): SecretRotator {
       const written = parseJsonObject(current, 'The AWSCURRENT value of the API-key secret', 'selection_invalid');
       const selection = apiKeySelectionSchema.safeParse(written);
       if (!selection.success) {
-        throw new RotationError(`The API-key secret's selection is invalid: ${issueLines(selection.error).join('; ')}.`, 'selection_invalid');
+        throw new RotationError(
+          `The API-key secret's selection is invalid: ${issueLines(selection.error).join('; ')}.`,
+          'selection_invalid',
+        );
       }
       const result = await buildApiKey(
         deps.client,
-        { credentials: await credentials(), credentialsSource: source, account: selection.data.account, costCenter: selection.data.costCenter },
+        {
+          credentials: await credentials(),
+          credentialsSource: source,
+          account: selection.data.account,
+          costCenter: selection.data.costCenter,
+        },
         now,
       );
       log.info('new API key built', {
@@ -83,7 +91,8 @@ export function apiKeyRotator(deps: ApiKeyRotatorDependencies): SecretRotator {
       try {
         parseApiKey(parsed.data.apikey);
       } catch (error) {
-        if (error instanceof ApiKeyFormatError) throw new RotationError(`The AWSPENDING apikey is malformed: ${error.message}`, 'pending_invalid', { cause: error });
+        if (error instanceof ApiKeyFormatError)
+          throw new RotationError(`The AWSPENDING apikey is malformed: ${error.message}`, 'pending_invalid', { cause: error });
         throw error;
       }
       const expires = parsed.data.expiresAt ? Date.parse(parsed.data.expiresAt) : Number.NaN;

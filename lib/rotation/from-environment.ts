@@ -1,10 +1,10 @@
-import { createCostApiClient } from '../cost-api/client.js';
-import { createLogger, logLevelFrom, type Logger } from '../log/logger.js';
-import { metricsFromEnvironment } from '../metrics/emf.js';
-import { rotationMetric, type Metrics } from '../metrics/metrics.js';
-import { apiKeyRotator } from './api-key-rotator.js';
 import { createSecretsManagerClient } from '../aws/clients.js';
+import { createCostApiClient } from '../cost-api/client.js';
+import { createLogger, type Logger, logLevelFrom } from '../log/logger.js';
+import { metricsFromEnvironment } from '../metrics/emf.js';
+import { type Metrics, rotationMetric } from '../metrics/metrics.js';
 import { readEnvironment } from '../shared/environment.js';
+import { apiKeyRotator } from './api-key-rotator.js';
 import { rotationEnvironmentSchema } from './environment.js';
 import { RotationError } from './errors.js';
 import { ROTATION_SECRETS_MANAGER_LIMITS, secretsManagerRotationStore } from './secrets-manager.js';

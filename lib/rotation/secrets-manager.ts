@@ -45,13 +45,20 @@ export function secretsManagerRotationStore(client: SecretsManagerClient): Rotat
       } catch (error) {
         // How Secrets Manager says that the version exists but holds no value yet.
         if (errorName(error) === 'ResourceNotFoundException') return undefined;
-        throw new RotationError(`Secrets Manager GetSecretValue (${stage}) failed (${errorName(error)}).`, 'secrets_manager_error', { cause: error });
+        throw new RotationError(`Secrets Manager GetSecretValue (${stage}) failed (${errorName(error)}).`, 'secrets_manager_error', {
+          cause: error,
+        });
       }
     },
     async putPending(secretId, versionId, value) {
       await call('PutSecretValue (AWSPENDING)', 'the rotated secret', () =>
         client.send(
-          new PutSecretValueCommand({ SecretId: secretId, ClientRequestToken: versionId, SecretString: value, VersionStages: ['AWSPENDING'] }),
+          new PutSecretValueCommand({
+            SecretId: secretId,
+            ClientRequestToken: versionId,
+            SecretString: value,
+            VersionStages: ['AWSPENDING'],
+          }),
         ),
       );
     },

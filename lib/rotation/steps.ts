@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import '../validation/messages.js';
 import { coldStartTracker, type Logger } from '../log/logger.js';
-import { noMetrics, rotationMetric, type Metrics } from '../metrics/metrics.js';
+import { type Metrics, noMetrics, rotationMetric } from '../metrics/metrics.js';
 import { errorName, ReasonedError } from '../shared/errors.js';
 import { describeIssues } from '../shared/zod-issues.js';
 import { RotationError } from './errors.js';
@@ -25,13 +25,7 @@ export interface SecretRotator {
   test(pending: string, log: Logger): Promise<void>;
 }
 
-export type StepOutcome =
-  | 'created'
-  | 'pending_exists'
-  | 'nothing_to_set'
-  | 'tested'
-  | 'finished'
-  | 'already_current';
+export type StepOutcome = 'created' | 'pending_exists' | 'nothing_to_set' | 'tested' | 'finished' | 'already_current';
 
 export interface RotationStepsDependencies {
   store: RotationStore;
@@ -116,7 +110,12 @@ export function createRotationSteps(deps: RotationStepsDependencies): (event: un
       throw new RotationError(`Not a Secrets Manager rotation event (check ${fields}).`, 'invalid_event');
     }
     const event = parsed.data;
-    const log = deps.logger.child({ step: event.Step, secretId: event.SecretId, versionId: event.ClientRequestToken, coldStart: coldStart() });
+    const log = deps.logger.child({
+      step: event.Step,
+      secretId: event.SecretId,
+      versionId: event.ClientRequestToken,
+      coldStart: coldStart(),
+    });
     const progress: Progress = { pendingConfirmed: false };
     try {
       const outcome = await run(event, log, progress);

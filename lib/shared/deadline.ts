@@ -12,11 +12,14 @@ export function withDeadline<T>(what: string, ms: number, work: (signal: AbortSi
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = new DeadlineExceededError(`${what} did not answer within ${Math.round(ms)} ms`, `${what}_deadline`);
-      controller.abort(error);
-      reject(error);
-    }, Math.max(0, ms));
+    timer = setTimeout(
+      () => {
+        const error = new DeadlineExceededError(`${what} did not answer within ${Math.round(ms)} ms`, `${what}_deadline`);
+        controller.abort(error);
+        reject(error);
+      },
+      Math.max(0, ms),
+    );
   });
   return Promise.race([work(controller.signal), expired]).finally(() => clearTimeout(timer));
 }

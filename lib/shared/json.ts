@@ -77,7 +77,12 @@ export function jsonSyntaxError(text: string): JsonSyntaxProblem | undefined {
       }
       for (;;) {
         space();
-        if (text[i] !== '"') fail(text[i] === '}' ? 'expected a property name after ","; JSON allows no trailing comma' : 'expected a property name in double quotes');
+        if (text[i] !== '"')
+          fail(
+            text[i] === '}'
+              ? 'expected a property name after ","; JSON allows no trailing comma'
+              : 'expected a property name in double quotes',
+          );
         string();
         space();
         if (text[i] !== ':') fail('expected ":" after a property name');

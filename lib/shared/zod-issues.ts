@@ -83,7 +83,8 @@ export function closestKey(key: string, known: readonly string[]): string | unde
   let best: { key: string; distance: number } | undefined;
   for (const candidate of known) {
     const distance = candidate.toLowerCase() === key.toLowerCase() ? 0 : editDistance(key.toLowerCase(), candidate.toLowerCase());
-    if (distance <= Math.min(2, Math.floor(candidate.length / 3) + 1) && (!best || distance < best.distance)) best = { key: candidate, distance };
+    if (distance <= Math.min(2, Math.floor(candidate.length / 3) + 1) && (!best || distance < best.distance))
+      best = { key: candidate, distance };
   }
   return best?.key;
 }

@@ -1,6 +1,6 @@
-import type { WebhookMessage } from '../message/schema.js';
-import { alertView, isoSeconds, type AlertView } from '../format/alert.js';
+import { type AlertView, alertView, isoSeconds } from '../format/alert.js';
 import { escapeMrkdwnAndTruncate, singleLine, truncate } from '../format/text.js';
+import type { WebhookMessage } from '../message/schema.js';
 
 export interface PlainText {
   type: 'plain_text';
@@ -61,7 +61,10 @@ export function formatSlackMessage(message: WebhookMessage, mention?: string): S
     { type: 'header', text: { type: 'plain_text', text: truncate(`${view.slackEmoji} ${title}`, SLACK_LIMITS.header), emoji: true } },
   ];
   if (body || mention) {
-    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: (prefix + escapeMrkdwnAndTruncate(body, SLACK_LIMITS.body)).trim(), verbatim: true } });
+    blocks.push({
+      type: 'section',
+      text: { type: 'mrkdwn', text: (prefix + escapeMrkdwnAndTruncate(body, SLACK_LIMITS.body)).trim(), verbatim: true },
+    });
   }
 
   const fields = view.facts.map(({ label, value }) => ({

@@ -1,8 +1,8 @@
 import { IncomingWebhook, type IncomingWebhookHTTPError } from '@slack/webhook';
-import type { PostOptions, PostOutcome } from '../chat/service.js';
-import { fetchOverNodeHttp, type NodeFetch } from '../transport/fetch-over-node-http.js';
 import { outcomeWithoutAnswer } from '../chat/post-json.js';
+import type { PostOptions, PostOutcome } from '../chat/service.js';
 import { parseRetryAfterMs } from '../shared/retry-after.js';
+import { fetchOverNodeHttp, type NodeFetch } from '../transport/fetch-over-node-http.js';
 
 /** What is posted: a formatted Block Kit message. */
 export interface SlackPayload {
@@ -36,7 +36,8 @@ export const DEFAULT_RETRY_AFTER_MS = 1_000;
 /** Reduces Slack's HTTP answer to an outcome; the body is kept only when it is one of Slack's error words. */
 export function classifySlackAnswer(status: number, body: string, retryAfter: string | null): PostOutcome {
   if (status >= 200 && status < 300) return { kind: 'delivered' };
-  if (status === 429) return { kind: 'retryable', reason: 'rate_limited', retryAfterMs: parseRetryAfterMs(retryAfter) ?? DEFAULT_RETRY_AFTER_MS };
+  if (status === 429)
+    return { kind: 'retryable', reason: 'rate_limited', retryAfterMs: parseRetryAfterMs(retryAfter) ?? DEFAULT_RETRY_AFTER_MS };
   const word = body.trim();
   if (PERMANENT_ERRORS.has(word)) return { kind: 'refused', reason: word };
   const reason = /^[a-z_]{1,64}$/.test(word) ? word : `http_${status}`;

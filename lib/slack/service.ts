@@ -1,5 +1,5 @@
-import type { NodeFetch } from '../transport/fetch-over-node-http.js';
 import type { ChatService } from '../chat/service.js';
+import type { NodeFetch } from '../transport/fetch-over-node-http.js';
 import { formatSlackMessage, type SlackMessage } from './format.js';
 import { createSlackPoster } from './post.js';
 
@@ -9,7 +9,8 @@ export const SLACK_MIN_INTERVAL_MS = 1_100;
 export function slackService(transport?: NodeFetch): ChatService<SlackMessage> {
   return {
     // The configuration only lets a Slack mention (a string) reach a Slack destination.
-    format: (message, destination) => formatSlackMessage(message, typeof destination.mention === 'string' ? destination.mention : undefined),
+    format: (message, destination) =>
+      formatSlackMessage(message, typeof destination.mention === 'string' ? destination.mention : undefined),
     post: createSlackPoster(transport),
     minIntervalMs: SLACK_MIN_INTERVAL_MS,
     paceKey: (url) => url,

@@ -1,5 +1,5 @@
 import type { TeamsMention } from '../config/schema.js';
-import { alertView, isoSeconds, type AlertView } from '../format/alert.js';
+import { type AlertView, alertView, isoSeconds } from '../format/alert.js';
 import { fitWithin, withoutControls } from '../format/fit.js';
 import { singleLine, truncate } from '../format/text.js';
 import type { WebhookMessage } from '../message/schema.js';
@@ -79,7 +79,13 @@ function timeText(view: AlertView): string | undefined {
 
 function card(view: AlertView, mention: TeamsMention | undefined, bodyLimit: number): TeamsMessage {
   const body: AdaptiveCard['body'] = [
-    { type: 'TextBlock', text: escapeTeamsAndTruncate(`${view.emoji} ${view.title}`, TEAMS_LIMITS.title), weight: 'Bolder', size: 'Medium', wrap: true },
+    {
+      type: 'TextBlock',
+      text: escapeTeamsAndTruncate(`${view.emoji} ${view.title}`, TEAMS_LIMITS.title),
+      weight: 'Bolder',
+      size: 'Medium',
+      wrap: true,
+    },
   ];
   const entities: MentionEntity[] = [];
   if (mention) {

@@ -1,5 +1,5 @@
-import type { NodeFetch } from '../transport/fetch-over-node-http.js';
 import type { ChatService } from '../chat/service.js';
+import type { NodeFetch } from '../transport/fetch-over-node-http.js';
 import { formatTeamsMessage, type TeamsMessage } from './format.js';
 import { createTeamsPoster } from './post.js';
 
@@ -9,7 +9,8 @@ export const TEAMS_MIN_INTERVAL_MS = 260;
 export function teamsService(transport?: NodeFetch): ChatService<TeamsMessage> {
   return {
     // The configuration only lets a Teams mention ({id, name}) reach a Teams destination.
-    format: (message, destination) => formatTeamsMessage(message, typeof destination.mention === 'object' ? destination.mention : undefined),
+    format: (message, destination) =>
+      formatTeamsMessage(message, typeof destination.mention === 'object' ? destination.mention : undefined),
     post: createTeamsPoster(transport),
     minIntervalMs: TEAMS_MIN_INTERVAL_MS,
     paceKey: (url) => url,

@@ -1,5 +1,5 @@
 import type { FetchFunction } from '@slack/webhook';
-import { responseHeader, nodeRequest } from './node-request.js';
+import { nodeRequest, responseHeader } from './node-request.js';
 
 export { RedirectRefusedError } from './node-request.js';
 

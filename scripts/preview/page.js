@@ -24,7 +24,8 @@ function teamsMarkdown(text) {
     .map((paragraph) => {
       const lines = paragraph.split('\n');
       if (lines.every((line) => /^- /.test(line))) return `<ul>${lines.map((line) => `<li>${inline(line.slice(2))}</li>`).join('')}</ul>`;
-      if (lines.every((line) => /^\d+\. /.test(line))) return `<ol>${lines.map((line) => `<li>${inline(line.replace(/^\d+\. /, ''))}</li>`).join('')}</ol>`;
+      if (lines.every((line) => /^\d+\. /.test(line)))
+        return `<ol>${lines.map((line) => `<li>${inline(line.replace(/^\d+\. /, ''))}</li>`).join('')}</ol>`;
       return `<p>${lines.map(inline).join('<br>')}</p>`;
     })
     .join('');
@@ -40,12 +41,19 @@ const TEAMS_HOST_CONFIG = {
     default: { backgroundColor: '#FFFFFF', foregroundColors: { default: { default: '#242424', subtle: '#616161' } } },
   },
   factSet: { title: { weight: 'bolder', wrap: true, maxWidth: 150 }, value: { wrap: true }, spacing: 12 },
-  actions: { maxActions: 6, buttonSpacing: 8, actionsOrientation: 'horizontal', actionAlignment: 'left', showCard: { actionMode: 'inline' } },
+  actions: {
+    maxActions: 6,
+    buttonSpacing: 8,
+    actionsOrientation: 'horizontal',
+    actionAlignment: 'left',
+    showCard: { actionMode: 'inline' },
+  },
 };
 
 function renderTeamsCards() {
   if (typeof AdaptiveCards === 'undefined') {
-    for (const holder of document.querySelectorAll('.teams-card')) holder.replaceChildren(note('The Adaptive Cards renderer did not load (is node_modules installed?).'));
+    for (const holder of document.querySelectorAll('.teams-card'))
+      holder.replaceChildren(note('The Adaptive Cards renderer did not load (is node_modules installed?).'));
     return;
   }
   AdaptiveCards.AdaptiveCard.onProcessMarkdown = (text, result) => {
@@ -57,7 +65,8 @@ function renderTeamsCards() {
       const card = new AdaptiveCards.AdaptiveCard();
       card.hostConfig = new AdaptiveCards.HostConfig(TEAMS_HOST_CONFIG);
       card.onExecuteAction = (action) => {
-        if (action instanceof AdaptiveCards.OpenUrlAction && /^https:\/\//.test(action.url ?? '')) window.open(action.url, '_blank', 'noopener,noreferrer');
+        if (action instanceof AdaptiveCards.OpenUrlAction && /^https:\/\//.test(action.url ?? ''))
+          window.open(action.url, '_blank', 'noopener,noreferrer');
       };
       card.parse(JSON.parse(holder.dataset.card));
       const problems = card.validateProperties().validationEvents.map((event) => event.message);
@@ -65,7 +74,9 @@ function renderTeamsCards() {
       // Teams shows an error placeholder for cards its renderer finds invalid; say so here.
       if (problems.length > 0) holder.append(note(`The renderer reported: ${problems.join('; ')}`));
     } catch (error) {
-      holder.replaceChildren(note(`The Adaptive Cards renderer could not render this card: ${error instanceof Error ? error.message : String(error)}`));
+      holder.replaceChildren(
+        note(`The Adaptive Cards renderer could not render this card: ${error instanceof Error ? error.message : String(error)}`),
+      );
     }
   }
 }

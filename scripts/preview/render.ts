@@ -80,7 +80,11 @@ function emphasis(text: string): SafeHtml {
 
 /** Slack's mrkdwn: the relay escaped `&`, `<`, `>` in sender text, so a raw `<…>` is one of its own forms. */
 export function slackMrkdwn(text: string): SafeHtml {
-  return controlForms(text, (plain) => emphasis(plain.replace(/&(amp|lt|gt);/g, (_, name: string) => ({ amp: '&', lt: '<', gt: '>' })[name] ?? '')), slackControl);
+  return controlForms(
+    text,
+    (plain) => emphasis(plain.replace(/&(amp|lt|gt);/g, (_, name: string) => ({ amp: '&', lt: '<', gt: '>' })[name] ?? '')),
+    slackControl,
+  );
 }
 
 function controlForms(text: string, plain: (text: string) => SafeHtml, control: (inner: string) => SafeHtml): SafeHtml {
@@ -128,14 +132,25 @@ export function chatText(text: string): SafeHtml {
   });
 }
 
-const CARD_TAGS: Record<string, string> = { b: 'strong', strong: 'strong', i: 'em', em: 'em', u: 'u', s: 's', strike: 's', font: 'span', a: 'span' };
+const CARD_TAGS: Record<string, string> = {
+  b: 'strong',
+  strong: 'strong',
+  i: 'em',
+  em: 'em',
+  u: 'u',
+  s: 's',
+  strike: 's',
+  font: 'span',
+  a: 'span',
+};
 
 /**
  * Google Chat card text (`textParagraph`, `decoratedText`): an HTML subset. Allowed tags become
  * our own attribute-free elements, kept balanced; everything else is text.
  */
 export function chatCardHtml(text: string): SafeHtml {
-  const decode = (s: string) => s.replace(/&(amp|lt|gt|quot|#39);/g, (_, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[name] ?? '');
+  const decode = (s: string) =>
+    s.replace(/&(amp|lt|gt|quot|#39);/g, (_, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[name] ?? '');
   const parts: Part[] = [];
   const open: string[] = [];
   let last = 0;
@@ -210,7 +225,8 @@ function slackMessage(body: unknown, time: string): SafeHtml {
 
 function chatWidget(value: unknown): SafeHtml {
   const widget = obj(value);
-  if (widget['textParagraph']) return html`<div class="gchat-paragraph">${chatCardHtml(str(obj(widget['textParagraph'])['text']) ?? '')}</div>`;
+  if (widget['textParagraph'])
+    return html`<div class="gchat-paragraph">${chatCardHtml(str(obj(widget['textParagraph'])['text']) ?? '')}</div>`;
   if (widget['decoratedText']) {
     const d = obj(widget['decoratedText']);
     return html`<div class="gchat-decorated">
@@ -262,8 +278,16 @@ function teamsMessage(body: unknown, time: string): SafeHtml {
 
 const SERVICES: Record<ConsoleType, { name: string; fidelity: string; render(body: unknown, time: string): SafeHtml }> = {
   slack: { name: 'Slack', fidelity: 'HTML approximation of Block Kit, not Slack’s own rendering', render: slackMessage },
-  teams: { name: 'Microsoft Teams', fidelity: 'Rendered by Microsoft’s Adaptive Cards renderer; the surrounding chat is approximate', render: teamsMessage },
-  googlechat: { name: 'Google Chat', fidelity: 'HTML approximation of a cardsV2 message, not Google Chat’s own rendering', render: googleChatMessage },
+  teams: {
+    name: 'Microsoft Teams',
+    fidelity: 'Rendered by Microsoft’s Adaptive Cards renderer; the surrounding chat is approximate',
+    render: teamsMessage,
+  },
+  googlechat: {
+    name: 'Google Chat',
+    fidelity: 'HTML approximation of a cardsV2 message, not Google Chat’s own rendering',
+    render: googleChatMessage,
+  },
 };
 
 function deliveryArticle(delivery: Delivery): SafeHtml {

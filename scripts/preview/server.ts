@@ -2,8 +2,8 @@
 // own files. The Adaptive Cards renderer comes from node_modules, so the page works offline.
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isIP } from 'node:net';
 import { createRequire } from 'node:module';
+import { isIP } from 'node:net';
 import type { DeliveryLog } from './deliveries.js';
 import { previewPage } from './render.js';
 
@@ -35,7 +35,10 @@ const here = (file: string) => new URL(file, import.meta.url);
 const FILES: Record<string, { file: () => string | URL; type: string }> = {
   '/preview/page.js': { file: () => here('./page.js'), type: 'text/javascript; charset=utf-8' },
   '/preview/page.css': { file: () => here('./page.css'), type: 'text/css; charset=utf-8' },
-  '/preview/adaptivecards.js': { file: () => require.resolve('adaptivecards/dist/adaptivecards.min.js'), type: 'text/javascript; charset=utf-8' },
+  '/preview/adaptivecards.js': {
+    file: () => require.resolve('adaptivecards/dist/adaptivecards.min.js'),
+    type: 'text/javascript; charset=utf-8',
+  },
 };
 
 export function isPreviewPath(path: string): boolean {

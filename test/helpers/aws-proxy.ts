@@ -40,7 +40,9 @@ export async function startAwsProxy(upstream: string): Promise<AwsProxy> {
     const fault = planned?.fault;
     if (planned && --planned.left <= 0) faults.delete(target);
     const internalFailure = () =>
-      res.writeHead(500, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify({ __type: 'InternalFailure', message: 'injected' }));
+      res
+        .writeHead(500, { 'content-type': 'application/x-amz-json-1.1' })
+        .end(JSON.stringify({ __type: 'InternalFailure', message: 'injected' }));
     if (fault === 'hang') {
       hanging.add(res);
       req.resume();

@@ -26,14 +26,10 @@ export function secretsClient(url: string): SecretsManagerClient {
 
 export async function createSecret(client: SecretsManagerClient, value: unknown, prefix = 'test'): Promise<string> {
   const name = `${prefix}-${randomUUID()}`;
-  await client.send(
-    new CreateSecretCommand({ Name: name, SecretString: typeof value === 'string' ? value : JSON.stringify(value) }),
-  );
+  await client.send(new CreateSecretCommand({ Name: name, SecretString: typeof value === 'string' ? value : JSON.stringify(value) }));
   return name;
 }
 
 export async function putSecret(client: SecretsManagerClient, name: string, value: unknown): Promise<void> {
-  await client.send(
-    new PutSecretValueCommand({ SecretId: name, SecretString: typeof value === 'string' ? value : JSON.stringify(value) }),
-  );
+  await client.send(new PutSecretValueCommand({ SecretId: name, SecretString: typeof value === 'string' ? value : JSON.stringify(value) }));
 }

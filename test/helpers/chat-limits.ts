@@ -33,7 +33,8 @@ export function teamsViolations(message: unknown, maxBytes = 20_000): string[] {
   const card = attachment?.content;
   if (card?.type !== 'AdaptiveCard' || card.version !== '1.4') problems.push('not an Adaptive Card 1.4');
   if (card?.msteams?.width !== 'Full') problems.push('not full width');
-  for (const [i, e] of (card?.body ?? []).entries()) if (e.type === 'TextBlock' && e.wrap !== true) problems.push(`TextBlock ${i} without wrap`);
+  for (const [i, e] of (card?.body ?? []).entries())
+    if (e.type === 'TextBlock' && e.wrap !== true) problems.push(`TextBlock ${i} without wrap`);
   if (!card?.body?.[0]?.text) problems.push('no title');
   if (bytes(message) > maxBytes) problems.push(`body over ${maxBytes} bytes (${bytes(message)})`);
   return problems;

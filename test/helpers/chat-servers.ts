@@ -53,7 +53,14 @@ const GOOGLE_CHAT: Dialect = {
     const space = /spaces\/([^/]+)/.exec(req.path)?.[1] ?? 'AAAA';
     const key = (req.body as { thread?: { threadKey?: string } }).thread?.threadKey;
     const name = `spaces/${space}/messages/m${++created}`;
-    return { status: 200, body: JSON.stringify({ name, text: (req.body as { text?: string }).text, thread: { name: `spaces/${space}/threads/${key ?? name}` } }) };
+    return {
+      status: 200,
+      body: JSON.stringify({
+        name,
+        text: (req.body as { text?: string }).text,
+        thread: { name: `spaces/${space}/threads/${key ?? name}` },
+      }),
+    };
   },
   error: (status, code) => JSON.stringify({ error: { code: status, message: `Request failed: ${code}.`, status: code } }),
   throttled: { code: 'RESOURCE_EXHAUSTED' },
@@ -85,7 +92,11 @@ async function startFakeChat(dialect: Dialect, defaultPath: string, defaultQuery
         res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers }).end(text);
       };
       const throttle = (retryAfterSeconds?: number) =>
-        send(429, dialect.error(429, dialect.throttled.code), retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) });
+        send(
+          429,
+          dialect.error(429, dialect.throttled.code),
+          retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) },
+        );
 
       const behaviour = queued.get(path)?.shift() ?? behaviours.get(path) ?? { kind: 'ok' };
       switch (behaviour.kind) {
@@ -115,7 +126,8 @@ async function startFakeChat(dialect: Dialect, defaultPath: string, defaultQuery
   return {
     url: (path = defaultPath, query = defaultQuery) => `http://127.0.0.1:${port}${path}${query}`,
     requests,
-    accepted: (path) => requests.filter((r) => r.answeredStatus >= 200 && r.answeredStatus < 300 && (path === undefined || r.path === path)),
+    accepted: (path) =>
+      requests.filter((r) => r.answeredStatus >= 200 && r.answeredStatus < 300 && (path === undefined || r.path === path)),
     setBehaviour: (path, behaviour) => behaviours.set(path, behaviour),
     queue: (path, behaviour, count = 1) => {
       const list = queued.get(path) ?? [];
@@ -128,7 +140,12 @@ async function startFakeChat(dialect: Dialect, defaultPath: string, defaultQuery
 
 /** A loopback Teams Workflows webhook ("When a Teams webhook request is received"). */
 export const startFakeTeams = () =>
-  startFakeChat(TEAMS, '/workflows/abc/triggers/manual/paths/invoke', '?api-version=1&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&sig=TEAMS-SIG-SECRET');
+  startFakeChat(
+    TEAMS,
+    '/workflows/abc/triggers/manual/paths/invoke',
+    '?api-version=1&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&sig=TEAMS-SIG-SECRET',
+  );
 
 /** A loopback Google Chat incoming webhook. */
-export const startFakeGoogleChat = () => startFakeChat(GOOGLE_CHAT, '/v1/spaces/AAAA/messages', '?key=GCHAT-KEY-SECRET&token=GCHAT-TOKEN-SECRET%3D');
+export const startFakeGoogleChat = () =>
+  startFakeChat(GOOGLE_CHAT, '/v1/spaces/AAAA/messages', '?key=GCHAT-KEY-SECRET&token=GCHAT-TOKEN-SECRET%3D');

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { parse, type CollectionTag, type ScalarTag, type Tags } from 'yaml';
+import { type CollectionTag, parse, type ScalarTag, type Tags } from 'yaml';
 
 /** A CloudFormation value after YAML parsing: short-form tags become their long form ({"Fn::Sub": ...}). */
 export type CfnValue = unknown;
@@ -32,7 +32,24 @@ export interface CfnTemplate {
   Outputs?: Record<string, { Condition?: string; Value: CfnValue; Description?: string }>;
 }
 
-const FUNCTIONS = ['Base64', 'Cidr', 'FindInMap', 'GetAZs', 'ImportValue', 'Join', 'Select', 'Split', 'Sub', 'If', 'Equals', 'Not', 'And', 'Or', 'ToJsonString', 'Length'];
+const FUNCTIONS = [
+  'Base64',
+  'Cidr',
+  'FindInMap',
+  'GetAZs',
+  'ImportValue',
+  'Join',
+  'Select',
+  'Split',
+  'Sub',
+  'If',
+  'Equals',
+  'Not',
+  'And',
+  'Or',
+  'ToJsonString',
+  'Length',
+];
 
 // Each short-form tag may be written on a scalar, a sequence or a mapping.
 const scalar = (tag: string, resolve: (value: string) => unknown): ScalarTag => ({ tag, resolve });
@@ -227,7 +244,11 @@ export function evaluate(deployment: Deployment, value: CfnValue): unknown {
           if (key.startsWith('Fn::')) throw new Error(`${key} is not supported by this evaluator`);
       }
     }
-    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, run(v)]).filter(([, v]) => v !== NO_VALUE));
+    return Object.fromEntries(
+      Object.entries(node)
+        .map(([k, v]) => [k, run(v)])
+        .filter(([, v]) => v !== NO_VALUE),
+    );
   };
   return run(value);
 }

@@ -178,10 +178,16 @@ export async function startFakePlatform(options: FakePlatformOptions = {}): Prom
     return { account };
   };
 
-  const handle = (endpoint: Endpoint, req: IncomingMessage, body: string, query: URLSearchParams): { status: number; body?: unknown; hang?: boolean } => {
+  const handle = (
+    endpoint: Endpoint,
+    req: IncomingMessage,
+    body: string,
+    query: URLSearchParams,
+  ): { status: number; body?: unknown; hang?: boolean } => {
     if (req.method !== METHODS[endpoint]) return { status: 405, body: { message: 'Method Not Allowed' } };
     if (endpoint === 'token') {
-      if (!(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) return { status: 400, body: { message: 'Bad Request' } };
+      if (!(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json'))
+        return { status: 400, body: { message: 'Bad Request' } };
       let credentials: { username?: unknown; password?: unknown };
       try {
         credentials = JSON.parse(body) as typeof credentials;
@@ -241,7 +247,14 @@ export async function startFakePlatform(options: FakePlatformOptions = {}): Prom
       const url = new URL(req.url ?? '/', 'http://localhost');
       const body = Buffer.concat(chunks).toString('utf8');
       const record = (status: number) =>
-        requests.push({ method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers, body, status });
+        requests.push({
+          method: req.method ?? '',
+          path: url.pathname,
+          query: Object.fromEntries(url.searchParams),
+          headers: req.headers,
+          body,
+          status,
+        });
       const endpoint = PATHS[url.pathname];
       if (!endpoint) {
         record(404);

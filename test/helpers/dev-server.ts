@@ -69,7 +69,10 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
  * An `npm start` expected to stop by itself: its exit code, its output, and its working
  * directory. One that listens instead is stopped at once, with code null.
  */
-export async function runDevServerToExit(options: DevServerOptions = {}, timeoutMs = 15_000): Promise<{ code: number | null; output: string; cwd: string }> {
+export async function runDevServerToExit(
+  options: DevServerOptions = {},
+  timeoutMs = 15_000,
+): Promise<{ code: number | null; output: string; cwd: string }> {
   const { child, cwd, output } = await spawnDevServer(options);
   const code = await new Promise<number | null>((resolve) => {
     const deadline = Date.now() + timeoutMs;

@@ -13,7 +13,9 @@ export function bundledSources(root: string, functionName: string): string[] {
   if (!existsSync(metaFile)) throw new Error(`dist/meta/${functionName}.json is missing: run npm run build`);
   const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as { inputs: Record<string, unknown> };
   // `<dir>/lazy:<specifier>` names the stub each lazy package bundle is built from, not a file of ours.
-  return Object.keys(meta.inputs).filter((path) => !path.includes('node_modules') && !path.includes('/lazy:') && /\.[cm]?[jt]s$/.test(path));
+  return Object.keys(meta.inputs).filter(
+    (path) => !path.includes('node_modules') && !path.includes('/lazy:') && /\.[cm]?[jt]s$/.test(path),
+  );
 }
 
 function readsInText(text: string): string[] {

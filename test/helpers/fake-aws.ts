@@ -100,7 +100,9 @@ export async function startFakeAws(): Promise<FakeAws> {
         return;
       }
       if ('raw' in answer && typeof answer['raw'] === 'string') {
-        res.writeHead(Number(answer['status']), { ...contentType, ...(answer['headers'] as Record<string, string> | undefined) }).end(answer['raw']);
+        res
+          .writeHead(Number(answer['status']), { ...contentType, ...(answer['headers'] as Record<string, string> | undefined) })
+          .end(answer['raw']);
         return;
       }
       if ('error' in answer && typeof answer['error'] === 'string') {
@@ -127,7 +129,9 @@ export async function startFakeAws(): Promise<FakeAws> {
 
 function defaultAnswer(call: AwsCall): AwsAnswer {
   if (call.target === 'AmazonSQS.SendMessage') {
-    const md5 = createHash('md5').update(String(call.body['MessageBody'] ?? '')).digest('hex');
+    const md5 = createHash('md5')
+      .update(String(call.body['MessageBody'] ?? ''))
+      .digest('hex');
     return { MessageId: 'm-1', MD5OfMessageBody: md5 };
   }
   return {};

@@ -44,7 +44,11 @@ export function chatServices(given: Partial<Record<DestinationType, ChatService>
     };
     return { format: fail, post: fail, minIntervalMs: 0, paceKey: fail };
   };
-  return { slack: given.slack ?? missing('slack'), teams: given.teams ?? missing('teams'), googlechat: given.googlechat ?? missing('googlechat') };
+  return {
+    slack: given.slack ?? missing('slack'),
+    teams: given.teams ?? missing('teams'),
+    googlechat: given.googlechat ?? missing('googlechat'),
+  };
 }
 
 export function memoryRetryQueue(failWith?: Error): RetryQueue & { jobs: Array<{ job: DeliveryJob; delaySeconds: number }> } {
@@ -58,7 +62,9 @@ export function memoryRetryQueue(failWith?: Error): RetryQueue & { jobs: Array<{
   };
 }
 
-export function memoryDeadLetters(failWith?: Error): DeadLetters & { parked: Array<{ body: string; reason: string; destination?: string }> } {
+export function memoryDeadLetters(
+  failWith?: Error,
+): DeadLetters & { parked: Array<{ body: string; reason: string; destination?: string }> } {
   const parked: Array<{ body: string; reason: string; destination?: string }> = [];
   return {
     parked,
@@ -80,7 +86,12 @@ export function capturedLogger(): { logger: Logger; lines: string[]; records: ()
 }
 
 /** A clock the test moves; `sleep` moves it instead of waiting. */
-export function manualClock(start = Date.parse('2026-11-22T12:00:00Z')): { now: () => number; sleep: (ms: number) => Promise<void>; advance(ms: number): void; slept: number[] } {
+export function manualClock(start = Date.parse('2026-11-22T12:00:00Z')): {
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+  advance(ms: number): void;
+  slept: number[];
+} {
   let t = start;
   const slept: number[] = [];
   return {

@@ -1,6 +1,6 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
+import { type CryptoKey, exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
 import { closeServer } from './loopback-server.js';
 
 export type KeyServerBehaviour = 'ok' | 'fail' | 'hang' | 'hang_keys';
@@ -43,7 +43,8 @@ export async function startKeyServer(path = '/oauth2/default'): Promise<KeyServe
     }
     if (behaviour === 'fail') return res.writeHead(500, { 'content-type': 'text/plain' }).end('internal error');
     const json = (body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    if (isDiscovery) return json({ issuer, jwks_uri: `${origin}${path}/v1/keys`, token_endpoint: `${origin}${path}/v1/token`, ...overrides });
+    if (isDiscovery)
+      return json({ issuer, jwks_uri: `${origin}${path}/v1/keys`, token_endpoint: `${origin}${path}/v1/token`, ...overrides });
     if (isJwks) return json({ keys });
     res.writeHead(404).end();
   });

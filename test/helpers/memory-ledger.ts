@@ -3,7 +3,9 @@ import type { Claim, ClaimOutcome, DeliveryLedger } from '../../lib/dedup/ledger
 type Entry = { state: 'claimed' | 'delivered' | 'queued'; claimUntil?: number; token?: string };
 
 /** The dedup ledger in memory, with the DynamoDB adapter's rules; `fail` makes every call throw. */
-export function memoryLedger(now: () => number = Date.now): DeliveryLedger & { entries: Map<string, Entry>; fail?: Error; calls: string[] } {
+export function memoryLedger(
+  now: () => number = Date.now,
+): DeliveryLedger & { entries: Map<string, Entry>; fail?: Error; calls: string[] } {
   const entries = new Map<string, Entry>();
   const ledger = {
     entries,

@@ -16,7 +16,11 @@ export function memoryMetrics(): Metrics & { points: MetricPoint[]; count(name: 
 }
 
 /** The EMF lines among captured stdout lines, parsed. */
-export function emfRecords(lines: readonly string[]): Array<Record<string, unknown> & { _aws: { CloudWatchMetrics: Array<{ Namespace: string; Dimensions: string[][]; Metrics: Array<{ Name: string; Unit: string }> }> } }> {
+export function emfRecords(lines: readonly string[]): Array<
+  Record<string, unknown> & {
+    _aws: { CloudWatchMetrics: Array<{ Namespace: string; Dimensions: string[][]; Metrics: Array<{ Name: string; Unit: string }> }> };
+  }
+> {
   return lines.flatMap((line) => {
     try {
       const value = JSON.parse(line) as Record<string, unknown>;

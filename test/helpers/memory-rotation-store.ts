@@ -1,5 +1,5 @@
-import type { RotationStore, SecretVersions } from '../../lib/rotation/store.js';
 import { RotationError } from '../../lib/rotation/errors.js';
+import type { RotationStore, SecretVersions } from '../../lib/rotation/store.js';
 
 interface Version {
   value: string | undefined;
@@ -21,7 +21,8 @@ export function memoryRotationStore(current: unknown): MemoryRotationStore {
   const versions = new Map<string, Version>([['v0', { value: JSON.stringify(current), stages: ['AWSCURRENT'] }]]);
   const failOn = new Set<'describe' | 'readStage' | 'readVersion' | 'putPending' | 'moveStage'>();
   const check = (operation: 'describe' | 'readStage' | 'readVersion' | 'putPending' | 'moveStage') => {
-    if (failOn.has(operation)) throw new RotationError(`Secrets Manager ${operation} failed (InternalServiceError).`, 'secrets_manager_error');
+    if (failOn.has(operation))
+      throw new RotationError(`Secrets Manager ${operation} failed (InternalServiceError).`, 'secrets_manager_error');
   };
   const withStage = (stage: string) => [...versions.entries()].find(([, v]) => v.stages.includes(stage));
   const store: MemoryRotationStore = {
@@ -34,7 +35,10 @@ export function memoryRotationStore(current: unknown): MemoryRotationStore {
     },
     async describe(): Promise<SecretVersions> {
       check('describe');
-      return { rotationEnabled: store.rotationEnabled, stagesByVersion: Object.fromEntries([...versions].map(([id, v]) => [id, [...v.stages]])) };
+      return {
+        rotationEnabled: store.rotationEnabled,
+        stagesByVersion: Object.fromEntries([...versions].map(([id, v]) => [id, [...v.stages]])),
+      };
     },
     async readStage(_secretId, stage) {
       check('readStage');

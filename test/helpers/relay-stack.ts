@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { httpApiEvent } from '../../scripts/http-api-event.js';
 import { awsEnvironment, createSecret, secretsClient } from './aws.js';
-import { startBundle, type RunningBundle } from './bundle.js';
-import { startFakeSlack, type FakeSlack } from './slack-server.js';
-import { createQueues, sqsClient, startPoller, type Poller, type TestQueues } from './sqs.js';
+import { type RunningBundle, startBundle } from './bundle.js';
+import { type FakeSlack, startFakeSlack } from './slack-server.js';
+import { createQueues, type Poller, sqsClient, startPoller, type TestQueues } from './sqs.js';
 
 export interface Answer {
   statusCode: number;
@@ -37,7 +37,11 @@ const anomaly = JSON.parse(readFileSync(new URL('../../events/anomaly-alert.json
  * SQS event source mapping. Destinations: `default`, plus one per extra path, routed by the
  * account id that equals the destination's name.
  */
-export async function startRelayStack(moto: string, extraDestinations: string[] = [], extraEnv: Record<string, string> = {}): Promise<RelayStack> {
+export async function startRelayStack(
+  moto: string,
+  extraDestinations: string[] = [],
+  extraEnv: Record<string, string> = {},
+): Promise<RelayStack> {
   const slack = await startFakeSlack();
   const paths: Record<string, string> = { default: '/services/T0/B0/default' };
   for (const [i, name] of extraDestinations.entries()) paths[name] = `/services/T0/B${i + 1}/${name}`;

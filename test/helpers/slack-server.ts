@@ -52,8 +52,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     } catch {
       // keep the raw text
     }
-    const record = (status: number) =>
-      requests.push({ path, body, headers: req.headers, receivedAt: Date.now(), answeredStatus: status });
+    const record = (status: number) => requests.push({ path, body, headers: req.headers, receivedAt: Date.now(), answeredStatus: status });
 
     switch (behaviour.kind) {
       case 'hang':

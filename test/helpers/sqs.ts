@@ -3,9 +3,9 @@ import {
   CreateQueueCommand,
   DeleteMessageBatchCommand,
   GetQueueAttributesCommand,
+  type Message,
   ReceiveMessageCommand,
   SQSClient,
-  type Message,
 } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import type { RunningBundle } from './bundle.js';
@@ -24,9 +24,9 @@ export interface TestQueues {
 export async function createQueues(client: SQSClient, visibilityTimeoutSeconds = 120): Promise<TestQueues> {
   const id = randomUUID().slice(0, 8);
   const dlq = await client.send(new CreateQueueCommand({ QueueName: `relay-dlq-${id}` }));
-  const dlqArn = (
-    await client.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl!, AttributeNames: ['QueueArn'] }))
-  ).Attributes!['QueueArn']!;
+  const dlqArn = (await client.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl!, AttributeNames: ['QueueArn'] }))).Attributes![
+    'QueueArn'
+  ]!;
   const queue = await client.send(
     new CreateQueueCommand({
       QueueName: `relay-deliveries-${id}`,
@@ -36,9 +36,9 @@ export async function createQueues(client: SQSClient, visibilityTimeoutSeconds =
       },
     }),
   );
-  const arn = (
-    await client.send(new GetQueueAttributesCommand({ QueueUrl: queue.QueueUrl!, AttributeNames: ['QueueArn'] }))
-  ).Attributes!['QueueArn']!;
+  const arn = (await client.send(new GetQueueAttributesCommand({ QueueUrl: queue.QueueUrl!, AttributeNames: ['QueueArn'] }))).Attributes![
+    'QueueArn'
+  ]!;
   return { deliveryQueueUrl: queue.QueueUrl!, deadLetterQueueUrl: dlq.QueueUrl!, deliveryQueueArn: arn };
 }
 
@@ -112,10 +112,9 @@ export function startPoller(client: SQSClient, queues: TestQueues, fn: RunningBu
       if (!running || Messages.length === 0) continue;
       state.invocations++;
       state.bodies.push(...Messages.map((m) => m.Body ?? ''));
-      const result = await fn.invoke<{ batchItemFailures: Array<{ itemIdentifier: string }> }>(
-        toEvent(Messages, queues.deliveryQueueArn),
-        { timeoutMs: functionTimeoutMs },
-      );
+      const result = await fn.invoke<{ batchItemFailures: Array<{ itemIdentifier: string }> }>(toEvent(Messages, queues.deliveryQueueArn), {
+        timeoutMs: functionTimeoutMs,
+      });
       const failed = new Set(result.batchItemFailures.map((f) => f.itemIdentifier));
       state.failures.push(...failed);
       const done = Messages.filter((m) => !failed.has(m.MessageId!));

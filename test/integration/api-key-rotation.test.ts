@@ -7,8 +7,8 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { awsEnvironment, createSecret, motoUrl, putSecret, secretsClient } from '../helpers/aws.js';
-import { startBundle, type RunningBundle } from '../helpers/bundle.js';
-import { startFakePlatform, type FakePlatform } from '../helpers/cost-platform.js';
+import { type RunningBundle, startBundle } from '../helpers/bundle.js';
+import { type FakePlatform, startFakePlatform } from '../helpers/cost-platform.js';
 
 const url = motoUrl();
 const ACCOUNTS_PATH = '/api/v2/user-management/accounts/data-access/payer-accounts';
@@ -99,7 +99,11 @@ describe.skipIf(!url)('API-key rotation function (built bundle, Secrets Manager 
     throw new Error(`${name} was expected to fail`);
   }
 
-  const errorRecords = (since: number) => bundle.logRecords().slice(since).filter((r) => r['level'] === 'error');
+  const errorRecords = (since: number) =>
+    bundle
+      .logRecords()
+      .slice(since)
+      .filter((r) => r['level'] === 'error');
 
   function expectNothingSecretIn(text: string): void {
     expect(text).not.toContain(platform.password);
@@ -219,7 +223,9 @@ describe.skipIf(!url)('API-key rotation function (built bundle, Secrets Manager 
     const since = bundle.logRecords().length;
     const error = await failedStep('testSecret', secretId, token);
     expect(error.message).toContain('refused the API key or token (HTTP 401)');
-    expect(errorRecords(since)).toEqual([expect.objectContaining({ message: 'rotation step failed', step: 'testSecret', reason: 'unauthorized' })]);
+    expect(errorRecords(since)).toEqual([
+      expect.objectContaining({ message: 'rotation step failed', step: 'testSecret', reason: 'unauthorized' }),
+    ]);
 
     expect(await valueAt(secretId, 'AWSCURRENT')).toEqual(good);
     expect((await stagesOf(secretId))[token]).toEqual([]);
@@ -266,13 +272,21 @@ describe.skipIf(!url)('API-key rotation function (built bundle, Secrets Manager 
     });
 
     it('an unknown account lists the available accounts by name and key', async () => {
-      const error = await expectFailedCreate({ account: 'Marketing payer' }, 'account_not_found', /No payer account matches "Marketing payer"/);
+      const error = await expectFailedCreate(
+        { account: 'Marketing payer' },
+        'account_not_found',
+        /No payer account matches "Marketing payer"/,
+      );
       expect(error.message).toContain('"Production payer" (accountKey 12345');
       expect(error.message).toContain('"Staging payer" (accountKey 67890');
     });
 
     it('an unknown cost center lists the cost centers of the account', async () => {
-      const error = await expectFailedCreate({ account: '12345', costCenter: 'Marketing' }, 'cost_center_not_found', /No cost center matches/);
+      const error = await expectFailedCreate(
+        { account: '12345', costCenter: 'Marketing' },
+        'cost_center_not_found',
+        /No cost center matches/,
+      );
       expect(error.message).toContain('"Web shop" (id cc-200)');
     });
 
@@ -314,9 +328,10 @@ describe.skipIf(!url)('API-key rotation function (built bundle, Secrets Manager 
     const token = await beginRotation(secretId);
     const misconfigured = await startBundle('api-key-rotation', { ...awsEnvironment(url!), COST_API_BASE_URL: 'http://cost.example.com' });
     try {
-      const error = await misconfigured
-        .invoke({ Step: 'createSecret', SecretId: secretId, ClientRequestToken: token })
-        .then(() => new Error('expected a failure'), (e: Error) => e);
+      const error = await misconfigured.invoke({ Step: 'createSecret', SecretId: secretId, ClientRequestToken: token }).then(
+        () => new Error('expected a failure'),
+        (e: Error) => e,
+      );
       expect(error.message).toContain('COST_API_CREDENTIALS_SECRET_ID is required');
       expect(error.message).toContain('COST_API_BASE_URL must be an https URL');
       expect(misconfigured.logRecords()).toEqual([expect.objectContaining({ level: 'error', reason: 'environment_invalid' })]);

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakePlatform, type FakePlatform } from '../helpers/cost-platform.js';
+import { type FakePlatform, startFakePlatform } from '../helpers/cost-platform.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 

@@ -1,14 +1,14 @@
-import { GetQueueAttributesCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import hostile from '../../events/bad/hostile-text.json' with { type: 'json' };
 import { httpApiEvent } from '../../scripts/http-api-event.js';
 import { awsEnvironment, createSecret, motoUrl, secretsClient } from '../helpers/aws.js';
-import { startBundle, type RunningBundle } from '../helpers/bundle.js';
+import { type RunningBundle, startBundle } from '../helpers/bundle.js';
 import { googleChatLiveForms, googleChatViolations, teamsLiveMarkup, teamsTexts, teamsViolations } from '../helpers/chat-limits.js';
-import { startFakeGoogleChat, startFakeTeams, type FakeChat } from '../helpers/chat-servers.js';
-import { startFakeSlack, type FakeSlack } from '../helpers/slack-server.js';
-import { createQueues, sqsClient, startPoller, waitFor, type Poller, type TestQueues } from '../helpers/sqs.js';
-import hostile from '../../events/bad/hostile-text.json' with { type: 'json' };
+import { type FakeChat, startFakeGoogleChat, startFakeTeams } from '../helpers/chat-servers.js';
 import { slackLimitViolations } from '../helpers/slack-limits.js';
+import { type FakeSlack, startFakeSlack } from '../helpers/slack-server.js';
+import { createQueues, type Poller, sqsClient, startPoller, type TestQueues, waitFor } from '../helpers/sqs.js';
 
 const moto = motoUrl();
 const SECRETS = ['TEAMS-SIG-SECRET', 'GCHAT-KEY-SECRET', 'GCHAT-TOKEN-SECRET', 'SLACK-SECRET-PATH'];
@@ -19,7 +19,11 @@ interface Answer {
 }
 
 /** Teams and Google Chat destinations, each on its own path, so a test can set how each answers. */
-const TEAMS_PATHS = { fan: '/workflows/fan/triggers/manual/paths/invoke', busy: '/workflows/busy/triggers/manual/paths/invoke', off: '/workflows/off/triggers/manual/paths/invoke' };
+const TEAMS_PATHS = {
+  fan: '/workflows/fan/triggers/manual/paths/invoke',
+  busy: '/workflows/busy/triggers/manual/paths/invoke',
+  off: '/workflows/off/triggers/manual/paths/invoke',
+};
 const CHAT_PATHS = { fan: '/v1/spaces/FAN/messages', busy: '/v1/spaces/BUSY/messages', gone: '/v1/spaces/GONE/messages' };
 const SLACK_FAN = '/services/T0/B0/SLACK-SECRET-PATH';
 
@@ -39,7 +43,14 @@ describe.skipIf(!moto)('Teams and Google Chat destinations: the relay and delive
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({
           metadata: { object_type: 'anomaly_alert', timestamp: '2026-11-22T10:00:00Z' },
-          payload: { title, message: 'Daily cost of Amazon EC2 rose 212%', account_id: accountId, account_name: 'Production payer', cloud_provider_type: 'aws', ...extra },
+          payload: {
+            title,
+            message: 'Daily cost of Amazon EC2 rose 212%',
+            account_id: accountId,
+            account_name: 'Production payer',
+            cloud_provider_type: 'aws',
+            ...extra,
+          },
         }),
       }),
       { timeoutMs: 15_000 },
@@ -105,14 +116,19 @@ describe.skipIf(!moto)('Teams and Google Chat destinations: the relay and delive
     expect(googleChatViolations(message!.body)).toEqual([]);
     expect(googleChatLiveForms(message!.body, '<users/all>')).toEqual([]);
     expect((message!.body as { text: string }).text.startsWith('<users/all> ')).toBe(true);
-    expect(message!.query).toBe('?key=GCHAT-KEY-SECRET&token=GCHAT-TOKEN-SECRET%3D&messageReplyOption=REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD');
+    expect(message!.query).toBe(
+      '?key=GCHAT-KEY-SECRET&token=GCHAT-TOKEN-SECRET%3D&messageReplyOption=REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD',
+    );
   });
 
   it('Google Chat: the same kind, account and title go to one thread; another title to another', async () => {
     await send('fan', 'EC2 spend up');
     await send('fan', 'EC2 spend up');
     await send('fan', 'S3 spend up');
-    const keys = chat.accepted(CHAT_PATHS.fan).slice(-3).map((r) => (r.body as { thread: { threadKey: string } }).thread.threadKey);
+    const keys = chat
+      .accepted(CHAT_PATHS.fan)
+      .slice(-3)
+      .map((r) => (r.body as { thread: { threadKey: string } }).thread.threadKey);
     expect(keys[0]).toBe(keys[1]);
     expect(keys[2]).not.toBe(keys[0]);
   });
@@ -131,7 +147,9 @@ describe.skipIf(!moto)('Teams and Google Chat destinations: the relay and delive
     expect(teamsTexts(posts[1]!.body)[0]).toContain('Teams throttled alert');
   });
 
-  it('Google Chat RESOURCE_EXHAUSTED (no Retry-After): queued with backoff, posted once by delivery-retry', { timeout: 60_000 }, async () => {
+  it('Google Chat RESOURCE_EXHAUSTED (no Retry-After): queued with backoff, posted once by delivery-retry', {
+    timeout: 60_000,
+  }, async () => {
     chat.queue(CHAT_PATHS.busy, { kind: 'throttled' });
     const answer = await send('chatBusy', 'Chat throttled alert');
     expect(answer.statusCode).toBe(202);
@@ -149,11 +167,19 @@ describe.skipIf(!moto)('Teams and Google Chat destinations: the relay and delive
     const off = await send('teamsOff', 'Flow turned off');
     const gone = await send('chatGone', 'Webhook deleted');
     expect([off.statusCode, gone.statusCode]).toEqual([502, 502]);
-    expect(JSON.parse(off.body)).toMatchObject({ error: 'chat_refused', destinations: [{ name: 'teamsOff', reason: 'workflow_trigger_is_not_enabled' }] });
-    expect(JSON.parse(gone.body)).toMatchObject({ error: 'chat_refused', destinations: [{ name: 'chatGone', reason: 'permission_denied' }] });
+    expect(JSON.parse(off.body)).toMatchObject({
+      error: 'chat_refused',
+      destinations: [{ name: 'teamsOff', reason: 'workflow_trigger_is_not_enabled' }],
+    });
+    expect(JSON.parse(gone.body)).toMatchObject({
+      error: 'chat_refused',
+      destinations: [{ name: 'chatGone', reason: 'permission_denied' }],
+    });
 
     const parked = await receiveParked(2);
-    const reasons = Object.fromEntries(parked.map((m) => [m.MessageAttributes?.['destination']?.StringValue, m.MessageAttributes?.['reason']?.StringValue]));
+    const reasons = Object.fromEntries(
+      parked.map((m) => [m.MessageAttributes?.['destination']?.StringValue, m.MessageAttributes?.['reason']?.StringValue]),
+    );
     expect(reasons).toEqual({ teamsOff: 'workflow_trigger_is_not_enabled', chatGone: 'permission_denied' });
     for (const m of parked) for (const secret of SECRETS) expect(m.Body).not.toContain(secret);
     for (const secret of SECRETS) expect(off.body + gone.body).not.toContain(secret);
@@ -168,7 +194,9 @@ describe.skipIf(!moto)('Teams and Google Chat destinations: the relay and delive
 
   /** No message on the retry queue in any state: waiting, delayed or being worked on. */
   async function queueIsEmpty(): Promise<boolean> {
-    const { Attributes = {} } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queues.deliveryQueueUrl, AttributeNames: ['All'] }));
+    const { Attributes = {} } = await sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: queues.deliveryQueueUrl, AttributeNames: ['All'] }),
+    );
     const held = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesDelayed', 'ApproximateNumberOfMessagesNotVisible'] as const;
     return held.every((name) => Number(Attributes[name] ?? 0) === 0);
   }
@@ -178,7 +206,13 @@ describe.skipIf(!moto)('Teams and Google Chat destinations: the relay and delive
     const deadline = Date.now() + 15_000;
     while (found.length < count && Date.now() < deadline) {
       const { Messages = [] } = await sqs.send(
-        new ReceiveMessageCommand({ QueueUrl: queues.deadLetterQueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageAttributeNames: ['All'], VisibilityTimeout: 600 }),
+        new ReceiveMessageCommand({
+          QueueUrl: queues.deadLetterQueueUrl,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: 1,
+          MessageAttributeNames: ['All'],
+          VisibilityTimeout: 600,
+        }),
       );
       found.push(...Messages);
     }

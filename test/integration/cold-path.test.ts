@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpApiEvent } from '../../scripts/http-api-event.js';
 import { createSecret, motoUrl, secretsClient } from '../helpers/aws.js';
-import { startAwsProxy, type AwsProxy } from '../helpers/aws-proxy.js';
+import { type AwsProxy, startAwsProxy } from '../helpers/aws-proxy.js';
 import { startBundle } from '../helpers/bundle.js';
-import { startFakeSlack, type FakeSlack } from '../helpers/slack-server.js';
+import { type FakeSlack, startFakeSlack } from '../helpers/slack-server.js';
 
 // What the cold path of the built relay loads, and that what it leaves out still works when
 // it is needed: the lazily bundled AWS SDK credential chain for credentials outside Lambda.
@@ -45,9 +45,13 @@ async function coldDelivery(bundle: string, env: Record<string, string>) {
 
 /** Whether an ESM import of node:http loads undici on this Node (22 and newer: nodejs/node#57649). */
 const esmHttpImportLoadsUndici = (() => {
-  const out = execFileSync(process.execPath, ['--input-type=module', '-e', "import 'node:http'; console.log(process.moduleLoadList.some((m) => m.includes('undici')))"], {
-    encoding: 'utf8',
-  });
+  const out = execFileSync(
+    process.execPath,
+    ['--input-type=module', '-e', "import 'node:http'; console.log(process.moduleLoadList.some((m) => m.includes('undici')))"],
+    {
+      encoding: 'utf8',
+    },
+  );
   return out.trim() === 'true';
 })();
 
@@ -61,7 +65,11 @@ describe.skipIf(!moto)('the relay bundle’s cold path', () => {
   beforeAll(async () => {
     slack = await startFakeSlack();
     proxy = await startAwsProxy(moto!);
-    secretId = await createSecret(secretsClient(moto!), { auth: { method: 'none' }, destinations: { default: { url: slack.url(slackPath) } } }, 'cold');
+    secretId = await createSecret(
+      secretsClient(moto!),
+      { auth: { method: 'none' }, destinations: { default: { url: slack.url(slackPath) } } },
+      'cold',
+    );
     dir = mkdtempSync(join(tmpdir(), 'cold-path-'));
   });
   afterAll(async () => {

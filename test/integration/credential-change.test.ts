@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import anomaly from '../../events/anomaly-alert.json' with { type: 'json' };
+import { fromHttpApiEvent } from '../../lib/inbound/api-gateway.js';
 import { createLogger } from '../../lib/log/logger.js';
 import { createRelayFromEnvironment } from '../../lib/relay/from-environment.js';
-import { fromHttpApiEvent } from '../../lib/inbound/api-gateway.js';
 import { httpApiEvent } from '../../scripts/http-api-event.js';
 import { awsEnvironment, createSecret, motoUrl, putSecret, secretsClient } from '../helpers/aws.js';
-import { startFakeSlack, type FakeSlack } from '../helpers/slack-server.js';
-import anomaly from '../../events/anomaly-alert.json' with { type: 'json' };
-import { memoryMetrics } from '../helpers/memory-metrics.js';
 import { budgetOf } from '../helpers/budget.js';
+import { memoryMetrics } from '../helpers/memory-metrics.js';
+import { type FakeSlack, startFakeSlack } from '../helpers/slack-server.js';
 
 const moto = motoUrl();
 

@@ -1,23 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import { CreateTableCommand, DynamoDBClient, GetItemCommand, ScanCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { httpApiEvent } from '../../scripts/http-api-event.js';
-import { motoUrl } from '../helpers/aws.js';
-import { startBundle, type RunningBundle } from '../helpers/bundle.js';
-import { emfRecords } from '../helpers/memory-metrics.js';
-import { startRelayStack, titleOf, type Answer, type RelayStack } from '../helpers/relay-stack.js';
-import { waitFor } from '../helpers/sqs.js';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { awsEnvironment, createSecret, secretsClient } from '../helpers/aws.js';
-import { startAwsProxy, type AwsProxy } from '../helpers/aws-proxy.js';
-import { CLAIM_MARGIN_SECONDS } from '../../lib/dedup/ledger.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deliveryRecordId } from '../../lib/dedup/fingerprint.js';
+import { CLAIM_MARGIN_SECONDS } from '../../lib/dedup/ledger.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
+import { httpApiEvent } from '../../scripts/http-api-event.js';
+import { awsEnvironment, createSecret, motoUrl, secretsClient } from '../helpers/aws.js';
+import { type AwsProxy, startAwsProxy } from '../helpers/aws-proxy.js';
+import { type RunningBundle, startBundle } from '../helpers/bundle.js';
+import { emfRecords } from '../helpers/memory-metrics.js';
+import { type Answer, type RelayStack, startRelayStack, titleOf } from '../helpers/relay-stack.js';
+import { waitFor } from '../helpers/sqs.js';
 
 const moto = motoUrl();
 
 async function createDedupTable(url: string): Promise<{ name: string; dynamo: DynamoDBClient }> {
-  const dynamo = new DynamoDBClient({ endpoint: url, region: 'us-east-1', credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
+  const dynamo = new DynamoDBClient({
+    endpoint: url,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
+  });
   const name = `deliveries-seen-${randomUUID().slice(0, 8)}`;
   await dynamo.send(
     new CreateTableCommand({
@@ -27,7 +30,9 @@ async function createDedupTable(url: string): Promise<{ name: string; dynamo: Dy
       KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
     }),
   );
-  await dynamo.send(new UpdateTimeToLiveCommand({ TableName: name, TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true } }));
+  await dynamo.send(
+    new UpdateTimeToLiveCommand({ TableName: name, TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true } }),
+  );
   return { name, dynamo };
 }
 
@@ -52,10 +57,13 @@ describe.skipIf(!moto)('no alert twice: the relay and delivery-retry with a dedu
     fn.invoke<Answer>(httpApiEvent({ headers: { 'content-type': 'application/json' }, body }), { timeoutMs: 15_000 });
   const posted = (title: string, path?: string) => stack.slack.accepted(path).filter((r) => titleOf(r.body).includes(title));
   const stateOf = async (id: string) =>
-    (await table.dynamo.send(new GetItemCommand({ TableName: table.name, Key: { id: { S: id } }, ConsistentRead: true }))).Item?.['state']?.S;
+    (await table.dynamo.send(new GetItemCommand({ TableName: table.name, Key: { id: { S: id } }, ConsistentRead: true }))).Item?.['state']
+      ?.S;
   /** Messages on the retry queue in any state: waiting, delayed or being worked on. */
   const messagesHeld = async () => {
-    const { Attributes = {} } = await stack.sqs.send(new GetQueueAttributesCommand({ QueueUrl: stack.queues.deliveryQueueUrl, AttributeNames: ['All'] }));
+    const { Attributes = {} } = await stack.sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: stack.queues.deliveryQueueUrl, AttributeNames: ['All'] }),
+    );
     const held = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesDelayed', 'ApproximateNumberOfMessagesNotVisible'] as const;
     return held.reduce((sum, name) => sum + Number(Attributes[name] ?? 0), 0);
   };
@@ -68,7 +76,12 @@ describe.skipIf(!moto)('no alert twice: the relay and delivery-retry with a dedu
       destinations: { default: { url: stack.slack.url(stack.paths['default']) }, ops: { url: stack.slack.url(stack.paths['ops']) } },
       routes: [{ when: { accountId: ['both'] }, to: ['default', 'ops'] }],
     });
-    bare = await startBundle('webhook-relay', { ...stack.env, RELAY_CONFIG_SECRET_ID: fanOut, DELIVERY_QUEUE_URL: '', DEAD_LETTER_QUEUE_URL: '' });
+    bare = await startBundle('webhook-relay', {
+      ...stack.env,
+      RELAY_CONFIG_SECRET_ID: fanOut,
+      DELIVERY_QUEUE_URL: '',
+      DEAD_LETTER_QUEUE_URL: '',
+    });
   });
   afterEach(() => stack.slack.reset());
   afterAll(async () => {
@@ -164,12 +177,19 @@ describe.skipIf(!moto)('no alert twice: the relay and delivery-retry with a dedu
     expect((await send(bare, fanned)).statusCode).toBe(200);
     stack.slack.queue(stack.paths['default']!, { kind: 'error', status: 500, body: 'rollup_error' }, 1);
     expect((await send(stack.relay, queued)).statusCode).toBe(202);
-    const ours = [recordIdOf(delivered, 'default'), recordIdOf(fanned, 'default'), recordIdOf(fanned, 'ops'), recordIdOf(queued, 'default')];
+    const ours = [
+      recordIdOf(delivered, 'default'),
+      recordIdOf(fanned, 'default'),
+      recordIdOf(fanned, 'ops'),
+      recordIdOf(queued, 'default'),
+    ];
 
     // Every record is checked, whoever wrote it: none may hold more than this.
     const { Items = [] } = await table.dynamo.send(new ScanCommand({ TableName: table.name }));
     expect(Items.map((item) => item['id']?.S)).toEqual(expect.arrayContaining(ours));
-    expect(Object.fromEntries(Items.filter((item) => ours.includes(item['id']?.S ?? '')).map((item) => [item['id']?.S, item['state']?.S]))).toEqual({
+    expect(
+      Object.fromEntries(Items.filter((item) => ours.includes(item['id']?.S ?? '')).map((item) => [item['id']?.S, item['state']?.S])),
+    ).toEqual({
       [ours[0]!]: 'delivered',
       [ours[1]!]: 'delivered',
       [ours[2]!]: 'delivered',
@@ -196,7 +216,9 @@ describe.skipIf(!moto)('no alert twice: a missing table', () => {
       const answer = await stack.send('No table');
       expect(answer.statusCode).toBe(200);
       expect(stack.slack.accepted()).toHaveLength(1);
-      expect(stack.relay.logRecords()).toContainEqual(expect.objectContaining({ level: 'warn', reason: 'dedup_unavailable', error: 'ResourceNotFoundException' }));
+      expect(stack.relay.logRecords()).toContainEqual(
+        expect.objectContaining({ level: 'warn', reason: 'dedup_unavailable', error: 'ResourceNotFoundException' }),
+      );
     } finally {
       await stack.stop();
     }
@@ -210,7 +232,11 @@ describe.skipIf(!moto)('no alert twice: a claim whose answer is lost on the way 
   beforeAll(async () => {
     proxy = await startAwsProxy(moto as string);
     const table = await createDedupTable(moto as string);
-    stack = await startRelayStack(moto as string, [], { ...awsEnvironment(proxy.url), DEDUP_TABLE_NAME: table.name, DEDUP_WINDOW_SECONDS: '3600' });
+    stack = await startRelayStack(moto as string, [], {
+      ...awsEnvironment(proxy.url),
+      DEDUP_TABLE_NAME: table.name,
+      DEDUP_WINDOW_SECONDS: '3600',
+    });
   });
   afterAll(async () => {
     await stack?.stop();

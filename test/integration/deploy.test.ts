@@ -21,19 +21,29 @@ const WEBHOOK_TOKEN = 'Xq93kd72HfA1zWl0pR5s';
 const WEBHOOK = `https://hooks.slack.com/services/T0/B0/${WEBHOOK_TOKEN}`;
 const BASIC_PASSWORD = 'Bq7vX2kLm9Rz4TpWc8Yd';
 const PLATFORM_PASSWORD = 'pL4tf0rmZx81kQw3';
-const RELAY_CONFIG = JSON.stringify({ auth: { method: 'basic', basic: { username: 'relay', password: BASIC_PASSWORD } }, destinations: { default: { url: WEBHOOK } } });
+const RELAY_CONFIG = JSON.stringify({
+  auth: { method: 'basic', basic: { username: 'relay', password: BASIC_PASSWORD } },
+  destinations: { default: { url: WEBHOOK } },
+});
 const SECRETS = [WEBHOOK_TOKEN, BASIC_PASSWORD, PLATFORM_PASSWORD];
 
 /** Whether any 8 characters in a row of a secret were said. */
 function leaks(said: string): string | undefined {
-  return SECRETS.find((value) => Array.from({ length: value.length - 7 }, (_, i) => value.slice(i, i + 8)).some((piece) => said.includes(piece)));
+  return SECRETS.find((value) =>
+    Array.from({ length: value.length - 7 }, (_, i) => value.slice(i, i + 8)).some((piece) => said.includes(piece)),
+  );
 }
 
 /** Environment without the region variables of whoever runs the tests, and without their AWS profile. */
 function cleanEnvironment(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of ['AWS_REGION', 'AWS_DEFAULT_REGION', 'AWS_PROFILE', 'RELAY_URL']) delete env[name];
-  return { ...env, AWS_CONFIG_FILE: join(tmpdir(), 'no-such-aws-config'), AWS_SHARED_CREDENTIALS_FILE: join(tmpdir(), 'no-such-aws-credentials'), ...extra };
+  return {
+    ...env,
+    AWS_CONFIG_FILE: join(tmpdir(), 'no-such-aws-config'),
+    AWS_SHARED_CREDENTIALS_FILE: join(tmpdir(), 'no-such-aws-credentials'),
+    ...extra,
+  };
 }
 
 interface Result {
@@ -44,7 +54,11 @@ interface Result {
 
 function runScript(script: string, args: string[], env: Record<string, string>, cwd = root): Promise<Result> {
   return new Promise((resolve) => {
-    const child = spawn(tsx, [join(root, 'scripts', script), ...args], { cwd, env: cleanEnvironment(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(tsx, [join(root, 'scripts', script), ...args], {
+      cwd,
+      env: cleanEnvironment(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -66,7 +80,10 @@ interface Conversation extends Result {
  */
 function deploy(project: string, env: Record<string, string>, answers: string[], args: string[] = []): Promise<Conversation> {
   return new Promise((resolve) => {
-    const child: ChildProcessWithoutNullStreams = spawn(tsx, [join(root, 'scripts/deploy.ts'), ...args], { cwd: project, env: cleanEnvironment(env) });
+    const child: ChildProcessWithoutNullStreams = spawn(tsx, [join(root, 'scripts/deploy.ts'), ...args], {
+      cwd: project,
+      env: cleanEnvironment(env),
+    });
     const queue = [...answers];
     const questions: string[] = [];
     const samconfigWhenAsked: boolean[] = [];
@@ -90,7 +107,11 @@ function deploy(project: string, env: Record<string, string>, answers: string[],
 function deployInTerminal(project: string, env: Record<string, string>, steps: Array<[string, string]>): Promise<Result> {
   return new Promise((resolve) => {
     const ptyRun = 'import pty, sys\nstatus = pty.spawn(sys.argv[1:])\nsys.exit(status >> 8 if status & 0xff == 0 else 1)';
-    const child = spawn('python3', ['-c', ptyRun, tsx, join(root, 'scripts/deploy.ts')], { cwd: project, env: cleanEnvironment(env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('python3', ['-c', ptyRun, tsx, join(root, 'scripts/deploy.ts')], {
+      cwd: project,
+      env: cleanEnvironment(env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     let step = 0;
     const onData = (c: Buffer) => {
@@ -229,7 +250,9 @@ describe.skipIf(!moto)('npm run deploy', () => {
 
     const [call, ...more] = deploys(await samCalls(dir));
     expect(more).toEqual([]);
-    expect(call).toEqual(expect.arrayContaining(['--no-confirm-changeset', '--resolve-s3', '--capabilities', 'CAPABILITY_IAM', '--on-failure', 'DELETE']));
+    expect(call).toEqual(
+      expect.arrayContaining(['--no-confirm-changeset', '--resolve-s3', '--capabilities', 'CAPABILITY_IAM', '--on-failure', 'DELETE']),
+    );
     expect(call).not.toContain('--guided');
     expect(option(call, '--stack-name')).toBe(stack);
     expect(option(call, '--region')).toBe('eu-west-3');
@@ -262,10 +285,19 @@ describe.skipIf(!moto)('npm run deploy', () => {
   it('rotation only when asked for: its three questions, the password passed to sam but never saved', async () => {
     const { dir, env } = await project();
     const stack = `relay-${randomUUID().slice(0, 8)}`;
-    const run = await deploy(dir, env, [stack, 'eu-central-1', WEBHOOK, 'basic', 'y', 'finops@example.com', PLATFORM_PASSWORD, 'Production payer', 'n'], []);
+    const run = await deploy(
+      dir,
+      env,
+      [stack, 'eu-central-1', WEBHOOK, 'basic', 'y', 'finops@example.com', PLATFORM_PASSWORD, 'Production payer', 'n'],
+      [],
+    );
     expect(run.code, run.err).toBe(0);
     expect(run.questions).toHaveLength(9);
-    expect(run.questions.slice(5, 8)).toEqual([expect.stringContaining('Platform user'), expect.stringContaining('Platform password'), expect.stringContaining('Platform account')]);
+    expect(run.questions.slice(5, 8)).toEqual([
+      expect.stringContaining('Platform user'),
+      expect.stringContaining('Platform password'),
+      expect.stringContaining('Platform account'),
+    ]);
     const [call] = deploys(await samCalls(dir));
     expect(option(call, '--parameter-overrides')).toBe(
       `AuthMethod="Basic" ApiKeyRotation="Enabled" PlatformUsername="finops@example.com" ApiKeyAccount="Production payer" DefaultDestinationUrl="${WEBHOOK}" PlatformPassword="${PLATFORM_PASSWORD}"`,
@@ -332,8 +364,14 @@ describe.skipIf(!moto)('npm run deploy', () => {
     const stack = `relay-${randomUUID().slice(0, 8)}`;
     // The stack a failed `sam deploy --guided` left behind: moto cannot fail a creation, so a
     // proxy in front of it reports the stack as ROLLBACK_COMPLETE until it is deleted.
-    const client = new CloudFormationClient({ endpoint: moto, region: 'eu-west-1', credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
-    await client.send(new CreateStackCommand({ StackName: stack, TemplateBody: JSON.stringify({ Resources: { Queue: { Type: 'AWS::SQS::Queue' } } }) }));
+    const client = new CloudFormationClient({
+      endpoint: moto,
+      region: 'eu-west-1',
+      credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
+    });
+    await client.send(
+      new CreateStackCommand({ StackName: stack, TemplateBody: JSON.stringify({ Resources: { Queue: { Type: 'AWS::SQS::Queue' } } }) }),
+    );
     client.destroy();
     const actions: string[] = [];
     let dead = true;
@@ -346,16 +384,22 @@ describe.skipIf(!moto)('npm run deploy', () => {
         const action = form.get('Action');
         if (action && form.get('StackName') === stack) actions.push(action);
         if (action === 'DeleteStack' && form.get('StackName') === stack) dead = false;
-        const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name))) as Record<string, string>;
+        const headers = Object.fromEntries(
+          Object.entries(req.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name)),
+        ) as Record<string, string>;
         const upstream = await fetch(`${moto}${req.url}`, { method: req.method ?? 'POST', headers, ...(body.length ? { body } : {}) });
         let text = await upstream.text();
-        if (action === 'DescribeStacks' && form.get('StackName') === stack && dead) text = text.replace(/<StackStatus>[A-Z_]+<\/StackStatus>/, '<StackStatus>ROLLBACK_COMPLETE</StackStatus>');
+        if (action === 'DescribeStacks' && form.get('StackName') === stack && dead)
+          text = text.replace(/<StackStatus>[A-Z_]+<\/StackStatus>/, '<StackStatus>ROLLBACK_COMPLETE</StackStatus>');
         res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'text/xml' }).end(text);
       });
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     try {
-      await writeFile(join(dir, 'samconfig.toml'), `version = 0.1\n[default.deploy.parameters]\nstack_name = "${stack}"\nregion = "eu-west-1"\nparameter_overrides = "AuthMethod=\\"Basic\\" ApiKeyRotation=\\"Disabled\\""\n`);
+      await writeFile(
+        join(dir, 'samconfig.toml'),
+        `version = 0.1\n[default.deploy.parameters]\nstack_name = "${stack}"\nregion = "eu-west-1"\nparameter_overrides = "AuthMethod=\\"Basic\\" ApiKeyRotation=\\"Disabled\\""\n`,
+      );
       const proxied = { ...env, AWS_ENDPOINT_URL: `http://127.0.0.1:${(proxy.address() as { port: number }).port}` };
       const result = await deploy(dir, proxied, [WEBHOOK], ['--no-test-alert']);
       expect(result.code, result.err).toBe(0);
@@ -382,16 +426,34 @@ describe.skipIf(!moto)('npm run deploy', () => {
 
 describe.skipIf(!moto)('--stack commands find the region as the AWS CLI does', () => {
   async function stackIn(region: string): Promise<string> {
-    const secretClient = new SecretsManagerClient({ endpoint: moto, region, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
-    const secretId = await createSecret(secretClient, { auth: { method: 'basic', basic: { username: 'relay', password: BASIC_PASSWORD } }, destinations: { default: { url: WEBHOOK, mention: '<!here>' } } }, 'relay-config');
+    const secretClient = new SecretsManagerClient({
+      endpoint: moto,
+      region,
+      credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
+    });
+    const secretId = await createSecret(
+      secretClient,
+      {
+        auth: { method: 'basic', basic: { username: 'relay', password: BASIC_PASSWORD } },
+        destinations: { default: { url: WEBHOOK, mention: '<!here>' } },
+      },
+      'relay-config',
+    );
     secretClient.destroy();
     const name = `relay-${randomUUID().slice(0, 8)}`;
-    const client = new CloudFormationClient({ endpoint: moto, region, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
+    const client = new CloudFormationClient({
+      endpoint: moto,
+      region,
+      credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
+    });
     try {
       await client.send(
         new CreateStackCommand({
           StackName: name,
-          TemplateBody: JSON.stringify({ Resources: { Queue: { Type: 'AWS::SQS::Queue' } }, Outputs: { WebhookUrl: { Value: relayUrl }, RelayConfigSecretArn: { Value: secretId } } }),
+          TemplateBody: JSON.stringify({
+            Resources: { Queue: { Type: 'AWS::SQS::Queue' } },
+            Outputs: { WebhookUrl: { Value: relayUrl }, RelayConfigSecretArn: { Value: secretId } },
+          }),
         }),
       );
     } finally {
@@ -420,13 +482,20 @@ describe.skipIf(!moto)('--stack commands find the region as the AWS CLI does', (
     expect(Date.parse(body.metadata.timestamp)).toBeGreaterThan(Date.parse('2026-01-02'));
     expect(leaks(sent.out + sent.err)).toBeUndefined();
 
-    const pulled = await runScript('config.ts', ['pull', '--stack', stack, '--output', join(await mkdtemp(join(tmpdir(), 'relay-pull-')), 'relay-config.json')], { ...aws(), AWS_DEFAULT_REGION: 'ap-southeast-2' });
+    const pulled = await runScript(
+      'config.ts',
+      ['pull', '--stack', stack, '--output', join(await mkdtemp(join(tmpdir(), 'relay-pull-')), 'relay-config.json')],
+      { ...aws(), AWS_DEFAULT_REGION: 'ap-southeast-2' },
+    );
     expect(pulled.code, pulled.err).toBe(0);
   });
 
   it('--region wins over the environment; no region at all is said so, with what to do', async () => {
     const stack = await stackIn('sa-east-1');
-    const chosen = await runScript('send.ts', ['--test', '--stack', stack, '--region', 'sa-east-1'], { ...aws(), AWS_DEFAULT_REGION: 'eu-north-1' });
+    const chosen = await runScript('send.ts', ['--test', '--stack', stack, '--region', 'sa-east-1'], {
+      ...aws(),
+      AWS_DEFAULT_REGION: 'eu-north-1',
+    });
     expect(chosen.code, chosen.err).toBe(0);
 
     const none = await runScript('send.ts', ['--test', '--stack', stack], aws());
@@ -473,7 +542,7 @@ describe('files the documentation tells you to create', () => {
 });
 
 describe('docs/deploy.md', () => {
-  it('lists every template parameter with the template\'s default', () => {
+  it("lists every template parameter with the template's default", () => {
     const doc = readFileSync(join(root, 'docs/deploy.md'), 'utf8');
     const template = loadTemplate(join(root, 'template.yaml'));
     for (const [name, parameter] of Object.entries(template.Parameters)) {

@@ -65,7 +65,10 @@ describe('npm start refuses a configuration it could not use', () => {
       env: { RELAY_CONFIG_SECRET_ID: 'configs/relay.json', ...NO_AWS },
       prepare: async (cwd) => {
         await mkdir(join(cwd, 'configs'));
-        await writeFile(join(cwd, 'configs/relay.json'), JSON.stringify({ auth: { method: 'none' }, destinations: { default: { url: SLACK_URL } } }));
+        await writeFile(
+          join(cwd, 'configs/relay.json'),
+          JSON.stringify({ auth: { method: 'none' }, destinations: { default: { url: SLACK_URL } } }),
+        );
       },
     });
     expectStoppedBeforeListening(result);
@@ -82,7 +85,11 @@ describe('npm start refuses a configuration it could not use', () => {
 
   it.skipIf(!motoUrl())('reads a secret id from Secrets Manager and names the secret and the path of each problem', async () => {
     const url = motoUrl()!;
-    const secretId = await createSecret(secretsClient(url), { auth: { method: 'none' }, destinations: { ops: { url: SLACK_URL } } }, 'dev-server-config');
+    const secretId = await createSecret(
+      secretsClient(url),
+      { auth: { method: 'none' }, destinations: { ops: { url: SLACK_URL } } },
+      'dev-server-config',
+    );
     const result = await runDevServerToExit({ env: { RELAY_CONFIG_SECRET_ID: secretId, ...awsEnvironment(url) } });
     expectStoppedBeforeListening(result);
     expect(result.output).toContain(`secret ${secretId}: destinations.default: is required`);

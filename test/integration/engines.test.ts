@@ -26,7 +26,8 @@ describe('package.json engines', () => {
       for (const file of readdirSync(new URL(`${fn}/`, dist)).filter((name) => name.endsWith('.mjs'))) {
         const code = readFileSync(new URL(`${fn}/${file}`, dist), 'utf8');
         for (const need of NEEDS) {
-          if (code.includes(need.api)) expect(atLeast(lowest, need.since), `${fn}/${file} calls ${need.api} (Node ${need.since.join('.')})`).toBe(true);
+          if (code.includes(need.api))
+            expect(atLeast(lowest, need.since), `${fn}/${file} calls ${need.api} (Node ${need.since.join('.')})`).toBe(true);
         }
       }
     }

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newJob } from '../../lib/delivery/job.js';
 import { httpApiEvent } from '../../scripts/http-api-event.js';
 import { awsEnvironment, createSecret, motoUrl, secretsClient } from '../helpers/aws.js';
-import { startAwsProxy, type AwsProxy } from '../helpers/aws-proxy.js';
+import { type AwsProxy, startAwsProxy } from '../helpers/aws-proxy.js';
 import { startBundle } from '../helpers/bundle.js';
-import { startFakeSlack, type FakeSlack } from '../helpers/slack-server.js';
+import { type FakeSlack, startFakeSlack } from '../helpers/slack-server.js';
 import { createQueues, sqsClient, type TestQueues } from '../helpers/sqs.js';
 
 // The relay's Lambda timeout in template.yaml; the contract answer must come well before it.
@@ -24,7 +24,10 @@ describe.skipIf(!moto)('dependencies that accept the connection and never answer
     slack = await startFakeSlack();
     slack.setBehaviour('/down', { kind: 'error', status: 500, body: 'rollup_error' });
     queues = await createQueues(sqsClient(moto!));
-    secretId = await createSecret(secretsClient(moto!), { auth: { method: 'none' }, destinations: { default: { url: slack.url('/down') } } });
+    secretId = await createSecret(secretsClient(moto!), {
+      auth: { method: 'none' },
+      destinations: { default: { url: slack.url('/down') } },
+    });
   });
   afterAll(async () => {
     await proxy?.close();
@@ -45,7 +48,9 @@ describe.skipIf(!moto)('dependencies that accept the connection and never answer
       const value = await relay.invoke<{ statusCode: number; body: string }>(delivery(), { timeoutMs: RELAY_TIMEOUT_MS });
       expect(value.statusCode).toBe(503);
       expect(JSON.parse(value.body)).toMatchObject({ error: 'configuration_unavailable' });
-      expect(relay.logRecords()).toContainEqual(expect.objectContaining({ message: 'delivery', status: 503, reason: 'configuration_deadline' }));
+      expect(relay.logRecords()).toContainEqual(
+        expect.objectContaining({ message: 'delivery', status: 503, reason: 'configuration_deadline' }),
+      );
     } finally {
       proxy.fault('secretsmanager.GetSecretValue', undefined);
       await relay.stop();
@@ -63,7 +68,9 @@ describe.skipIf(!moto)('dependencies that accept the connection and never answer
     try {
       const value = await relay.invoke<{ statusCode: number }>(delivery(), { timeoutMs: RELAY_TIMEOUT_MS });
       expect(value.statusCode).toBe(503);
-      expect(relay.logRecords()).toContainEqual(expect.objectContaining({ message: 'could not queue an alert for a later attempt', error: 'retry_queue_deadline' }));
+      expect(relay.logRecords()).toContainEqual(
+        expect.objectContaining({ message: 'could not queue an alert for a later attempt', error: 'retry_queue_deadline' }),
+      );
       expect(proxy.count('AmazonSQS.SendMessage')).toBeGreaterThanOrEqual(1);
     } finally {
       proxy.fault('AmazonSQS.SendMessage', undefined);
@@ -71,7 +78,9 @@ describe.skipIf(!moto)('dependencies that accept the connection and never answer
     }
   });
 
-  it('delivery-retry: a hung ChangeMessageVisibility does not time the batch out; delivered records stay delivered', { timeout: 40_000 }, async () => {
+  it('delivery-retry: a hung ChangeMessageVisibility does not time the batch out; delivered records stay delivered', {
+    timeout: 40_000,
+  }, async () => {
     slack.setBehaviour('/ok', { kind: 'ok' });
     const mixed = await createSecret(secretsClient(moto!), {
       auth: { method: 'none' },
@@ -97,7 +106,9 @@ describe.skipIf(!moto)('dependencies that accept the connection and never answer
         { timeoutMs: 30_000 },
       );
       expect(value.batchItemFailures).toEqual([{ itemIdentifier: 'fails' }]);
-      expect(retry.logRecords()).toContainEqual(expect.objectContaining({ deliveryId: 'd-fails', message: 'could not set when to retry; the queue visibility timeout applies' }));
+      expect(retry.logRecords()).toContainEqual(
+        expect.objectContaining({ deliveryId: 'd-fails', message: 'could not set when to retry; the queue visibility timeout applies' }),
+      );
       expect(slack.accepted('/ok')).toHaveLength(1);
       expect(proxy.count('AmazonSQS.ChangeMessageVisibility')).toBe(1);
     } finally {

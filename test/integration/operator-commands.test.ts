@@ -52,7 +52,11 @@ function leaks(result: Result): boolean {
 function runInTerminal(script: string, args: string[], env: Record<string, string>, answer: string): Promise<Result> {
   return new Promise((resolve) => {
     const ptyRun = 'import pty, sys\nstatus = pty.spawn(sys.argv[1:])\nsys.exit(status >> 8 if status & 0xff == 0 else 1)';
-    const child = spawn('python3', ['-c', ptyRun, tsx, join(root, 'scripts', script), ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('python3', ['-c', ptyRun, tsx, join(root, 'scripts', script), ...args], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (c: Buffer) => {
       out += c.toString();
@@ -72,7 +76,10 @@ describe('an error no operator command expected', () => {
   const unexpected = join(root, 'scripts/unexpected.ts');
   async function runProgram(name: string, body: string): Promise<Result> {
     const program = join(dir, name);
-    await writeFile(program, `import { guardUnexpectedErrors, unexpectedErrorMessage } from ${JSON.stringify(unexpected)};\nguardUnexpectedErrors('npm run demo');\n${body}\n`);
+    await writeFile(
+      program,
+      `import { guardUnexpectedErrors, unexpectedErrorMessage } from ${JSON.stringify(unexpected)};\nguardUnexpectedErrors('npm run demo');\n${body}\n`,
+    );
     return runFile(program, []);
   }
   const said = (kind: string) => `npm run demo failed unexpectedly (${kind}). Its details are not shown: they may contain secrets.\n`;
@@ -84,7 +91,10 @@ describe('an error no operator command expected', () => {
 setTimeout(() => JSON.parse(${JSON.stringify(NOT_JSON)}), 0);`,
     );
     expect(thrown).toEqual({ code: 1, out: '', err: said('SyntaxError').repeat(2) });
-    const rejected = await runProgram('rejected.ts', `void Promise.reject(Object.assign(new Error(${JSON.stringify(WEBHOOK)}), { code: 'ECONNRESET' }));`);
+    const rejected = await runProgram(
+      'rejected.ts',
+      `void Promise.reject(Object.assign(new Error(${JSON.stringify(WEBHOOK)}), { code: 'ECONNRESET' }));`,
+    );
     expect(rejected).toEqual({ code: 1, out: '', err: said('Error ECONNRESET') });
   });
 });
@@ -100,7 +110,13 @@ describe('npm run config -- validate', () => {
 
   it('exit 1 with every problem by path, a typo hint, and no value', async () => {
     const file = join(dir, 'invalid.json');
-    await writeFile(file, JSON.stringify({ auth: { method: 'basic', basic: { username: 'relay', pasword: PASSWORD } }, destinations: { default: { url: 'http://hooks.example.com/x' } } }));
+    await writeFile(
+      file,
+      JSON.stringify({
+        auth: { method: 'basic', basic: { username: 'relay', pasword: PASSWORD } },
+        destinations: { default: { url: 'http://hooks.example.com/x' } },
+      }),
+    );
     const result = await run('config.ts', ['validate', file]);
     expect(result.code).toBe(1);
     expect(result.err).toContain('auth.basic.password');
@@ -110,7 +126,10 @@ describe('npm run config -- validate', () => {
   });
 
   it('usage mistakes exit 2 and say what to do', async () => {
-    expect(await run('config.ts', ['validate', join(dir, 'missing.json')])).toMatchObject({ code: 2, err: expect.stringContaining('No such file') });
+    expect(await run('config.ts', ['validate', join(dir, 'missing.json')])).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('No such file'),
+    });
     expect(await run('config.ts', ['frobnicate'])).toMatchObject({ code: 2, err: expect.stringContaining('Unknown command "frobnicate"') });
     const help = await run('config.ts', ['--help']);
     expect(help.code).toBe(0);
@@ -122,11 +141,16 @@ describe.skipIf(!moto)('npm run config -- push / pull against Secrets Manager', 
   const env = () => awsEnvironment(moto as string);
   const versions = async (id: string) =>
     (await secretsClient(moto as string).send(new ListSecretVersionIdsCommand({ SecretId: id }))).Versions?.length ?? 0;
-  const current = async (id: string) => (await secretsClient(moto as string).send(new GetSecretValueCommand({ SecretId: id }))).SecretString;
+  const current = async (id: string) =>
+    (await secretsClient(moto as string).send(new GetSecretValueCommand({ SecretId: id }))).SecretString;
 
   it('push shows the changed paths without values, writes a new current version, and pull gives it back', async () => {
     const id = await createSecret(secretsClient(moto as string), live, 'relay-config');
-    const next = { ...live, auth: { ...live.auth, basic: { username: 'relay', password: 'next-pass-77' } }, routes: [{ when: { cloudProvider: ['aws'] }, to: ['default'] }] };
+    const next = {
+      ...live,
+      auth: { ...live.auth, basic: { username: 'relay', password: 'next-pass-77' } },
+      routes: [{ when: { cloudProvider: ['aws'] }, to: ['default'] }],
+    };
     const file = join(dir, 'next.json');
     await writeFile(file, JSON.stringify(next));
 
@@ -281,7 +305,14 @@ describe.skipIf(!moto)('npm run config -- push / pull against Secrets Manager', 
     it('new values for the password and the header are not weaker: --yes is enough', async () => {
       const id = await createSecret(secretsClient(moto as string), guarded, 'relay-config');
       const file = join(dir, 'new-values.json');
-      const next = { ...guarded, auth: { method: 'basic', basic: { username: 'relay', password: 'next-pass-78' }, headers: [{ key: 'X-Channel-Token', value: 'chan-tok-10' }] } };
+      const next = {
+        ...guarded,
+        auth: {
+          method: 'basic',
+          basic: { username: 'relay', password: 'next-pass-78' },
+          headers: [{ key: 'X-Channel-Token', value: 'chan-tok-10' }],
+        },
+      };
       await writeFile(file, JSON.stringify(next));
       const pushed = await run('config.ts', ['push', file, '--secret-id', id, '--yes'], env());
       expect(pushed.code).toBe(0);
@@ -324,7 +355,8 @@ describe('npm run send', () => {
   it('--help lists every option', async () => {
     const help = await run('send.ts', ['--help']);
     expect(help.code).toBe(0);
-    for (const option of ['--url', '--stack', '--region', '--basic', '--bearer', '--header', '--content-type', '--help']) expect(help.out).toContain(option);
+    for (const option of ['--url', '--stack', '--region', '--basic', '--bearer', '--header', '--content-type', '--help'])
+      expect(help.out).toContain(option);
   });
 
   it('a missing file, a header without a colon or an unknown option is a usage error, not "could not reach the relay"', async () => {
@@ -351,7 +383,11 @@ describe('npm run send', () => {
   async function stackWith(config: unknown): Promise<string> {
     const configId = await createSecret(secretsClient(moto as string), config, 'relay-config');
     const stackName = `relay-${randomUUID()}`;
-    const cloudformation = new CloudFormationClient({ endpoint: moto, region: 'us-east-1', credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
+    const cloudformation = new CloudFormationClient({
+      endpoint: moto,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
+    });
     try {
       await cloudformation.send(
         new CreateStackCommand({
@@ -368,7 +404,7 @@ describe('npm run send', () => {
     return stackName;
   }
 
-  it.skipIf(!moto)('--stack posts to the stack\'s WebhookUrl with the Basic credentials and headers of its configuration', async () => {
+  it.skipIf(!moto)("--stack posts to the stack's WebhookUrl with the Basic credentials and headers of its configuration", async () => {
     const stackName = await stackWith({ ...live, auth: { ...live.auth, headers: [{ key: 'X-Channel-Token', value: 'chan-tok-9' }] } });
     received.length = 0;
     const result = await run('send.ts', ['--stack', stackName, 'events/anomaly-alert.json'], awsEnvironment(moto as string));
@@ -383,19 +419,26 @@ describe('npm run send', () => {
     expect(unknown).toMatchObject({ code: 2, err: expect.stringContaining('No stack named no-such-stack') });
   });
 
-  it.skipIf(!moto)('--stack with a configuration secret that is not JSON: said in our words, nothing of it shown, nothing sent', async () => {
-    const stackName = await stackWith(NOT_JSON);
-    received.length = 0;
-    const result = await run('send.ts', ['--stack', stackName, 'events/anomaly-alert.json'], awsEnvironment(moto as string));
-    expect(result.code).toBe(1);
-    expect(result.err).toMatch(/The relay configuration secret relay-config-\S+ is not valid JSON, so the relay cannot use it/);
-    expect(result.err).not.toMatch(/SyntaxError|at JSON\.parse|node:internal/);
-    expect(leaks(result)).toBe(false);
-    expect(received).toHaveLength(0);
-  });
+  it.skipIf(!moto)(
+    '--stack with a configuration secret that is not JSON: said in our words, nothing of it shown, nothing sent',
+    async () => {
+      const stackName = await stackWith(NOT_JSON);
+      received.length = 0;
+      const result = await run('send.ts', ['--stack', stackName, 'events/anomaly-alert.json'], awsEnvironment(moto as string));
+      expect(result.code).toBe(1);
+      expect(result.err).toMatch(/The relay configuration secret relay-config-\S+ is not valid JSON, so the relay cannot use it/);
+      expect(result.err).not.toMatch(/SyntaxError|at JSON\.parse|node:internal/);
+      expect(leaks(result)).toBe(false);
+      expect(received).toHaveLength(0);
+    },
+  );
 
   it.skipIf(!moto)('--stack with a configuration secret of the wrong shape: the problem by path, no value, nothing sent', async () => {
-    for (const auth of [{ method: 'basic', basic: PASSWORD }, PASSWORD, { method: 'basic', basic: { username: 'relay', password: PASSWORD }, headers: WEBHOOK }]) {
+    for (const auth of [
+      { method: 'basic', basic: PASSWORD },
+      PASSWORD,
+      { method: 'basic', basic: { username: 'relay', password: PASSWORD }, headers: WEBHOOK },
+    ]) {
       const stackName = await stackWith({ ...live, auth });
       received.length = 0;
       const result = await run('send.ts', ['--stack', stackName, 'events/anomaly-alert.json'], awsEnvironment(moto as string));
@@ -404,7 +447,10 @@ describe('npm run send', () => {
       expect(leaks(result)).toBe(false);
       expect(received).toHaveLength(0);
     }
-    const header = await stackWith({ ...live, auth: { ...live.auth, headers: [{ key: 'X-Channel-Token', value: `${PASSWORD}\r\nX-Injected: 1` }] } });
+    const header = await stackWith({
+      ...live,
+      auth: { ...live.auth, headers: [{ key: 'X-Channel-Token', value: `${PASSWORD}\r\nX-Injected: 1` }] },
+    });
     const result = await run('send.ts', ['--stack', header, 'events/anomaly-alert.json'], awsEnvironment(moto as string));
     expect(result).toMatchObject({ code: 1, err: expect.stringContaining('auth.headers[0] (X-Channel-Token) that cannot be sent') });
     expect(leaks(result)).toBe(false);

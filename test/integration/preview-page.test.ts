@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { root, startDevServer, tsx, type DevServer } from '../helpers/dev-server.js';
+import { type DevServer, root, startDevServer, tsx } from '../helpers/dev-server.js';
 
 const chromiumPath = inject('chromiumPath');
 const TITLE = 'Cost anomaly detected: Amazon EC2 in us-east-1';
@@ -37,7 +37,10 @@ async function openPage(browser: Browser, viewport = { width: 1000, height: 900 
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   await page.addInitScript(() => {
-    const w = globalThis as unknown as { __violations: string[]; addEventListener(type: string, listener: (event: { violatedDirective: string }) => void): void };
+    const w = globalThis as unknown as {
+      __violations: string[];
+      addEventListener(type: string, listener: (event: { violatedDirective: string }) => void): void;
+    };
     w.__violations = [];
     w.addEventListener('securitypolicyviolation', (event) => w.__violations.push(event.violatedDirective));
   });
@@ -136,7 +139,7 @@ describe.skipIf(!chromiumPath)('the preview page of npm start, in Chromium', () 
     }
     expect(await article(page, 'googlechat').locator('.message').textContent()).toContain(HOSTILE.account);
     // Teams shows look-alike brackets (the relay's escaping), still as text.
-    expect(await card.textContent()).toContain("onerror=\"pwned = 'img'\"");
+    expect(await card.textContent()).toContain('onerror="pwned = \'img\'"');
     expect(await page.evaluate(() => (globalThis as unknown as { __violations: string[] }).__violations)).toEqual([]);
     expect(errors).toEqual([]);
     await page.close();

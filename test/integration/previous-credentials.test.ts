@@ -5,25 +5,25 @@ import { createAuthenticator } from '../../lib/auth/authenticate.js';
 import { previousCredentials } from '../../lib/auth/previous-credentials.js';
 import { createRequestAuthenticator } from '../../lib/auth/request-authenticator.js';
 import { createSsoVerifier } from '../../lib/auth/sso/verify.js';
-import type { AuthConfig } from '../../lib/config/schema.js';
-import { secretsManagerReader } from '../../lib/config/secrets-manager.js';
 import { awsJsonClient, SECRETS_MANAGER } from '../../lib/aws/json-client.js';
 import { SECRETS_MANAGER_READ_LIMITS } from '../../lib/aws/limits.js';
+import { createChatServices } from '../../lib/chat-services/create.js';
+import type { AuthConfig } from '../../lib/config/schema.js';
+import { secretsManagerReader } from '../../lib/config/secrets-manager.js';
 import { secretConfigSource } from '../../lib/config/source.js';
 import { createRelayConfigStore } from '../../lib/config/store.js';
 import { createDelivery } from '../../lib/delivery/deliver.js';
-import { createChatServices } from '../../lib/chat-services/create.js';
 import { fromHttpApiEvent } from '../../lib/inbound/api-gateway.js';
 import { createLogger } from '../../lib/log/logger.js';
 import { createRelay, type Relay } from '../../lib/relay/relay.js';
 import { sleep } from '../../lib/shared/sleep.js';
 import { httpApiEvent } from '../../scripts/http-api-event.js';
 import { awsEnvironment, createSecret, motoUrl, putSecret, secretsClient } from '../helpers/aws.js';
+import { budgetOf } from '../helpers/budget.js';
 import { startBundle } from '../helpers/bundle.js';
 import { createSigningKey, signToken, startKeyServer } from '../helpers/key-server.js';
 import { memoryConfigStore } from '../helpers/memory-config-store.js';
-import { startFakeSlack, type FakeSlack } from '../helpers/slack-server.js';
-import { budgetOf } from '../helpers/budget.js';
+import { type FakeSlack, startFakeSlack } from '../helpers/slack-server.js';
 
 const OLD_PASSWORD = 'old-password-7c2e91';
 const NEW_PASSWORD = 'new-password-4b8d05';
@@ -54,7 +54,9 @@ describe('which credentials of the previous version stay accepted', () => {
   });
 
   it('header values under SSO; tokens are always checked against the current settings', () => {
-    expect(previousCredentials(sso('new-client', header(NEW_HEADER)), sso('old-client', header(OLD_HEADER)))).toEqual({ headers: header(OLD_HEADER) });
+    expect(previousCredentials(sso('new-client', header(NEW_HEADER)), sso('old-client', header(OLD_HEADER)))).toEqual({
+      headers: header(OLD_HEADER),
+    });
   });
 
   it('a method changed or a requirement added takes effect at once', () => {
@@ -63,9 +65,14 @@ describe('which credentials of the previous version stay accepted', () => {
     // SSO -> Basic: a previous SSO version keeps no token valid.
     expect(previousCredentials(basic(NEW_PASSWORD), sso('old-client', header(OLD_HEADER)))).toBeUndefined();
     // Basic on top of a header-only relay: the header alone no longer passes.
-    expect(previousCredentials(basic(NEW_PASSWORD, header(NEW_HEADER)), { method: 'none', headers: header(OLD_HEADER) })).toEqual({ headers: header(OLD_HEADER) });
+    expect(previousCredentials(basic(NEW_PASSWORD, header(NEW_HEADER)), { method: 'none', headers: header(OLD_HEADER) })).toEqual({
+      headers: header(OLD_HEADER),
+    });
     // A header added as a second lock: nothing of the previous version stands in for it.
-    expect(previousCredentials(basic(NEW_PASSWORD, header(NEW_HEADER)), basic(NEW_PASSWORD))).toEqual({ basic: { username: 'relay', password: NEW_PASSWORD }, headers: [] });
+    expect(previousCredentials(basic(NEW_PASSWORD, header(NEW_HEADER)), basic(NEW_PASSWORD))).toEqual({
+      basic: { username: 'relay', password: NEW_PASSWORD },
+      headers: [],
+    });
   });
 
   it('nothing from a version that demanded nothing', () => {
@@ -75,12 +82,19 @@ describe('which credentials of the previous version stay accepted', () => {
 
 describe('grace, end to end through the authenticator', () => {
   const authenticate = createAuthenticator();
-  const basicAuth = (password: string, headers: AuthConfig['headers'] = []): AuthConfig => ({ method: 'basic', basic: { username: 'relay', password }, headers });
+  const basicAuth = (password: string, headers: AuthConfig['headers'] = []): AuthConfig => ({
+    method: 'basic',
+    basic: { username: 'relay', password },
+    headers,
+  });
   const lock = (value: string) => [{ key: 'X-Channel-Token', value }];
   const since = new Date('2026-11-01T00:00:00Z');
   const during = () => since.getTime() + 60_000;
   const run = async (current: AuthConfig, previous: AuthConfig, headers: Record<string, string>) => {
-    const store = memoryConfigStore({ config: { auth: current, destinations: {}, routes: [] }, currentSince: since }, { auth: previous, destinations: {}, routes: [] });
+    const store = memoryConfigStore(
+      { config: { auth: current, destinations: {}, routes: [] }, currentSince: since },
+      { auth: previous, destinations: {}, routes: [] },
+    );
     const check = createRequestAuthenticator({ check: authenticate, store, graceMs: HOUR, now: during });
     return (await check(headers, await store.current(), createLogger({ sink: () => {} }))).outcome;
   };
@@ -93,14 +107,20 @@ describe('grace, end to end through the authenticator', () => {
   });
 
   it('a custom header added as a second lock is enforced at once', async () => {
-    expect(await run(basicAuth(NEW_PASSWORD, lock(NEW_HEADER)), basicAuth(NEW_PASSWORD), { authorization: basicHeader(NEW_PASSWORD) })).toMatchObject({
+    expect(
+      await run(basicAuth(NEW_PASSWORD, lock(NEW_HEADER)), basicAuth(NEW_PASSWORD), { authorization: basicHeader(NEW_PASSWORD) }),
+    ).toMatchObject({
       kind: 'denied',
       reason: 'wrong_header',
     });
   });
 
   it('Basic added on top of a header-only relay stops header-only requests at once', async () => {
-    const outcome = await run(basicAuth(NEW_PASSWORD, lock(OLD_HEADER)), { method: 'none', headers: lock(OLD_HEADER) }, { 'x-channel-token': OLD_HEADER });
+    const outcome = await run(
+      basicAuth(NEW_PASSWORD, lock(OLD_HEADER)),
+      { method: 'none', headers: lock(OLD_HEADER) },
+      { 'x-channel-token': OLD_HEADER },
+    );
     expect(outcome).toMatchObject({ kind: 'denied', reason: 'missing_basic' });
   });
 
@@ -114,8 +134,13 @@ describe('grace, end to end through the authenticator', () => {
 
   it('a configured header named like an Object property is compared as a string', async () => {
     const current = basicAuth(NEW_PASSWORD, [{ key: 'Constructor', value: NEW_HEADER }]);
-    expect(await run(current, current, { authorization: basicHeader(NEW_PASSWORD) })).toMatchObject({ kind: 'denied', reason: 'wrong_header' });
-    expect(await run(current, current, { authorization: basicHeader(NEW_PASSWORD), constructor: NEW_HEADER })).toMatchObject({ kind: 'accepted' });
+    expect(await run(current, current, { authorization: basicHeader(NEW_PASSWORD) })).toMatchObject({
+      kind: 'denied',
+      reason: 'wrong_header',
+    });
+    expect(await run(current, current, { authorization: basicHeader(NEW_PASSWORD), constructor: NEW_HEADER })).toMatchObject({
+      kind: 'accepted',
+    });
   });
 });
 
@@ -133,7 +158,12 @@ describe('SSO with a changed custom header value', () => {
       const loaded = { config: { auth: auth(NEW_HEADER), destinations: {}, routes: [] }, currentSince: new Date('2026-11-01T00:00:00Z') };
       const store = memoryConfigStore(loaded, { auth: auth(OLD_HEADER), destinations: {}, routes: [] });
       let clock = 0;
-      const authenticate = createRequestAuthenticator({ check: createAuthenticator(createSsoVerifier()), store, graceMs: HOUR, now: () => clock });
+      const authenticate = createRequestAuthenticator({
+        check: createAuthenticator(createSsoVerifier()),
+        store,
+        graceMs: HOUR,
+        now: () => clock,
+      });
       const logger = createLogger({ sink: () => {} });
       const authenticateWithGrace = async (headers: Record<string, string>, iso: string) => {
         clock = Date.parse(iso);
@@ -184,9 +214,13 @@ describe.skipIf(!url)('the previous version against Secrets Manager (moto_server
     const lines: string[] = [];
     const now = () => clock.now;
     const logger = createLogger({ sink: (line) => lines.push(line), clock: () => new Date(clock.now) });
-    const source = secretConfigSource(secretsManagerReader(awsJsonClient(SECRETS_MANAGER, { limits: SECRETS_MANAGER_READ_LIMITS, env: awsEnvironment(url!) })), secretId, {
-      onPreviousUnavailable: (reason) => logger.warn('previous version unavailable', { reason }),
-    });
+    const source = secretConfigSource(
+      secretsManagerReader(awsJsonClient(SECRETS_MANAGER, { limits: SECRETS_MANAGER_READ_LIMITS, env: awsEnvironment(url!) })),
+      secretId,
+      {
+        onPreviousUnavailable: (reason) => logger.warn('previous version unavailable', { reason }),
+      },
+    );
     const store = createRelayConfigStore({ source, ttlSeconds: 300, logger, now });
     const relay: Relay = createRelay({
       config: store,
@@ -195,8 +229,7 @@ describe.skipIf(!url)('the previous version against Secrets Manager (moto_server
       logger,
       now,
     });
-    const send = async (headers: Record<string, string>) =>
-      relay(fromHttpApiEvent(event(headers), 'test'), budgetOf(10_000));
+    const send = async (headers: Record<string, string>) => relay(fromHttpApiEvent(event(headers), 'test'), budgetOf(10_000));
     return { clock, lines, send };
   }
 
@@ -254,7 +287,9 @@ describe.skipIf(!url)('the previous version against Secrets Manager (moto_server
 
     const stages = (await client.send(new DescribeSecretCommand({ SecretId: name }))).VersionIdsToStages ?? {};
     const previousId = Object.keys(stages).find((id) => stages[id]?.includes('AWSPREVIOUS'));
-    await client.send(new UpdateSecretVersionStageCommand({ SecretId: name, VersionStage: 'AWSPREVIOUS', RemoveFromVersionId: previousId }));
+    await client.send(
+      new UpdateSecretVersionStageCommand({ SecretId: name, VersionStage: 'AWSPREVIOUS', RemoveFromVersionId: previousId }),
+    );
     // Until the cached configuration expires, the container still holds the old pair.
     expect((await send({ authorization: basicHeader(OLD_PASSWORD) })).statusCode).toBe(200);
     clock.now += 301_000;

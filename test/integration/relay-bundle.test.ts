@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { httpApiEvent } from '../../scripts/http-api-event.js';
 import { awsEnvironment, createSecret, motoUrl, secretsClient } from '../helpers/aws.js';
-import { startBundle, type RunningBundle } from '../helpers/bundle.js';
-import { liveSpecialForms, slackLimitViolations, type ReceivedMessage } from '../helpers/slack-limits.js';
-import { startFakeSlack, type FakeSlack } from '../helpers/slack-server.js';
+import { type RunningBundle, startBundle } from '../helpers/bundle.js';
 import { emfRecords } from '../helpers/memory-metrics.js';
+import { liveSpecialForms, type ReceivedMessage, slackLimitViolations } from '../helpers/slack-limits.js';
+import { type FakeSlack, startFakeSlack } from '../helpers/slack-server.js';
 
 const moto = motoUrl();
 const event = (name: string) => readFileSync(new URL(`../../events/${name}`, import.meta.url), 'utf8');
@@ -143,7 +143,11 @@ describe.skipIf(!moto)('webhook-relay bundle against moto_server and a loopback 
     slack.setBehaviour(paths.default, { kind: 'hang' });
     // Within a 5 s function timeout, which the bundle runner enforces as Lambda does.
     expect((await post(anomaly, goodHeaders, 5_000)).statusCode).toBe(503);
-    expect(relay.logRecords().at(-1)).toMatchObject({ message: 'delivery', status: 503, failures: [{ destination: 'default', reason: 'timeout' }] });
+    expect(relay.logRecords().at(-1)).toMatchObject({
+      message: 'delivery',
+      status: 503,
+      failures: [{ destination: 'default', reason: 'timeout' }],
+    });
     slack.setBehaviour(paths.default, { kind: 'rate_limited', retryAfterSeconds: 60 });
     const limited = await post(anomaly);
     expect(limited.statusCode).toBe(503);
@@ -194,7 +198,9 @@ describe.skipIf(!moto)('webhook-relay bundle against moto_server and a loopback 
     expect(typeof record?.['requestId']).toBe('string');
     expect(typeof record?.['coldStart']).toBe('boolean');
     const metrics = emfRecords(relay.output().split('\n'));
-    expect(metrics).toContainEqual(expect.objectContaining({ service: 'webhook-relay', outcome: 'delivered', destinationType: 'slack', Deliveries: 1 }));
+    expect(metrics).toContainEqual(
+      expect.objectContaining({ service: 'webhook-relay', outcome: 'delivered', destinationType: 'slack', Deliveries: 1 }),
+    );
     expect(metrics).toContainEqual(expect.objectContaining({ service: 'webhook-relay', status: '200', Answers: 1 }));
     expect(metrics.every((m) => m._aws.CloudWatchMetrics[0]?.Namespace === 'CostAlertRelay')).toBe(true);
     const output = relay.output();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { motoUrl } from '../helpers/aws.js';
-import { startRelayStack, titleOf, type RelayStack } from '../helpers/relay-stack.js';
+import { type RelayStack, startRelayStack, titleOf } from '../helpers/relay-stack.js';
 import { waitFor } from '../helpers/sqs.js';
 
 const moto = motoUrl();
@@ -41,7 +41,8 @@ describe.skipIf(!moto)('no alert lost: a burst meets Slack’s one-message-per-s
     }
     for (const [title, times] of byTitle) {
       expect(times.length, title).toBeLessThanOrEqual(2);
-      if (times.length === 2) expect(times[1]! - times[0]!, `${title}: relay's second post, after Retry-After: 1`).toBeGreaterThanOrEqual(1_000);
+      if (times.length === 2)
+        expect(times[1]! - times[0]!, `${title}: relay's second post, after Retry-After: 1`).toBeGreaterThanOrEqual(1_000);
     }
 
     stack.slack.queue(path, { kind: 'rate_limited', retryAfterSeconds: 1 }, LATE_RATE_LIMITS);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpApiEvent } from '../../scripts/http-api-event.js';
 import { awsEnvironment, motoUrl } from '../helpers/aws.js';
 import { startBundle } from '../helpers/bundle.js';
-import { startRelayStack, titleOf, type RelayStack } from '../helpers/relay-stack.js';
+import { type RelayStack, startRelayStack, titleOf } from '../helpers/relay-stack.js';
 import { type receiveAll, waitFor } from '../helpers/sqs.js';
 
 const moto = motoUrl();
@@ -70,7 +70,10 @@ describe.skipIf(!moto)('no alert lost: outages, archived channels and a broken q
     try {
       stack.slack.setBehaviour('/services/T0/B9/down', { kind: 'error', status: 500, body: 'rollup_error' });
       const answer = await broken.invoke<{ statusCode: number }>(
-        httpApiEvent({ headers: { 'content-type': 'application/json' }, body: JSON.stringify({ metadata: { object_type: 'x' }, payload: { title: 't' } }) }),
+        httpApiEvent({
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ metadata: { object_type: 'x' }, payload: { title: 't' } }),
+        }),
       );
       expect(answer.statusCode).toBe(503);
     } finally {
@@ -92,7 +95,13 @@ async function waitForParked(stack: RelayStack, title: string, timeoutMs = 10_00
   const deadline = Date.now() + timeoutMs;
   while (!find() && Date.now() < deadline) {
     const { Messages = [] } = await stack.sqs.send(
-      new ReceiveMessageCommand({ QueueUrl: stack.queues.deadLetterQueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageAttributeNames: ['All'], VisibilityTimeout: 600 }),
+      new ReceiveMessageCommand({
+        QueueUrl: stack.queues.deadLetterQueueUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 1,
+        MessageAttributeNames: ['All'],
+        VisibilityTimeout: 600,
+      }),
     );
     parkedSoFar.push(...Messages);
   }

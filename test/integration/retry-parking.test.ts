@@ -1,10 +1,10 @@
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { awsEnvironment, createSecret, motoUrl, secretsClient } from '../helpers/aws.js';
-import { startBundle, type RunningBundle } from '../helpers/bundle.js';
-import { startFakeSlack, type FakeSlack } from '../helpers/slack-server.js';
-import { createQueues, sqsClient, startPoller, waitFor, type Poller, type TestQueues } from '../helpers/sqs.js';
+import { type RunningBundle, startBundle } from '../helpers/bundle.js';
 import { emfRecords } from '../helpers/memory-metrics.js';
+import { type FakeSlack, startFakeSlack } from '../helpers/slack-server.js';
+import { createQueues, type Poller, sqsClient, startPoller, type TestQueues, waitFor } from '../helpers/sqs.js';
 
 const moto = motoUrl();
 
@@ -46,7 +46,9 @@ describe.skipIf(!moto)('delivery-retry parks what it cannot deliver, with the re
   });
 
   const enqueue = (body: unknown) =>
-    sqs!.send(new SendMessageCommand({ QueueUrl: queues.deliveryQueueUrl, MessageBody: typeof body === 'string' ? body : JSON.stringify(body) }));
+    sqs!.send(
+      new SendMessageCommand({ QueueUrl: queues.deliveryQueueUrl, MessageBody: typeof body === 'string' ? body : JSON.stringify(body) }),
+    );
   const job = (destination: string, attempt: number, title: string) => ({
     version: 2,
     deliveryId: `delivery-${title}`,
@@ -61,10 +63,20 @@ describe.skipIf(!moto)('delivery-retry parks what it cannot deliver, with the re
       const found = parked.find(match);
       if (found) return found;
       const { Messages = [] } = await sqs!.send(
-        new ReceiveMessageCommand({ QueueUrl: queues.deadLetterQueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageAttributeNames: ['All'], VisibilityTimeout: 600 }),
+        new ReceiveMessageCommand({
+          QueueUrl: queues.deadLetterQueueUrl,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: 1,
+          MessageAttributeNames: ['All'],
+          VisibilityTimeout: 600,
+        }),
       );
       for (const m of Messages) {
-        parked.push({ body: m.Body!, reason: m.MessageAttributes?.['reason']?.StringValue, destination: m.MessageAttributes?.['destination']?.StringValue });
+        parked.push({
+          body: m.Body!,
+          reason: m.MessageAttributes?.['reason']?.StringValue,
+          destination: m.MessageAttributes?.['destination']?.StringValue,
+        });
       }
     }
     throw new Error('nothing matching was parked in time');
@@ -94,10 +106,14 @@ describe.skipIf(!moto)('delivery-retry parks what it cannot deliver, with the re
     // The line arrives once the park has returned, which may be just after the queue shows the message.
     const metrics = await vi.waitFor(() => {
       const lines = emfRecords(retry.output().split('\n'));
-      expect(lines).toContainEqual(expect.objectContaining({ service: 'delivery-retry', reason: 'attempts_exhausted:rollup_error', AlertsParked: 1 }));
+      expect(lines).toContainEqual(
+        expect.objectContaining({ service: 'delivery-retry', reason: 'attempts_exhausted:rollup_error', AlertsParked: 1 }),
+      );
       return lines;
     });
-    expect(metrics).toContainEqual(expect.objectContaining({ service: 'delivery-retry', outcome: 'parked', destinationType: 'slack', Deliveries: 1 }));
+    expect(metrics).toContainEqual(
+      expect.objectContaining({ service: 'delivery-retry', outcome: 'parked', destinationType: 'slack', Deliveries: 1 }),
+    );
     expect(JSON.stringify(metrics)).not.toMatch(/down|Exhausted|127\.0\.0\.1/);
   });
 
@@ -109,9 +125,16 @@ describe.skipIf(!moto)('delivery-retry parks what it cannot deliver, with the re
     // Nothing can bring it back: it was never reported as a failure and the queue holds nothing.
     expect(poller.failures).not.toContain(MessageId);
     const attributes = await sqs!.send(
-      new GetQueueAttributesCommand({ QueueUrl: queues.deliveryQueueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
+      new GetQueueAttributesCommand({
+        QueueUrl: queues.deliveryQueueUrl,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
+      }),
     );
-    expect(attributes.Attributes).toEqual({ ApproximateNumberOfMessages: '0', ApproximateNumberOfMessagesNotVisible: '0', ApproximateNumberOfMessagesDelayed: '0' });
+    expect(attributes.Attributes).toEqual({
+      ApproximateNumberOfMessages: '0',
+      ApproximateNumberOfMessagesNotVisible: '0',
+      ApproximateNumberOfMessagesDelayed: '0',
+    });
     expect(retry.output()).not.toContain('/default');
   });
 });

@@ -1,14 +1,14 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { base64url, SignJWT } from 'jose';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { httpApiEvent } from '../../scripts/http-api-event.js';
-import { startBundle, type RunningBundle } from '../helpers/bundle.js';
+import { type RunningBundle, startBundle } from '../helpers/bundle.js';
 import { createSigningKey, signToken } from '../helpers/key-server.js';
-import { startOidcProvider, type LoopbackProvider, type OidcClient } from '../helpers/oidc-provider.js';
+import { type LoopbackProvider, type OidcClient, startOidcProvider } from '../helpers/oidc-provider.js';
 import { freePort } from '../helpers/ports.js';
-import { startFakeSlack, type FakeSlack } from '../helpers/slack-server.js';
+import { type FakeSlack, startFakeSlack } from '../helpers/slack-server.js';
 
 // The built bundle, as Lambda runs it, against a real OpenID Connect provider on loopback:
 // the platform's client gets a token with the client-credentials grant and a custom scope,
@@ -61,7 +61,10 @@ async function startRelay(issuer = provider.issuer, extra: Record<string, unknow
 
 /** The bundle runner ends an invocation at `timeoutMs`, as Lambda does: an answer is an answer in time. */
 const deliver = (relay: RunningBundle, headers: Record<string, string>, timeoutMs?: number) =>
-  relay.invoke<Answer>(httpApiEvent({ headers: { 'content-type': 'application/json', ...headers }, body: alert }), timeoutMs ? { timeoutMs } : {});
+  relay.invoke<Answer>(
+    httpApiEvent({ headers: { 'content-type': 'application/json', ...headers }, body: alert }),
+    timeoutMs ? { timeoutMs } : {},
+  );
 
 describe('SSO through the built relay with a real OpenID Connect provider', () => {
   it('delivers with a valid client-credentials token', async () => {

@@ -8,6 +8,7 @@ import { createLogger } from '../../lib/log/logger.js';
 import { createRelayFromEnvironment } from '../../lib/relay/from-environment.js';
 import type { Relay } from '../../lib/relay/relay.js';
 import { httpApiEvent } from '../../scripts/http-api-event.js';
+import { budgetOf } from '../helpers/budget.js';
 import {
   googleChatLiveForms,
   googleChatSenderTexts,
@@ -18,11 +19,10 @@ import {
   teamsTexts,
   teamsViolations,
 } from '../helpers/chat-limits.js';
-import { startFakeGoogleChat, startFakeTeams, type FakeChat } from '../helpers/chat-servers.js';
+import { type FakeChat, startFakeGoogleChat, startFakeTeams } from '../helpers/chat-servers.js';
 import { memoryMetrics } from '../helpers/memory-metrics.js';
-import { liveSpecialForms, slackLimitViolations, slackSenderTexts, type ReceivedMessage } from '../helpers/slack-limits.js';
-import { startFakeSlack, type FakeSlack } from '../helpers/slack-server.js';
-import { budgetOf } from '../helpers/budget.js';
+import { liveSpecialForms, type ReceivedMessage, slackLimitViolations, slackSenderTexts } from '../helpers/slack-limits.js';
+import { type FakeSlack, startFakeSlack } from '../helpers/slack-server.js';
 
 const CONTRACT_STATUSES = new Set([200, 202, 400, 401, 405, 413, 415, 422, 502, 503]);
 const MENTION = '<!subteam^S0TEAM>';
@@ -31,16 +31,77 @@ const CHAT_MENTION = '<users/all>';
 
 // Fragments that try to become Slack special forms or break escaping and limits.
 const hostile = fc.constantFrom(
-  '<!channel>', '<!here>', '<!everyone>', '<@U123>', '<#C1>', '<!subteam^S1>', '<https://evil.example|click>',
-  '<!date^1^{time}|x>', '&', '&lt;', '<', '>', '|', '*', '`', '\u0000', '\u202e', '😀', '\ud800', ':rotating_light:',
+  '<!channel>',
+  '<!here>',
+  '<!everyone>',
+  '<@U123>',
+  '<#C1>',
+  '<!subteam^S1>',
+  '<https://evil.example|click>',
+  '<!date^1^{time}|x>',
+  '&',
+  '&lt;',
+  '<',
+  '>',
+  '|',
+  '*',
+  '`',
+  '\u0000',
+  '\u202e',
+  '😀',
+  '\ud800',
+  ':rotating_light:',
   // Teams Markdown and card functions; Google Chat mentions, links and card HTML.
-  '[refund](https://evil.example)', '**bold**', '_it_', '\n- item', '\n1. first', '<at>Jane Doe</at>', '{{DATE(2020-01-01T00:00:00Z)}}',
-  '<users/all>', '<users/123>', '<https://evil.example|label>', '<b>', '<a href="https://evil.example">x</a>', '<br>', '&amp;', '界',
+  '[refund](https://evil.example)',
+  '**bold**',
+  '_it_',
+  '\n- item',
+  '\n1. first',
+  '<at>Jane Doe</at>',
+  '{{DATE(2020-01-01T00:00:00Z)}}',
+  '<users/all>',
+  '<users/123>',
+  '<https://evil.example|label>',
+  '<b>',
+  '<a href="https://evil.example">x</a>',
+  '<br>',
+  '&amp;',
+  '界',
   // Slack and Google Chat markup, bare links and mentions, also behind invisible characters.
-  '*bold*', '_italic_', '~strike~', '`code`', '```\nblock\n```', '\n> quote', '\n  > quote', '> ', 'https://evil.example', 'www.evil.example',
-  'ops@evil.example', '@here', '#general', ':skull:', 'evil.\u200Bexample', 'https:\u2060//evil', '.', ':', '@', '#', 'com',
+  '*bold*',
+  '_italic_',
+  '~strike~',
+  '`code`',
+  '```\nblock\n```',
+  '\n> quote',
+  '\n  > quote',
+  '> ',
+  'https://evil.example',
+  'www.evil.example',
+  'ops@evil.example',
+  '@here',
+  '#general',
+  ':skull:',
+  'evil.\u200Bexample',
+  'https:\u2060//evil',
+  '.',
+  ':',
+  '@',
+  '#',
+  'com',
   // Bidi controls, which reorder what a reader sees: `\u202E00.001$` reads as `$100.00`.
-  '\u202A', '\u202B', '\u202C', '\u202D', '\u2066', '\u2067', '\u2068', '\u2069', '\u200E', '\u200F', '\u061C', '\u202E00.001$',
+  '\u202A',
+  '\u202B',
+  '\u202C',
+  '\u202D',
+  '\u2066',
+  '\u2067',
+  '\u2068',
+  '\u2069',
+  '\u200E',
+  '\u200F',
+  '\u061C',
+  '\u202E00.001$',
 );
 const text = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 60 }),
@@ -52,11 +113,28 @@ const field = fc.oneof(text, fc.integer(), fc.constant(null), fc.constant(undefi
 const message = fc.record(
   {
     metadata: fc.record(
-      { object_type: fc.oneof(fc.constantFrom('anomaly_alert', 'recommendation_report', '__proto__', 'constructor', 'toString', 'hasOwnProperty'), text, field), timestamp: fc.oneof(text, fc.date().map((d) => (Number.isNaN(d.getTime()) ? 'x' : d.toISOString())), field) },
+      {
+        object_type: fc.oneof(
+          fc.constantFrom('anomaly_alert', 'recommendation_report', '__proto__', 'constructor', 'toString', 'hasOwnProperty'),
+          text,
+          field,
+        ),
+        timestamp: fc.oneof(
+          text,
+          fc.date().map((d) => (Number.isNaN(d.getTime()) ? 'x' : d.toISOString())),
+          field,
+        ),
+      },
       { requiredKeys: [] },
     ),
     payload: fc.record(
-      { title: fc.oneof(text, field), message: fc.oneof(text, field), cloud_provider_type: fc.oneof(fc.constantFrom('aws', 'AZURE', 'constructor', '__proto__', 'valueOf'), text), account_id: fc.oneof(text, fc.integer()), account_name: text },
+      {
+        title: fc.oneof(text, field),
+        message: fc.oneof(text, field),
+        cloud_provider_type: fc.oneof(fc.constantFrom('aws', 'AZURE', 'constructor', '__proto__', 'valueOf'), text),
+        account_id: fc.oneof(text, fc.integer()),
+        account_name: text,
+      },
       { requiredKeys: [] },
     ),
   },
@@ -69,10 +147,17 @@ const body = fc.oneof(
   { weight: 1, arbitrary: fc.string({ maxLength: 200 }) },
   { weight: 1, arbitrary: fc.constant(undefined) },
 );
-const method = fc.oneof({ weight: 6, arbitrary: fc.constant('POST') }, { weight: 1, arbitrary: fc.constantFrom('GET', 'PUT', 'DELETE', 'OPTIONS', 'post', '') });
+const method = fc.oneof(
+  { weight: 6, arbitrary: fc.constant('POST') },
+  { weight: 1, arbitrary: fc.constantFrom('GET', 'PUT', 'DELETE', 'OPTIONS', 'post', '') },
+);
 const headers = fc.record(
   {
-    'content-type': fc.oneof({ weight: 6, arbitrary: fc.constant('application/json') }, { weight: 1, arbitrary: fc.constantFrom('application/json; charset=utf-8', 'text/plain', '', 'application/x-www-form-urlencoded') }, { weight: 1, arbitrary: fc.string() }),
+    'content-type': fc.oneof(
+      { weight: 6, arbitrary: fc.constant('application/json') },
+      { weight: 1, arbitrary: fc.constantFrom('application/json; charset=utf-8', 'text/plain', '', 'application/x-www-form-urlencoded') },
+      { weight: 1, arbitrary: fc.string() },
+    ),
     authorization: fc.oneof(fc.constant('Basic cmVsYXk6czNjcmV0'), fc.string(), fc.constant('Bearer a.b.c')),
     'x-extra': fc.string(),
   },
@@ -106,7 +191,10 @@ describe('the relay handler, for arbitrary requests', () => {
         ],
       }),
     );
-    relay = createRelayFromEnvironment({ RELAY_CONFIG_SECRET_ID: `file:${file}` }, { logger: createLogger({ sink: (l) => logs.push(l) }), metrics: memoryMetrics() });
+    relay = createRelayFromEnvironment(
+      { RELAY_CONFIG_SECRET_ID: `file:${file}` },
+      { logger: createLogger({ sink: (l) => logs.push(l) }), metrics: memoryMetrics() },
+    );
   });
   afterAll(() => Promise.all([slack?.close(), teams?.close(), chat?.close()]));
 
@@ -158,8 +246,23 @@ describe('the relay handler, for arbitrary requests', () => {
 
   it('turns any well-formed message into Slack, Teams and Google Chat payloads within limits, with no mention, link, markup or bidi control from the sender', async () => {
     const wellFormed = fc.record({
-      metadata: fc.record({ object_type: fc.oneof(fc.constantFrom('anomaly_alert', 'recommendation_report', '__proto__', 'constructor', 'toString', 'hasOwnProperty'), text), timestamp: fc.oneof(text, fc.date().map((d) => (Number.isNaN(d.getTime()) ? 'x' : d.toISOString()))) }),
-      payload: fc.record({ title: text, message: text, cloud_provider_type: fc.oneof(fc.constantFrom('aws', 'AZURE', 'constructor', '__proto__', 'valueOf'), text), account_id: fc.oneof(text, fc.integer()), account_name: text }),
+      metadata: fc.record({
+        object_type: fc.oneof(
+          fc.constantFrom('anomaly_alert', 'recommendation_report', '__proto__', 'constructor', 'toString', 'hasOwnProperty'),
+          text,
+        ),
+        timestamp: fc.oneof(
+          text,
+          fc.date().map((d) => (Number.isNaN(d.getTime()) ? 'x' : d.toISOString())),
+        ),
+      }),
+      payload: fc.record({
+        title: text,
+        message: text,
+        cloud_provider_type: fc.oneof(fc.constantFrom('aws', 'AZURE', 'constructor', '__proto__', 'valueOf'), text),
+        account_id: fc.oneof(text, fc.integer()),
+        account_name: text,
+      }),
     });
     let delivered = 0;
     await fc.assert(

@@ -3,7 +3,14 @@ import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = new URL('../../', import.meta.url).pathname;
-const pages = ['README.md', 'bench/README.md', 'CHANGELOG.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const pages = [
+  'README.md',
+  'bench/README.md',
+  'CHANGELOG.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
 const slug = (heading: string) =>

@@ -1,4 +1,4 @@
-import { effectiveFunctionProperties, referencedIds, resourcesOfType, type CfnTemplate } from '../helpers/cloudformation.js';
+import { type CfnTemplate, effectiveFunctionProperties, referencedIds, resourcesOfType } from '../helpers/cloudformation.js';
 
 const READ_ACTIONS = new Set(['secretsmanager:getsecretvalue', 'secretsmanager:describesecret']);
 const ROTATION_ACTIONS = [

@@ -5,16 +5,18 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { destinationType } from '../../lib/config/destination-type.js';
 import { relayConfigSchema } from '../../lib/config/schema.js';
-import { QUEUE_CALL_BUDGET_MS } from '../../lib/delivery/deliver.js';
 import { CONFIG_READ_BUDGET_MS } from '../../lib/config/store.js';
-import { ANSWER_RESERVE_MS } from '../../lib/shared/deadline.js';
+import { QUEUE_CALL_BUDGET_MS } from '../../lib/delivery/deliver.js';
 import { relayEnvironmentSchema } from '../../lib/relay/environment.js';
 import { AUTHENTICATION_BUDGET_MS } from '../../lib/relay/relay.js';
+import { ANSWER_RESERVE_MS } from '../../lib/shared/deadline.js';
 import { httpApiEvent } from '../../scripts/http-api-event.js';
 import { awsEnvironment, createSecret, motoUrl, secretsClient } from '../helpers/aws.js';
-import { startBundle, type RunningBundle } from '../helpers/bundle.js';
+import { type RunningBundle, startBundle } from '../helpers/bundle.js';
 import {
+  type CfnTemplate,
   conditionHolds,
+  type Deployment,
   effectiveFunctionProperties,
   environmentVariables,
   evaluate,
@@ -22,11 +24,9 @@ import {
   loadTemplate,
   referencedIds,
   resourcesOfType,
-  type CfnTemplate,
-  type Deployment,
 } from '../helpers/cloudformation.js';
 import { environmentReads } from '../helpers/environment-reads.js';
-import { startFakeSlack, type FakeSlack } from '../helpers/slack-server.js';
+import { type FakeSlack, startFakeSlack } from '../helpers/slack-server.js';
 import { secretsManagerProblems } from './least-privilege.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -53,7 +53,8 @@ const NOT_SET_BY_TEMPLATE: Record<string, string> = {
   AWS_SHARED_CREDENTIALS_FILE: 'outside Lambda only: the profile file, as the SDK reads it',
   POWERTOOLS_METRICS_DISABLED: 'metrics stay on in the stack; `npm start` sets it to keep the console readable',
   AWS_LAMBDA_LOG_LEVEL: "Lambda sets it from a function's application log level, when one is configured",
-  DELIVERY_MIN_INTERVAL_MS: "unset, so each chat service keeps its own pace (Slack 1.1 s per webhook, Teams 0.26 s per webhook, Google Chat 1.1 s per space)",
+  DELIVERY_MIN_INTERVAL_MS:
+    'unset, so each chat service keeps its own pace (Slack 1.1 s per webhook, Teams 0.26 s per webhook, Google Chat 1.1 s per space)',
 };
 
 // What a user who also wants the API key rotated gives `npm run deploy` (the rest keep their defaults).
@@ -112,7 +113,12 @@ describe('functions deploy what npm run build produced', () => {
       // A fresh process without configuration, like a new Lambda container, imports the bundle.
       const result = spawnSync(
         process.execPath,
-        ['--input-type=module', '-e', 'const m = await import(process.argv[1]); process.stdout.write(typeof m.handler);', pathToFileURL(bundle).href],
+        [
+          '--input-type=module',
+          '-e',
+          'const m = await import(process.argv[1]); process.stdout.write(typeof m.handler);',
+          pathToFileURL(bundle).href,
+        ],
         { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', AWS_REGION: 'us-east-1' } },
       );
       expect(result.stderr).toBe('');
@@ -209,7 +215,7 @@ describe('least privilege', () => {
       expect(secretsManagerProblems(t).join('\n')).toContain('wildcard action secretsmanager:*');
     });
 
-    it('a function reading another function\'s secret', () => {
+    it("a function reading another function's secret", () => {
       const t = clone(template);
       relayPolicies(t)[0]?.Statement.push({ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: { Ref: 'ApiKeySecret' } });
       expect(secretsManagerProblems(t).join('\n')).toContain('may use ApiKeySecret, which is not its own secret');
@@ -217,11 +223,15 @@ describe('least privilege', () => {
 
     it('writing a secret the function only reads', () => {
       const t = clone(template);
-      relayPolicies(t)[0]?.Statement.push({ Effect: 'Allow', Action: 'secretsmanager:PutSecretValue', Resource: { Ref: 'RelayConfigSecret' } });
+      relayPolicies(t)[0]?.Statement.push({
+        Effect: 'Allow',
+        Action: 'secretsmanager:PutSecretValue',
+        Resource: { Ref: 'RelayConfigSecret' },
+      });
       expect(secretsManagerProblems(t).join('\n')).toContain('PutSecretValue on RelayConfigSecret, which it does not rotate');
     });
 
-    it('SAM\'s rotation policy template (it grants on every secret)', () => {
+    it("SAM's rotation policy template (it grants on every secret)", () => {
       const t = clone(template);
       relayPolicies(t).push({ AWSSecretsManagerRotationPolicy: { FunctionName: 'x' } } as never);
       expect(secretsManagerProblems(t).join('\n')).toContain('AWSSecretsManagerRotationPolicy');
@@ -252,7 +262,8 @@ describe('initial secret values (what a fresh stack holds)', () => {
   it('the default destination may be a Slack, Teams workflow or Google Chat URL; the relay tells them apart by host', () => {
     const urls = {
       slack: 'https://hooks.slack.com/services/T000/B000/XXXX',
-      teams: 'https://default1.2a.environment.api.powerplatform.com:443/powerautomate/automations/direct/workflows/abc/triggers/manual/paths/invoke?api-version=1&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&sig=SIG',
+      teams:
+        'https://default1.2a.environment.api.powerplatform.com:443/powerautomate/automations/direct/workflows/abc/triggers/manual/paths/invoke?api-version=1&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&sig=SIG',
       googlechat: 'https://chat.googleapis.com/v1/spaces/AAAA/messages?key=KEY&token=TOKEN%3D',
     } as const;
     for (const [type, url] of Object.entries(urls)) {
@@ -368,7 +379,10 @@ describe('HTTP API, logs and alarms', () => {
 
   it('every function and the access log keep logs for LogRetentionDays', () => {
     const groups = [
-      ...functions.map(([id]) => [...referencedIds((effectiveFunctionProperties(template, id)['LoggingConfig'] as Record<string, unknown>)['LogGroup'])][0]),
+      ...functions.map(
+        ([id]) =>
+          [...referencedIds((effectiveFunctionProperties(template, id)['LoggingConfig'] as Record<string, unknown>)['LogGroup'])][0],
+      ),
       [...referencedIds((api?.Properties?.['AccessLogSettings'] as Record<string, unknown> | undefined)?.['DestinationArn'])][0],
     ];
     for (const group of groups) {
@@ -382,8 +396,12 @@ describe('HTTP API, logs and alarms', () => {
       .filter((a) => a['MetricName'])
       .map((a) => `${String(a['MetricName'])} ${[...referencedIds(a['Dimensions'])].join()}`)
       .sort();
-    const [[deadLetterQueueId] = []] = resourcesOfType(template, 'AWS::SQS::Queue').filter(([id]) => !template.Resources[id]?.Properties?.['RedrivePolicy']);
-    const [[deliveryQueueId] = []] = resourcesOfType(template, 'AWS::SQS::Queue').filter(([id]) => template.Resources[id]?.Properties?.['RedrivePolicy']);
+    const [[deadLetterQueueId] = []] = resourcesOfType(template, 'AWS::SQS::Queue').filter(
+      ([id]) => !template.Resources[id]?.Properties?.['RedrivePolicy'],
+    );
+    const [[deliveryQueueId] = []] = resourcesOfType(template, 'AWS::SQS::Queue').filter(
+      ([id]) => template.Resources[id]?.Properties?.['RedrivePolicy'],
+    );
     const [retryId] = functionNamed('delivery-retry') ?? [];
     const [rotationId] = functionNamed('api-key-rotation') ?? [];
     expect(watched).toEqual(
@@ -415,7 +433,9 @@ describe('HTTP API, logs and alarms', () => {
 
   it('a dashboard shows deliveries by outcome and type, queues, latency, parked alerts, rotations and errors', () => {
     const [[, dashboard] = []] = resourcesOfType(template, 'AWS::CloudWatch::Dashboard');
-    const [body, variables] = (dashboard?.Properties?.['DashboardBody'] as { 'Fn::Sub': [string, Record<string, unknown>] } | undefined)?.['Fn::Sub'] ?? ['', {}];
+    const [body, variables] = (dashboard?.Properties?.['DashboardBody'] as { 'Fn::Sub': [string, Record<string, unknown>] } | undefined)?.[
+      'Fn::Sub'
+    ] ?? ['', {}];
     // What CloudFormation will substitute, so that the body is checked as the JSON CloudWatch receives.
     const json = JSON.parse(body.replace(/\$\{[^}]+\}/g, 'x')) as { widgets: Array<{ properties: { title: string; metrics: unknown } }> };
     expect(json.widgets.map((w) => w.properties.title)).toEqual([
@@ -429,7 +449,8 @@ describe('HTTP API, logs and alarms', () => {
       'Errors: functions and unreadable configuration',
     ]);
     const metrics = JSON.stringify(json.widgets.map((w) => w.properties.metrics));
-    for (const name of ['Deliveries', 'AlertsParked', 'Rotations', 'AnswerLatency', 'Answers', 'ConfigurationUnavailable']) expect(metrics).toContain(name);
+    for (const name of ['Deliveries', 'AlertsParked', 'Rotations', 'AnswerLatency', 'Answers', 'ConfigurationUnavailable'])
+      expect(metrics).toContain(name);
     expect(Object.keys(variables)).toEqual(['DeliveryQueueName', 'DeadLetterQueueName']);
   });
 
@@ -439,13 +460,20 @@ describe('HTTP API, logs and alarms', () => {
     for (const [, queue] of queues) expect(queue.Properties?.['SqsManagedSseEnabled']).toBe(true);
     const [[, delivery] = []] = queues.filter(([, q]) => q.Properties?.['RedrivePolicy']);
     const [[deadLetterId] = []] = queues.filter(([, q]) => !q.Properties?.['RedrivePolicy']);
-    expect([...referencedIds((delivery?.Properties?.['RedrivePolicy'] as Record<string, unknown> | undefined)?.['deadLetterTargetArn'])]).toEqual([deadLetterId]);
+    expect([
+      ...referencedIds((delivery?.Properties?.['RedrivePolicy'] as Record<string, unknown> | undefined)?.['deadLetterTargetArn']),
+    ]).toEqual([deadLetterId]);
     const [retryId] = functionNamed('delivery-retry') ?? [];
-    const events = template.Resources[retryId as string]?.Properties?.['Events'] as Record<string, { Type: string; Properties: Record<string, unknown> }>;
+    const events = template.Resources[retryId as string]?.Properties?.['Events'] as Record<
+      string,
+      { Type: string; Properties: Record<string, unknown> }
+    >;
     const [sqsEvent] = Object.values(events);
     expect(sqsEvent?.Type).toBe('SQS');
     expect(sqsEvent?.Properties['FunctionResponseTypes']).toEqual(['ReportBatchItemFailures']);
-    expect((sqsEvent?.Properties['ScalingConfig'] as { MaximumConcurrency: number } | undefined)?.MaximumConcurrency).toBeLessThanOrEqual(5);
+    expect((sqsEvent?.Properties['ScalingConfig'] as { MaximumConcurrency: number } | undefined)?.MaximumConcurrency).toBeLessThanOrEqual(
+      5,
+    );
     // Lambda's advice: the queue's visibility timeout at least six times the function timeout.
     const timeout = template.Resources[retryId as string]?.Properties?.['Timeout'] as number;
     expect(delivery?.Properties?.['VisibilityTimeout']).toBeGreaterThanOrEqual(6 * timeout);
@@ -533,13 +561,22 @@ describe.skipIf(!motoUrl())('a fresh Basic stack relays an alert (moto)', () => 
 });
 
 describe('operations', () => {
-  const rotationResources = ['ApiKeyRotationFunction', 'ApiKeyRotationLogGroup', 'ApiKeyRotationInvokePermission', 'ApiKeyRotationSchedule', 'ApiKeySecret', 'PlatformCredentialsSecret'];
+  const rotationResources = [
+    'ApiKeyRotationFunction',
+    'ApiKeyRotationLogGroup',
+    'ApiKeyRotationInvokePermission',
+    'ApiKeyRotationSchedule',
+    'ApiKeySecret',
+    'PlatformCredentialsSecret',
+  ];
 
   it('API-key rotation is off unless asked for: the webhook URL alone deploys the relay', () => {
     expect(template.Parameters['ApiKeyRotation']?.Default).toBe('Disabled');
     const alertsOnly: Deployment = { template, parameters: { DefaultDestinationUrl: userParameters.DefaultDestinationUrl } };
     expect(conditionHolds(alertsOnly, 'RotateApiKey')).toBe(false);
-    const required = Object.entries(template.Parameters).filter(([, p]) => p.Default === undefined).map(([name]) => name);
+    const required = Object.entries(template.Parameters)
+      .filter(([, p]) => p.Default === undefined)
+      .map(([name]) => name);
     expect(required).toEqual(['DefaultDestinationUrl']);
   });
 
@@ -559,7 +596,8 @@ describe('operations', () => {
     }
     for (const [name, output] of Object.entries(template.Outputs ?? {})) {
       const refs = [...referencedIds((output as { Value: never }).Value)].filter((ref) => rotationResources.includes(ref));
-      if (refs.length) expect({ name, condition: (output as { Condition?: string }).Condition }).toEqual({ name, condition: 'RotateApiKey' });
+      if (refs.length)
+        expect({ name, condition: (output as { Condition?: string }).Condition }).toEqual({ name, condition: 'RotateApiKey' });
     }
     // With rotation on, the platform settings are required by a rule, not by a pattern that would also bind relay-only users.
     const rule = JSON.stringify(template.Rules?.['RotationNeedsItsSettings']);
@@ -577,19 +615,31 @@ describe('operations', () => {
       POST_TIMEOUT_MS: { Ref: 'PostTimeoutMs' },
     });
     expect(environmentVariables(template, retryId as string)).toMatchObject({ DELIVERY_MAX_ATTEMPTS: { Ref: 'DeliveryMaxAttempts' } });
-    expect(effectiveFunctionProperties(template, relayId as string)['Environment']).toMatchObject({ Variables: { LOG_LEVEL: { Ref: 'LogLevel' } } });
+    expect(effectiveFunctionProperties(template, relayId as string)['Environment']).toMatchObject({
+      Variables: { LOG_LEVEL: { Ref: 'LogLevel' } },
+    });
   });
 
   it('every function runs nodejs24.x', () => {
-    for (const [id] of functions) expect({ id, runtime: effectiveFunctionProperties(template, id)['Runtime'] }).toEqual({ id, runtime: 'nodejs24.x' });
+    for (const [id] of functions)
+      expect({ id, runtime: effectiveFunctionProperties(template, id)['Runtime'] }).toEqual({ id, runtime: 'nodejs24.x' });
   });
 
   it('outputs give both queue ARNs, the redrive command, the dashboard and every log group', () => {
     const outputs = template.Outputs ?? {};
-    for (const name of ['DeliveryQueueArn', 'UndeliveredQueueArn', 'RedriveUndeliveredCommand', 'DashboardUrl', 'WebhookUrl', 'RelayConfigSecretArn']) {
+    for (const name of [
+      'DeliveryQueueArn',
+      'UndeliveredQueueArn',
+      'RedriveUndeliveredCommand',
+      'DashboardUrl',
+      'WebhookUrl',
+      'RelayConfigSecretArn',
+    ]) {
       expect(outputs).toHaveProperty(name);
     }
-    const logGroups = resourcesOfType(template, 'AWS::Logs::LogGroup').map(([id]) => id).sort();
+    const logGroups = resourcesOfType(template, 'AWS::Logs::LogGroup')
+      .map(([id]) => id)
+      .sort();
     const logOutputs = Object.values(outputs)
       .flatMap((o) => [...referencedIds((o as { Value: never }).Value)])
       .filter((id) => logGroups.includes(id))
@@ -608,7 +658,10 @@ describe('operations', () => {
     });
     const [retryId] = functionNamed('delivery-retry') ?? [];
     for (const id of [relayId as string, retryId as string]) {
-      expect(environmentVariables(template, id)).toMatchObject({ DEDUP_TABLE_NAME: { Ref: tableId }, DEDUP_WINDOW_SECONDS: { Ref: 'DedupWindowSeconds' } });
+      expect(environmentVariables(template, id)).toMatchObject({
+        DEDUP_TABLE_NAME: { Ref: tableId },
+        DEDUP_WINDOW_SECONDS: { Ref: 'DedupWindowSeconds' },
+      });
     }
     expect((template.Parameters['DedupWindowSeconds'] as { Default: number }).Default).toBe(86_400);
   });
@@ -620,7 +673,11 @@ describe('operations', () => {
       ...resourcesOfType(template, 'AWS::DynamoDB::Table'),
     ]) {
       if (id === 'RelayBasicPasswordSecret') continue;
-      expect({ id, deletion: resource.DeletionPolicy, replace: resource.UpdateReplacePolicy }).toEqual({ id, deletion: 'Delete', replace: 'Delete' });
+      expect({ id, deletion: resource.DeletionPolicy, replace: resource.UpdateReplacePolicy }).toEqual({
+        id,
+        deletion: 'Delete',
+        replace: 'Delete',
+      });
     }
   });
 });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ApiKeyFormatError, formatApiKey, maskApiKey, parseApiKey, userKeyOf } from '../../lib/cost-api/api-key.js';
 import { apiKeySelectionSchema } from '../../lib/api-key/secret.js';
 import { SelectionError, selectAccount, selectCostCenter } from '../../lib/api-key/select.js';
 import { isoSeconds, tokenExpiry } from '../../lib/api-key/token-expiry.js';
+import { ApiKeyFormatError, formatApiKey, maskApiKey, parseApiKey, userKeyOf } from '../../lib/cost-api/api-key.js';
 import { payerAccountSchema, unwrapList } from '../../lib/cost-api/schema.js';
 
 describe('API key model', () => {
@@ -85,7 +85,9 @@ describe('list envelopes', () => {
   });
 
   it('reads account records with numeric keys as text', () => {
-    expect(payerAccountSchema.parse({ accountKey: 12345, accountId: '123456789012', accountName: 'Prod', cloudTypeId: 0, divisionId: 0 })).toEqual({
+    expect(
+      payerAccountSchema.parse({ accountKey: 12345, accountId: '123456789012', accountName: 'Prod', cloudTypeId: 0, divisionId: 0 }),
+    ).toEqual({
       accountKey: '12345',
       accountId: '123456789012',
       accountName: 'Prod',

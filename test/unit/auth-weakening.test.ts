@@ -37,7 +37,10 @@ describe('which auth changes weaken authentication', () => {
   });
 
   it('each custom header no longer required is named by its key, once, ignoring case', () => {
-    const twoHeaders = { ...basic, headers: [...basic.headers, { key: 'X-Tenant', value: 'ten-b2' }, { key: 'x-tenant', value: 'ten-b2' }] };
+    const twoHeaders = {
+      ...basic,
+      headers: [...basic.headers, { key: 'X-Tenant', value: 'ten-b2' }, { key: 'x-tenant', value: 'ten-b2' }],
+    };
     const weakenings = authWeakenings(live(twoHeaders), { ...basic, headers: [] });
     expect(weakenings).toEqual([
       { kind: 'header', says: 'custom header X-Channel-Token is no longer required (auth.headers)' },
@@ -70,8 +73,18 @@ describe('which auth changes weaken authentication', () => {
   });
 
   it('a live configuration without a readable auth block: only a move to none is said', () => {
-    const said = 'authentication becomes none (the live configuration has no readable auth): requests are accepted without a password or a token';
-    for (const unreadable of [undefined, null, 'not-an-object', [1], {}, live('basic'), live({ method: 'basic', basic: 'pw-in-a-string' }), live({ method: 'kerberos' })]) {
+    const said =
+      'authentication becomes none (the live configuration has no readable auth): requests are accepted without a password or a token';
+    for (const unreadable of [
+      undefined,
+      null,
+      'not-an-object',
+      [1],
+      {},
+      live('basic'),
+      live({ method: 'basic', basic: 'pw-in-a-string' }),
+      live({ method: 'kerberos' }),
+    ]) {
       expect(authWeakenings(unreadable, none)).toEqual([{ kind: 'method', says: said }]);
       expect(authWeakenings(unreadable, basic)).toEqual([]);
     }

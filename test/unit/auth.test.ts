@@ -68,7 +68,13 @@ describe('authenticate', () => {
   });
 
   it('checks custom headers with method none too', async () => {
-    const none = authConfigSchema.parse({ method: 'none', headers: [{ key: 'X-A', value: '1' }, { key: 'X-B', value: '2' }] });
+    const none = authConfigSchema.parse({
+      method: 'none',
+      headers: [
+        { key: 'X-A', value: '1' },
+        { key: 'X-B', value: '2' },
+      ],
+    });
     expect((await authenticate({ 'x-a': '1', 'x-b': '2' }, none)).kind).toBe('accepted');
     expect((await authenticate({ 'x-a': '1' }, none)).kind).toBe('denied');
     expect((await authenticate({}, authConfigSchema.parse({ method: 'none' }))).kind).toBe('accepted');

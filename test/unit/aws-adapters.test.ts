@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { lazySqs } from '../../lib/aws/clients.js';
 import { awsJsonClient, DYNAMODB, SECRETS_MANAGER } from '../../lib/aws/json-client.js';
-import { dynamoLedger } from '../../lib/dedup/dynamodb.js';
 import { secretsManagerReader } from '../../lib/config/secrets-manager.js';
+import { dynamoLedger } from '../../lib/dedup/dynamodb.js';
 import { newJob } from '../../lib/delivery/job.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
 import { sqsDeadLetters, sqsMessageOps, sqsRetryQueue } from '../../lib/queue/sqs.js';
-import { startFakeAws, type FakeAws } from '../helpers/fake-aws.js';
+import { type FakeAws, startFakeAws } from '../helpers/fake-aws.js';
 
 // The adapters against a loopback fake speaking the AWS JSON protocol: what they send, and
 // how they fail. The real emulator is the acceptance tests' business.
@@ -54,7 +54,10 @@ describe('the SQS adapters', () => {
 
   it('change visibility in whole seconds', async () => {
     await sqsMessageOps(lazySqs(limits), queueUrl()).changeVisibility('handle-1', 12.2);
-    expect(aws.calls[0]).toMatchObject({ target: 'AmazonSQS.ChangeMessageVisibility', body: { ReceiptHandle: 'handle-1', VisibilityTimeout: 13 } });
+    expect(aws.calls[0]).toMatchObject({
+      target: 'AmazonSQS.ChangeMessageVisibility',
+      body: { ReceiptHandle: 'handle-1', VisibilityTimeout: 13 },
+    });
   });
 
   it('load the SDK once per container', async () => {
@@ -68,7 +71,10 @@ describe('the SQS adapters', () => {
     const started = Date.now();
     await expect(sqsDeadLetters(lazySqs(limits), queueUrl()).park('{}', 'x')).rejects.toThrow();
     expect(Date.now() - started).toBeLessThan(2_000);
-    aws.answer('AmazonSQS.SendMessage', (call) => ({ MessageId: 'm', MD5OfMessageBody: createHash('md5').update(String(call.body['MessageBody'])).digest('hex') }));
+    aws.answer('AmazonSQS.SendMessage', (call) => ({
+      MessageId: 'm',
+      MD5OfMessageBody: createHash('md5').update(String(call.body['MessageBody'])).digest('hex'),
+    }));
   });
 
   it('stop at once when the caller aborts', async () => {
@@ -84,14 +90,20 @@ describe('the Secrets Manager reader', () => {
   const reader = () => secretsManagerReader(awsJsonClient(SECRETS_MANAGER, { limits }));
 
   it('reads the current value with its creation date, or a named stage', async () => {
-    aws.answer('secretsmanager.GetSecretValue', (call) => ({ SecretString: `value-of-${String(call.body['VersionStage'] ?? 'current')}`, CreatedDate: 1_764_000_000 }));
+    aws.answer('secretsmanager.GetSecretValue', (call) => ({
+      SecretString: `value-of-${String(call.body['VersionStage'] ?? 'current')}`,
+      CreatedDate: 1_764_000_000,
+    }));
     expect(await reader().getSecretString('relay-config')).toEqual({ value: 'value-of-current', createdDate: new Date(1_764_000_000_000) });
     expect((await reader().getSecretString('relay-config', 'AWSPREVIOUS')).value).toBe('value-of-AWSPREVIOUS');
   });
 
   it('names the AWS error, never its message', async () => {
     aws.answer('secretsmanager.GetSecretValue', { error: 'ResourceNotFoundException' });
-    await expect(reader().getSecretString('missing')).rejects.toMatchObject({ name: 'ConfigUnavailableError', reason: 'ResourceNotFoundException' });
+    await expect(reader().getSecretString('missing')).rejects.toMatchObject({
+      name: 'ConfigUnavailableError',
+      reason: 'ResourceNotFoundException',
+    });
   });
 
   it('refuses a binary secret', async () => {
@@ -130,7 +142,9 @@ describe('the DynamoDB dedup ledger', () => {
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       ExpressionAttributeValues: { ':now': { N: String(t) }, ':claimed': { S: 'claimed' } },
     });
-    expect(call?.body['ConditionExpression']).toBe('attribute_not_exists(id) OR expiresAt < :now OR (#state = :claimed AND claimUntil < :now)');
+    expect(call?.body['ConditionExpression']).toBe(
+      'attribute_not_exists(id) OR expiresAt < :now OR (#state = :claimed AND claimUntil < :now)',
+    );
   });
 
   const failed = (state: string, claim: Record<string, unknown> = {}) => ({
@@ -148,21 +162,31 @@ describe('the DynamoDB dedup ledger', () => {
   });
 
   it("a claim whose write succeeded but whose answer was lost is recognised as this attempt's own on the retry", async () => {
-    aws.answer('DynamoDB_20120810.PutItem', failed('claimed', { claimToken: { S: 'token-of-this-attempt' }, claimUntil: { N: String(t + 20) } }));
+    aws.answer(
+      'DynamoDB_20120810.PutItem',
+      failed('claimed', { claimToken: { S: 'token-of-this-attempt' }, claimUntil: { N: String(t + 20) } }),
+    );
     expect(await ledger().claim('abc', mine)).toEqual({ kind: 'claimed' });
   });
 
   it("releases only its own claim: a later attempt's claim or a delivered record stays", async () => {
     aws.answer('DynamoDB_20120810.DeleteItem', {});
     await ledger().release('abc', 'token-of-this-attempt');
-    expect(aws.calls[0]?.body).toMatchObject({ Key: { id: { S: 'abc' } }, ConditionExpression: 'claimToken = :token', ExpressionAttributeValues: { ':token': { S: 'token-of-this-attempt' } } });
+    expect(aws.calls[0]?.body).toMatchObject({
+      Key: { id: { S: 'abc' } },
+      ConditionExpression: 'claimToken = :token',
+      ExpressionAttributeValues: { ':token': { S: 'token-of-this-attempt' } },
+    });
   });
 
   it('records a state for the window, and releases anything but a delivered record', async () => {
     aws.answer('DynamoDB_20120810.PutItem', {});
     aws.answer('DynamoDB_20120810.DeleteItem', {});
     await ledger().record('abc', 'queued');
-    expect(aws.calls[0]?.body).toEqual({ TableName: 'seen', Item: { id: { S: 'abc' }, state: { S: 'queued' }, expiresAt: { N: String(t + 86_400) } } });
+    expect(aws.calls[0]?.body).toEqual({
+      TableName: 'seen',
+      Item: { id: { S: 'abc' }, state: { S: 'queued' }, expiresAt: { N: String(t + 86_400) } },
+    });
     await ledger().release('abc');
     expect(aws.calls[1]?.body).toMatchObject({ Key: { id: { S: 'abc' } }, ConditionExpression: '#state <> :delivered' });
     aws.answer('DynamoDB_20120810.DeleteItem', { error: 'ConditionalCheckFailedException' });

@@ -6,9 +6,16 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { setPartitionInfo, useDefaultPartitionInfo } from '@aws-sdk/core/client';
 import type { HttpRequest } from '@smithy/types';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { awsEndpoint, awsRegion, EndpointSettingsError, endpointSettings, type AwsService, type ServiceEndpoint } from '../../lib/aws/endpoint.js';
+import {
+  type AwsService,
+  awsEndpoint,
+  awsRegion,
+  EndpointSettingsError,
+  endpointSettings,
+  type ServiceEndpoint,
+} from '../../lib/aws/endpoint.js';
 import { awsJsonClient, DYNAMODB, SECRETS_MANAGER } from '../../lib/aws/json-client.js';
-import { startFakeAws, type FakeAws } from '../helpers/fake-aws.js';
+import { type FakeAws, startFakeAws } from '../helpers/fake-aws.js';
 
 // Our endpoint for a service must be the one its SDK client sends to, for every partition and
 // every FIPS and dual-stack setting, and where the SDK client would refuse the settings, we
@@ -52,7 +59,11 @@ async function sdkEndpoint(service: AwsService): Promise<Where> {
     if (!request) return { refused: (error as Error).name };
     const scope = /Credential=[^/]+\/\d{8}\/([^/]+)\/([^/]+)\/aws4_request/.exec(String(request.headers['authorization']));
     const port = request.port ? `:${request.port}` : '';
-    return { url: new URL(`${request.protocol}//${request.hostname}${port}${request.path}`), signingRegion: scope?.[1] ?? '', signingName: scope?.[2] ?? '' };
+    return {
+      url: new URL(`${request.protocol}//${request.hostname}${port}${request.path}`),
+      signingRegion: scope?.[1] ?? '',
+      signingName: scope?.[2] ?? '',
+    };
   }
 }
 
@@ -70,7 +81,8 @@ async function ourEndpoint(service: AwsService, env: Record<string, string | und
 async function both(service: AwsService, env: Record<string, string>) {
   const withoutAws = Object.fromEntries(Object.entries(saved).filter(([name]) => !name.startsWith('AWS_')));
   process.env = { ...withoutAws, AWS_CONFIG_FILE: join(dir, 'none'), AWS_SHARED_CREDENTIALS_FILE: join(dir, 'none'), ...env };
-  const show = (where: Where) => ('refused' in where ? 'refused' : `${where.url.href} signed for ${where.signingRegion}/${where.signingName}`);
+  const show = (where: Where) =>
+    'refused' in where ? 'refused' : `${where.url.href} signed for ${where.signingRegion}/${where.signingName}`;
   const [sdk, ours] = [await sdkEndpoint(service), await ourEndpoint(service, { ...process.env })];
   return { sdk: show(sdk), ours: show(ours), sdkWhere: sdk, oursWhere: ours };
 }
@@ -142,21 +154,33 @@ describe('the common case', () => {
     const withoutRules: AwsService = { ...DYNAMODB, endpointRules: () => Promise.reject(new Error('the rules were loaded')) };
     for (const region of ['us-east-1', 'eu-central-2', 'cn-north-1']) {
       const where = await ourEndpoint(withoutRules, { AWS_REGION: region });
-      expect('url' in where && where.url.hostname).toBe(`dynamodb.${region}.${region.startsWith('cn-') ? 'amazonaws.com.cn' : 'amazonaws.com'}`);
+      expect('url' in where && where.url.hostname).toBe(
+        `dynamodb.${region}.${region.startsWith('cn-') ? 'amazonaws.com.cn' : 'amazonaws.com'}`,
+      );
     }
     await expect(ourEndpoint(withoutRules, { AWS_REGION: 'us-gov-west-1' })).rejects.toThrow('the rules were loaded');
-    await expect(ourEndpoint(withoutRules, { AWS_REGION: 'us-east-1', AWS_USE_FIPS_ENDPOINT: 'true' })).rejects.toThrow('the rules were loaded');
+    await expect(ourEndpoint(withoutRules, { AWS_REGION: 'us-east-1', AWS_USE_FIPS_ENDPOINT: 'true' })).rejects.toThrow(
+      'the rules were loaded',
+    );
   });
 });
 
 describe('what the SDK would refuse is refused, with a typed error, never another endpoint', () => {
   it('FIPS or dual-stack with a configured endpoint', async () => {
-    const { sdkWhere, oursWhere } = await both(SECRETS_MANAGER, { AWS_REGION: 'us-east-1', AWS_ENDPOINT_URL: 'http://127.0.0.1:9', AWS_USE_FIPS_ENDPOINT: 'true' });
+    const { sdkWhere, oursWhere } = await both(SECRETS_MANAGER, {
+      AWS_REGION: 'us-east-1',
+      AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
+      AWS_USE_FIPS_ENDPOINT: 'true',
+    });
     expect(sdkWhere).toEqual({ refused: 'EndpointError' });
     expect(oursWhere).toEqual({ refused: 'endpoint_unsupported' });
-    const error = await awsEndpoint(SECRETS_MANAGER, process.env, async () => 'us-east-1', endpointSettings(process.env))().catch((e: unknown) => e);
+    const error = await awsEndpoint(SECRETS_MANAGER, process.env, async () => 'us-east-1', endpointSettings(process.env))().catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(EndpointSettingsError);
-    expect(String(error)).toMatch(/^EndpointSettingsError: No secretsmanager endpoint for region us-east-1 with FIPS on, dual-stack off and a configured endpoint URL: .*FIPS and custom endpoint are not supported/);
+    expect(String(error)).toMatch(
+      /^EndpointSettingsError: No secretsmanager endpoint for region us-east-1 with FIPS on, dual-stack off and a configured endpoint URL: .*FIPS and custom endpoint are not supported/,
+    );
     expect(String(error)).not.toContain('127.0.0.1');
   });
 
@@ -165,7 +189,13 @@ describe('what the SDK would refuse is refused, with a typed error, never anothe
       partitions: [
         {
           id: 'aws',
-          outputs: { name: 'aws', dnsSuffix: 'amazonaws.com', dualStackDnsSuffix: 'api.aws', supportsFIPS: false, supportsDualStack: false },
+          outputs: {
+            name: 'aws',
+            dnsSuffix: 'amazonaws.com',
+            dualStackDnsSuffix: 'api.aws',
+            supportsFIPS: false,
+            supportsDualStack: false,
+          },
           regionRegex: '^(us|eu)\\-\\w+\\-\\d+$',
           regions: { 'eu-west-1': {} },
         },
@@ -179,7 +209,12 @@ describe('what the SDK would refuse is refused, with a typed error, never anothe
           expect(oursWhere).toEqual({ refused: 'endpoint_unsupported' });
         }
       }
-      const error = await awsEndpoint(DYNAMODB, {}, async () => 'eu-west-1', async () => ({ useFipsEndpoint: true, useDualstackEndpoint: true }))().catch(String);
+      const error = await awsEndpoint(
+        DYNAMODB,
+        {},
+        async () => 'eu-west-1',
+        async () => ({ useFipsEndpoint: true, useDualstackEndpoint: true }),
+      )().catch(String);
       expect(error).toContain('FIPS and DualStack are enabled, but this partition does not support one or both');
     } finally {
       useDefaultPartitionInfo();
@@ -193,7 +228,12 @@ describe('what the SDK would refuse is refused, with a typed error, never anothe
   });
 
   it('a configured endpoint that is no URL', async () => {
-    const error = await awsEndpoint(DYNAMODB, { AWS_ENDPOINT_URL: 'not a url' }, async () => 'eu-west-1', endpointSettings({}, async () => undefined))().catch((e: unknown) => e);
+    const error = await awsEndpoint(
+      DYNAMODB,
+      { AWS_ENDPOINT_URL: 'not a url' },
+      async () => 'eu-west-1',
+      endpointSettings({}, async () => undefined),
+    )().catch((e: unknown) => e);
     expect(error).toMatchObject({ reason: 'endpoint_url_invalid' });
   });
 
@@ -201,7 +241,9 @@ describe('what the SDK would refuse is refused, with a typed error, never anothe
     const { sdk, oursWhere } = await both(SECRETS_MANAGER, { AWS_REGION: 'us-east-1', AWS_USE_FIPS_ENDPOINT: 'TRUE' });
     expect(sdk).toBe('https://secretsmanager.us-east-1.amazonaws.com/ signed for us-east-1/secretsmanager');
     expect(oursWhere).toEqual({ refused: 'endpoint_setting_invalid' });
-    await expect(endpointSettings({ AWS_USE_DUALSTACK_ENDPOINT: '1' })()).rejects.toThrow(/AWS_USE_DUALSTACK_ENDPOINT must be "true" or "false"/);
+    await expect(endpointSettings({ AWS_USE_DUALSTACK_ENDPOINT: '1' })()).rejects.toThrow(
+      /AWS_USE_DUALSTACK_ENDPOINT must be "true" or "false"/,
+    );
   });
 
   describe('by the signed client, before it sends anything', () => {
@@ -212,9 +254,18 @@ describe('what the SDK would refuse is refused, with a typed error, never anothe
     afterAll(() => aws.close());
 
     it('on every call', async () => {
-      const env = { AWS_ENDPOINT_URL: aws.url, AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'y', AWS_USE_FIPS_ENDPOINT: 'true' };
+      const env = {
+        AWS_ENDPOINT_URL: aws.url,
+        AWS_REGION: 'eu-west-1',
+        AWS_ACCESS_KEY_ID: 'x',
+        AWS_SECRET_ACCESS_KEY: 'y',
+        AWS_USE_FIPS_ENDPOINT: 'true',
+      };
       const call = awsJsonClient(SECRETS_MANAGER, { env, limits: { connectionTimeoutMs: 500, requestTimeoutMs: 500, maxAttempts: 2 } });
-      await expect(call('GetSecretValue', { SecretId: 'x' })).rejects.toMatchObject({ name: 'EndpointSettingsError', reason: 'endpoint_unsupported' });
+      await expect(call('GetSecretValue', { SecretId: 'x' })).rejects.toMatchObject({
+        name: 'EndpointSettingsError',
+        reason: 'endpoint_unsupported',
+      });
       await expect(call('GetSecretValue', { SecretId: 'x' })).rejects.toBeInstanceOf(EndpointSettingsError);
       expect(aws.calls).toEqual([]);
     });
@@ -223,7 +274,9 @@ describe('what the SDK would refuse is refused, with a typed error, never anothe
 
 describe('FIPS and dual-stack settings, read as the SDK reads them', () => {
   it('from the profile when the environment does not set them, the environment winning', async () => {
-    const config = configFile('[default]\nuse_fips_endpoint = true\n[profile relay]\nuse_dualstack_endpoint = true\nuse_fips_endpoint = false\n');
+    const config = configFile(
+      '[default]\nuse_fips_endpoint = true\n[profile relay]\nuse_dualstack_endpoint = true\nuse_fips_endpoint = false\n',
+    );
     const cases: Array<[Record<string, string>, string]> = [
       [{}, 'https://dynamodb-fips.us-east-1.amazonaws.com/'],
       [{ AWS_USE_FIPS_ENDPOINT: 'false' }, 'https://dynamodb.us-east-1.amazonaws.com/'],
@@ -251,14 +304,19 @@ describe('FIPS and dual-stack settings, read as the SDK reads them', () => {
       asked.push(key);
       return 'true';
     };
-    await expect(endpointSettings({ AWS_LAMBDA_FUNCTION_NAME: 'relay' }, profile)()).resolves.toEqual({ useFipsEndpoint: false, useDualstackEndpoint: false });
+    await expect(endpointSettings({ AWS_LAMBDA_FUNCTION_NAME: 'relay' }, profile)()).resolves.toEqual({
+      useFipsEndpoint: false,
+      useDualstackEndpoint: false,
+    });
     expect(asked).toEqual([]);
     await expect(endpointSettings({ AWS_LAMBDA_FUNCTION_NAME: 'relay', AWS_USE_FIPS_ENDPOINT: 'true' }, profile)()).resolves.toEqual({
       useFipsEndpoint: true,
       useDualstackEndpoint: false,
     });
     expect(asked).toEqual([]);
-    await expect(endpointSettings({ AWS_LAMBDA_FUNCTION_NAME: 'relay', AWS_CONFIG_FILE: '/var/task/aws-config' }, profile)()).resolves.toEqual({
+    await expect(
+      endpointSettings({ AWS_LAMBDA_FUNCTION_NAME: 'relay', AWS_CONFIG_FILE: '/var/task/aws-config' }, profile)(),
+    ).resolves.toEqual({
       useFipsEndpoint: true,
       useDualstackEndpoint: true,
     });

@@ -8,11 +8,11 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { awsCredentials } from '../../lib/aws/credentials.js';
 import { awsRegion, RegionMissingError, serviceEndpoint } from '../../lib/aws/endpoint.js';
-import { awsJsonClient, DYNAMODB, SECRETS_MANAGER, type AwsJsonClientOptions, type AwsJsonService } from '../../lib/aws/json-client.js';
+import { type AwsJsonClientOptions, type AwsJsonService, awsJsonClient, DYNAMODB, SECRETS_MANAGER } from '../../lib/aws/json-client.js';
 import { retryDelayMs, retryKind } from '../../lib/aws/retry.js';
 import { signRequest, updatedClockOffset } from '../../lib/aws/sign.js';
 import { RedirectRefusedError } from '../../lib/transport/node-request.js';
-import { startFakeAws, type AwsCall, type FakeAws } from '../helpers/fake-aws.js';
+import { type AwsCall, type FakeAws, startFakeAws } from '../helpers/fake-aws.js';
 
 // The calls we sign ourselves must be indistinguishable from the SDK's where it matters: the
 // signature, the errors, the retries and deadlines, and where the settings come from.
@@ -25,7 +25,11 @@ afterEach(() => {
 });
 afterAll(() => aws.close());
 
-const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', sessionToken: 'session-token-1' };
+const credentials = {
+  accessKeyId: 'AKIDEXAMPLE',
+  secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
+  sessionToken: 'session-token-1',
+};
 const env = () => ({
   AWS_ENDPOINT_URL: aws.url,
   AWS_REGION: 'eu-west-1',
@@ -65,7 +69,9 @@ describe('signing', () => {
     aws.answer('secretsmanager.GetSecretValue', { SecretString: '{}' });
     await new SecretsManagerClient(sdkOptions()).send(new GetSecretValueCommand({ SecretId: 'relay-config', VersionStage: 'AWSPREVIOUS' }));
     const [call] = aws.calls;
-    expect(call?.headers['authorization']).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/secretsmanager\/aws4_request/);
+    expect(call?.headers['authorization']).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/secretsmanager\/aws4_request/,
+    );
     expect(await resign(call!, 'secretsmanager', 'eu-west-1')).toBe(call?.headers['authorization']);
   });
 
@@ -94,16 +100,31 @@ describe('signing', () => {
       path: '/',
       target: 'secretsmanager.GetSecretValue',
       body: { SecretId: 'relay-config' },
-      headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-date': '20261123T102030Z', 'x-amz-security-token': 'session-token-1' },
+      headers: {
+        'content-type': 'application/x-amz-json-1.1',
+        'x-amz-date': '20261123T102030Z',
+        'x-amz-security-token': 'session-token-1',
+      },
     });
     const signed = signedHeaders(call!);
-    expect(Object.keys(signed)).toEqual(expect.arrayContaining(['host', 'content-type', 'x-amz-target', 'x-amz-date', 'x-amz-security-token']));
+    expect(Object.keys(signed)).toEqual(
+      expect.arrayContaining(['host', 'content-type', 'x-amz-target', 'x-amz-date', 'x-amz-security-token']),
+    );
     // Checked with the SDK's own signer and hash over the request as it arrived.
     const verifier = new SignatureV4({ credentials, region: 'eu-west-1', service: 'secretsmanager', sha256: Sha256 });
     const { 'x-amz-date': _date, 'x-amz-security-token': _token, ...headers } = signed;
     const url = new URL(call!.path, `http://${call!.headers['host']}`);
     const expected = await verifier.sign(
-      { method: 'POST', protocol: 'http:', hostname: url.hostname, port: Number(url.port), path: url.pathname, query: {}, headers, body: call!.rawBody },
+      {
+        method: 'POST',
+        protocol: 'http:',
+        hostname: url.hostname,
+        port: Number(url.port),
+        path: url.pathname,
+        query: {},
+        headers,
+        body: call!.rawBody,
+      },
       { signingDate: new Date(fixedNow()) },
     );
     expect(call?.headers['authorization']).toBe(expected.headers['authorization']);
@@ -113,9 +134,16 @@ describe('signing', () => {
 describe('errors', () => {
   it('are named by the AWS error code, from the header or the namespaced __type, and keep the answer’s fields but not its message', async () => {
     aws.answer('secretsmanager.GetSecretValue', { error: 'ResourceNotFoundException' });
-    await expect(client(SECRETS_MANAGER)('GetSecretValue', { SecretId: 'x' })).rejects.toMatchObject({ name: 'ResourceNotFoundException', status: 400 });
+    await expect(client(SECRETS_MANAGER)('GetSecretValue', { SecretId: 'x' })).rejects.toMatchObject({
+      name: 'ResourceNotFoundException',
+      status: 400,
+    });
     const item = { id: { S: 'abc' }, state: { S: 'delivered' } };
-    aws.answer('DynamoDB_20120810.PutItem', { error: 'com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException', errorHeader: '', fields: { Item: item } });
+    aws.answer('DynamoDB_20120810.PutItem', {
+      error: 'com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException',
+      errorHeader: '',
+      fields: { Item: item },
+    });
     const failure = await client(DYNAMODB)('PutItem', { TableName: 't' }).catch((error: unknown) => error);
     expect(failure).toMatchObject({ name: 'ConditionalCheckFailedException', fields: { Item: item } });
     expect(JSON.stringify(failure)).not.toContain('fake');
@@ -186,18 +214,21 @@ describe('clock skew, corrected as the SDK client corrects it', () => {
   it.each([
     ['Secrets Manager', SECRETS_MANAGER, 'GetSecretValue', { SecretString: 'x' }],
     ['DynamoDB', DYNAMODB, 'PutItem', {}],
-  ] as const)('against a service clock 20 minutes ahead (%s), the first call succeeds on its second attempt and the next at once', async (_name, service, operation, answer) => {
-    aws.clock(ahead);
-    aws.answer(`${service.targetPrefix}.${operation}`, answer);
-    const call = client(service, { now: Date.now });
-    await expect(call(operation, {})).resolves.toEqual(answer);
-    expect(aws.calls).toHaveLength(2);
-    // The first attempt was signed with our clock, the second with AWS's.
-    expect(Math.abs(signedAt(aws.calls[0]) - Date.now())).toBeLessThan(60_000);
-    expect(Math.abs(signedAt(aws.calls[1]) - (Date.now() + ahead))).toBeLessThan(60_000);
-    await expect(call(operation, {})).resolves.toEqual(answer);
-    expect(aws.calls).toHaveLength(3);
-  });
+  ] as const)(
+    'against a service clock 20 minutes ahead (%s), the first call succeeds on its second attempt and the next at once',
+    async (_name, service, operation, answer) => {
+      aws.clock(ahead);
+      aws.answer(`${service.targetPrefix}.${operation}`, answer);
+      const call = client(service, { now: Date.now });
+      await expect(call(operation, {})).resolves.toEqual(answer);
+      expect(aws.calls).toHaveLength(2);
+      // The first attempt was signed with our clock, the second with AWS's.
+      expect(Math.abs(signedAt(aws.calls[0]) - Date.now())).toBeLessThan(60_000);
+      expect(Math.abs(signedAt(aws.calls[1]) - (Date.now() + ahead))).toBeLessThan(60_000);
+      await expect(call(operation, {})).resolves.toEqual(answer);
+      expect(aws.calls).toHaveLength(3);
+    },
+  );
 
   it('as the SDK client does against the same service', async () => {
     aws.clock(ahead);
@@ -229,8 +260,15 @@ describe('clock skew, corrected as the SDK client corrects it', () => {
   });
 
   it('an answer without a Date leaves the clock alone; "Signature expired" alone is still worth a second attempt, as in the SDK', async () => {
-    aws.answer('secretsmanager.GetSecretValue', { error: 'InvalidSignatureException', fields: { message: 'Signature expired: 20261123T000000Z is now earlier than 20261123T100000Z' } });
-    await expect(client(SECRETS_MANAGER)('GetSecretValue', {})).rejects.toMatchObject({ name: 'InvalidSignatureException', clockSkewCorrected: false, signatureExpired: true });
+    aws.answer('secretsmanager.GetSecretValue', {
+      error: 'InvalidSignatureException',
+      fields: { message: 'Signature expired: 20261123T000000Z is now earlier than 20261123T100000Z' },
+    });
+    await expect(client(SECRETS_MANAGER)('GetSecretValue', {})).rejects.toMatchObject({
+      name: 'InvalidSignatureException',
+      clockSkewCorrected: false,
+      signatureExpired: true,
+    });
     expect(aws.calls).toHaveLength(2);
     expect(aws.calls.map((call) => call.headers['x-amz-date'])).toEqual(['20261123T102030Z', '20261123T102030Z']);
   });
@@ -250,7 +288,9 @@ describe('clock skew, corrected as the SDK client corrects it', () => {
   it('classifies as the SDK does', () => {
     expect(retryKind({ name: 'AccessDeniedException', status: 403, clockSkewCorrected: true })).toBe('transient');
     expect(retryKind({ name: 'InvalidSignatureException', status: 400, signatureExpired: true })).toBe('transient');
-    expect(retryKind({ name: 'InvalidSignatureException', status: 400, signatureExpired: false, clockSkewCorrected: false })).toBeUndefined();
+    expect(
+      retryKind({ name: 'InvalidSignatureException', status: 400, signatureExpired: false, clockSkewCorrected: false }),
+    ).toBeUndefined();
   });
 });
 
@@ -279,13 +319,17 @@ describe('deadlines', () => {
 describe('endpoint, region and credentials from the environment', () => {
   it('AWS_ENDPOINT_URL_<SERVICE> wins over AWS_ENDPOINT_URL, as in the SDK', async () => {
     aws.answer('secretsmanager.GetSecretValue', { SecretString: 'x' });
-    const call = client(SECRETS_MANAGER, { env: { ...env(), AWS_ENDPOINT_URL: 'http://127.0.0.1:9', AWS_ENDPOINT_URL_SECRETS_MANAGER: aws.url } });
+    const call = client(SECRETS_MANAGER, {
+      env: { ...env(), AWS_ENDPOINT_URL: 'http://127.0.0.1:9', AWS_ENDPOINT_URL_SECRETS_MANAGER: aws.url },
+    });
     await expect(call('GetSecretValue', {})).resolves.toEqual({ SecretString: 'x' });
   });
 
   it('without a configured endpoint, the regional one', async () => {
     const plain = { useFipsEndpoint: false, useDualstackEndpoint: false };
-    expect((await serviceEndpoint(SECRETS_MANAGER, 'eu-west-1', plain, {})).url.href).toBe('https://secretsmanager.eu-west-1.amazonaws.com/');
+    expect((await serviceEndpoint(SECRETS_MANAGER, 'eu-west-1', plain, {})).url.href).toBe(
+      'https://secretsmanager.eu-west-1.amazonaws.com/',
+    );
     expect((await serviceEndpoint(DYNAMODB, 'cn-north-1', plain, {})).url.href).toBe('https://dynamodb.cn-north-1.amazonaws.com.cn/');
     const ignored = { AWS_ENDPOINT_URL: 'http://127.0.0.1:1', AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: 'true' };
     expect((await serviceEndpoint(DYNAMODB, 'us-east-2', plain, ignored)).url.href).toBe('https://dynamodb.us-east-2.amazonaws.com/');
@@ -314,7 +358,10 @@ describe('endpoint, region and credentials from the environment', () => {
     const dir = await mkdtemp(join(tmpdir(), 'aws-profile-'));
     const saved = { ...process.env };
     try {
-      await writeFile(join(dir, 'credentials'), '[relay-test]\naws_access_key_id = AKIDFROMPROFILE\naws_secret_access_key = secret-from-profile\n');
+      await writeFile(
+        join(dir, 'credentials'),
+        '[relay-test]\naws_access_key_id = AKIDFROMPROFILE\naws_secret_access_key = secret-from-profile\n',
+      );
       for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_PROFILE']) delete process.env[name];
       // The chain reads its file locations from process.env; no instance metadata is ever asked for.
       Object.assign(process.env, {
@@ -323,7 +370,10 @@ describe('endpoint, region and credentials from the environment', () => {
         AWS_EC2_METADATA_DISABLED: 'true',
       });
       aws.answer('secretsmanager.GetSecretValue', { SecretString: 'x' });
-      const call = awsJsonClient(SECRETS_MANAGER, { limits, env: { AWS_ENDPOINT_URL: aws.url, AWS_REGION: 'eu-west-1', AWS_PROFILE: 'relay-test' } });
+      const call = awsJsonClient(SECRETS_MANAGER, {
+        limits,
+        env: { AWS_ENDPOINT_URL: aws.url, AWS_REGION: 'eu-west-1', AWS_PROFILE: 'relay-test' },
+      });
       await expect(call('GetSecretValue', {})).resolves.toEqual({ SecretString: 'x' });
       expect(aws.calls[0]?.headers['authorization']).toContain('Credential=AKIDFROMPROFILE/');
       expect(aws.calls[0]?.headers).not.toHaveProperty('x-amz-security-token');

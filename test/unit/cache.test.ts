@@ -32,10 +32,13 @@ describe('createRefreshingCache', () => {
 
   it('rejects a failed first load, then tries again', async () => {
     let fail = true;
-    const cache = createRefreshingCache(async () => {
-      if (fail) throw new Error('down');
-      return 'ok';
-    }, { ttlMs: 1000, staleRetryMs: 100 });
+    const cache = createRefreshingCache(
+      async () => {
+        if (fail) throw new Error('down');
+        return 'ok';
+      },
+      { ttlMs: 1000, staleRetryMs: 100 },
+    );
     await expect(cache.get()).rejects.toThrow('down');
     fail = false;
     expect((await cache.get()).value).toBe('ok');

@@ -1,16 +1,16 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import anomaly from '../../events/anomaly-alert.json' with { type: 'json' };
+import { reasonWord } from '../../lib/chat/post-json.js';
 import { formatGoogleChatMessage } from '../../lib/googlechat/format.js';
 import { classifyGoogleChatAnswer, threadedUrl } from '../../lib/googlechat/post.js';
 import { googleChatService, spaceOf } from '../../lib/googlechat/service.js';
-import { reasonWord } from '../../lib/chat/post-json.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
 import { formatTeamsMessage } from '../../lib/teams/format.js';
 import { classifyTeamsAnswer } from '../../lib/teams/post.js';
 import { teamsService } from '../../lib/teams/service.js';
-import anomaly from '../../events/anomaly-alert.json' with { type: 'json' };
-import { startFakeGoogleChat, startFakeTeams, type FakeChat } from '../helpers/chat-servers.js';
+import { type FakeChat, startFakeGoogleChat, startFakeTeams } from '../helpers/chat-servers.js';
 import { closeServer } from '../helpers/loopback-server.js';
 
 const message = webhookMessageSchema.parse(anomaly);
@@ -22,7 +22,10 @@ describe('what a Teams workflow answer means', () => {
   it.each([
     [answer(202), { kind: 'delivered' }],
     [answer(200), { kind: 'delivered' }],
-    [answer(429, teamsError('WorkflowRequestsThrottled'), '7'), { kind: 'retryable', reason: 'workflow_requests_throttled', retryAfterMs: 7_000 }],
+    [
+      answer(429, teamsError('WorkflowRequestsThrottled'), '7'),
+      { kind: 'retryable', reason: 'workflow_requests_throttled', retryAfterMs: 7_000 },
+    ],
     [answer(429, teamsError('WorkflowRequestsThrottled')), { kind: 'retryable', reason: 'workflow_requests_throttled' }],
     [answer(502, '<html>bad gateway</html>'), { kind: 'retryable', reason: 'http_502' }],
     [answer(408), { kind: 'retryable', reason: 'http_408' }],
@@ -63,7 +66,9 @@ describe('what a Google Chat answer means', () => {
     const url = 'https://chat.googleapis.com/v1/spaces/AAAA/messages?key=K&token=abc%3D';
     expect(threadedUrl(url)).toBe(`${url}&messageReplyOption=REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD`);
     expect(threadedUrl(threadedUrl(url))).toBe(threadedUrl(url));
-    expect(threadedUrl('http://127.0.0.1:9/v1/spaces/A/messages')).toBe('http://127.0.0.1:9/v1/spaces/A/messages?messageReplyOption=REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD');
+    expect(threadedUrl('http://127.0.0.1:9/v1/spaces/A/messages')).toBe(
+      'http://127.0.0.1:9/v1/spaces/A/messages?messageReplyOption=REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD',
+    );
     expect(spaceOf(url)).toBe(spaceOf('https://chat.googleapis.com/v1/spaces/AAAA/messages?key=K2&token=other'));
     expect(spaceOf(url)).not.toBe(spaceOf('https://chat.googleapis.com/v1/spaces/BBBB/messages?key=K&token=abc%3D'));
     expect(spaceOf(url)).not.toContain('token');
@@ -103,7 +108,10 @@ describe('posting to loopback Teams and Google Chat webhooks', () => {
 
   it('Teams: a flow turned off is refused, throttling is retryable with its Retry-After, a hung flow times out', async () => {
     teams.queue('/off', { kind: 'error', status: 400, code: 'WorkflowTriggerIsNotEnabled' });
-    expect(await teamsPost.post(teams.url('/off'), card, { timeoutMs: 2_000 })).toEqual({ kind: 'refused', reason: 'workflow_trigger_is_not_enabled' });
+    expect(await teamsPost.post(teams.url('/off'), card, { timeoutMs: 2_000 })).toEqual({
+      kind: 'refused',
+      reason: 'workflow_trigger_is_not_enabled',
+    });
     teams.queue('/busy', { kind: 'throttled', retryAfterSeconds: 2 });
     expect(await teamsPost.post(teams.url('/busy'), card, { timeoutMs: 2_000 })).toEqual({
       kind: 'retryable',
@@ -125,15 +133,23 @@ describe('posting to loopback Teams and Google Chat webhooks', () => {
   it('Google Chat: 200 is delivered; the query keeps its %3D and gains the reply option; the thread key travels', async () => {
     expect(await chatPost.post(chat.url(), chatMessage, { timeoutMs: 2_000 })).toEqual({ kind: 'delivered' });
     const received = chat.requests.at(-1)!;
-    expect(received.query).toBe('?key=GCHAT-KEY-SECRET&token=GCHAT-TOKEN-SECRET%3D&messageReplyOption=REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD');
+    expect(received.query).toBe(
+      '?key=GCHAT-KEY-SECRET&token=GCHAT-TOKEN-SECRET%3D&messageReplyOption=REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD',
+    );
     expect((received.body as typeof chatMessage).thread.threadKey).toBe(chatMessage.thread.threadKey);
   });
 
   it('Google Chat: RESOURCE_EXHAUSTED is retryable (backoff without Retry-After), PERMISSION_DENIED refused', async () => {
     chat.queue('/v1/spaces/BUSY/messages', { kind: 'throttled' });
-    expect(await chatPost.post(chat.url('/v1/spaces/BUSY/messages'), chatMessage, { timeoutMs: 2_000 })).toEqual({ kind: 'retryable', reason: 'resource_exhausted' });
+    expect(await chatPost.post(chat.url('/v1/spaces/BUSY/messages'), chatMessage, { timeoutMs: 2_000 })).toEqual({
+      kind: 'retryable',
+      reason: 'resource_exhausted',
+    });
     chat.queue('/v1/spaces/GONE/messages', { kind: 'error', status: 403, code: 'PERMISSION_DENIED' });
-    expect(await chatPost.post(chat.url('/v1/spaces/GONE/messages'), chatMessage, { timeoutMs: 2_000 })).toEqual({ kind: 'refused', reason: 'permission_denied' });
+    expect(await chatPost.post(chat.url('/v1/spaces/GONE/messages'), chatMessage, { timeoutMs: 2_000 })).toEqual({
+      kind: 'refused',
+      reason: 'permission_denied',
+    });
   });
 
   it('a closed port is a network error, retryable', async () => {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { escapeCardHtml, escapeGoogleChatText, formatGoogleChatMessage, threadKeyFor } from '../../lib/googlechat/format.js';
-import { webhookMessageSchema } from '../../lib/message/schema.js';
-import { inertText } from '../../lib/format/text.js';
-import { formatSlackMessage } from '../../lib/slack/format.js';
-import { escapeTeamsText, formatTeamsMessage, TEAMS_MAX_BYTES } from '../../lib/teams/format.js';
 import anomaly from '../../events/anomaly-alert.json' with { type: 'json' };
 import hostile from '../../events/bad/hostile-text.json' with { type: 'json' };
+import { inertText } from '../../lib/format/text.js';
+import { escapeCardHtml, escapeGoogleChatText, formatGoogleChatMessage, threadKeyFor } from '../../lib/googlechat/format.js';
+import { webhookMessageSchema } from '../../lib/message/schema.js';
+import { formatSlackMessage } from '../../lib/slack/format.js';
+import { escapeTeamsText, formatTeamsMessage, TEAMS_MAX_BYTES } from '../../lib/teams/format.js';
 import {
   googleChatCardTexts,
   googleChatLiveForms,
@@ -24,7 +24,16 @@ const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8
 // 58 KiB of text that costs the most once escaped: `&` grows fivefold in card HTML, CJK takes three bytes.
 const huge = (unit: string) => unit.repeat(Math.ceil((58 * 1024) / Buffer.byteLength(unit)));
 // The last: markup and link parts, each replaced by a three-byte look-alike, and bidi controls.
-const hugeInputs = [huge('a'), huge('&'), huge('<'), huge('界'), huge('😀'), huge('\u0001a'), huge('*_[x](y) '), huge('\u202E*_~`a.b@c:d\n> ')];
+const hugeInputs = [
+  huge('a'),
+  huge('&'),
+  huge('<'),
+  huge('界'),
+  huge('😀'),
+  huge('\u0001a'),
+  huge('*_[x](y) '),
+  huge('\u202E*_~`a.b@c:d\n> '),
+];
 
 describe('Teams Adaptive Card', () => {
   const card = (value: unknown, mention?: { id: string; name: string }) => formatTeamsMessage(parse(value), mention);
@@ -33,8 +42,15 @@ describe('Teams Adaptive Card', () => {
     const out = card(anomaly);
     expect(teamsViolations(out)).toEqual([]);
     const content = out.attachments[0].content;
-    expect(content.body[0]).toMatchObject({ type: 'TextBlock', text: '🚨 Cost anomaly detected: Amazon EC2 in us-east-1', weight: 'Bolder', wrap: true });
-    expect(content.body).toContainEqual(expect.objectContaining({ type: 'TextBlock', text: expect.stringContaining('Daily cost of Amazon EC2') }));
+    expect(content.body[0]).toMatchObject({
+      type: 'TextBlock',
+      text: '🚨 Cost anomaly detected: Amazon EC2 in us-east-1',
+      weight: 'Bolder',
+      wrap: true,
+    });
+    expect(content.body).toContainEqual(
+      expect.objectContaining({ type: 'TextBlock', text: expect.stringContaining('Daily cost of Amazon EC2') }),
+    );
     expect(content.body).toContainEqual({
       type: 'FactSet',
       facts: [
@@ -48,15 +64,18 @@ describe('Teams Adaptive Card', () => {
   });
 
   it('turns hostile sender text into plain text: no link, emphasis, list, <at> mention or card function', () => {
-    const out = card({
-      metadata: { object_type: 'anomaly_alert', timestamp: '{{DATE(2020-01-01T00:00:00Z)}}' },
-      payload: {
-        title: '**Urgent** [claim refund](https://evil.example)',
-        message: '- item\n1. first\n<at>Jane Doe</at> _see_ [here](https://evil.example) {{TIME(2020-01-01T00:00:00Z)}}',
-        account_name: '[Acme](https://evil.example)',
-        cloud_provider_type: '<b>aws</b>',
+    const out = card(
+      {
+        metadata: { object_type: 'anomaly_alert', timestamp: '{{DATE(2020-01-01T00:00:00Z)}}' },
+        payload: {
+          title: '**Urgent** [claim refund](https://evil.example)',
+          message: '- item\n1. first\n<at>Jane Doe</at> _see_ [here](https://evil.example) {{TIME(2020-01-01T00:00:00Z)}}',
+          account_name: '[Acme](https://evil.example)',
+          cloud_provider_type: '<b>aws</b>',
+        },
       },
-    }, { id: 'jane@example.com', name: 'Jane Doe' });
+      { id: 'jane@example.com', name: 'Jane Doe' },
+    );
     const [, mention, ...rest] = teamsTexts(out);
     expect(mention).toBe('<at>Jane Doe</at>');
     for (const text of [teamsTexts(out)[0]!, ...rest]) expect(teamsLiveMarkup(text), text).toEqual([]);
@@ -77,15 +96,21 @@ describe('Teams Adaptive Card', () => {
     expect(escapeTeamsText('tab\there\r\nbell\u0007')).toBe('tab\there\nbell');
   });
 
-  it.each(hugeInputs.map((text, i) => [i, text] as const))('keeps 58 KiB of input (#%i) within %s bytes and cuts it visibly', (_i, text) => {
-    const out = card({ metadata: { object_type: 'anomaly_alert' }, payload: { title: text, message: text, account_name: text, account_id: text, cloud_provider_type: text } });
-    expect(teamsViolations(out)).toEqual([]);
-    expect(bytes(out)).toBeLessThanOrEqual(TEAMS_MAX_BYTES);
-    for (const t of teamsSenderTexts(out)) expect(senderMarkup(t)).toEqual([]);
-    expect(teamsTexts(out)[0]!.endsWith('…')).toBe(true);
-    const message = teamsTexts(out)[1]!;
-    if (text.trim() !== '') expect(message.endsWith('…')).toBe(true);
-  });
+  it.each(hugeInputs.map((text, i) => [i, text] as const))(
+    'keeps 58 KiB of input (#%i) within %s bytes and cuts it visibly',
+    (_i, text) => {
+      const out = card({
+        metadata: { object_type: 'anomaly_alert' },
+        payload: { title: text, message: text, account_name: text, account_id: text, cloud_provider_type: text },
+      });
+      expect(teamsViolations(out)).toEqual([]);
+      expect(bytes(out)).toBeLessThanOrEqual(TEAMS_MAX_BYTES);
+      for (const t of teamsSenderTexts(out)) expect(senderMarkup(t)).toEqual([]);
+      expect(teamsTexts(out)[0]!.endsWith('…')).toBe(true);
+      const message = teamsTexts(out)[1]!;
+      if (text.trim() !== '') expect(message.endsWith('…')).toBe(true);
+    },
+  );
 });
 
 describe('Google Chat card', () => {
@@ -97,7 +122,10 @@ describe('Google Chat card', () => {
     // The notification names the alert; the card below it carries the message.
     expect(out.text).toBe('🚨 Cost anomaly detected: Amazon EC2 in us-east-1');
     const card = out.cardsV2[0].card;
-    expect(card.header).toEqual({ title: '🚨 Cost anomaly detected: Amazon EC2 in us-east-1', subtitle: 'Cost anomaly · Production payer (123456789012)' });
+    expect(card.header).toEqual({
+      title: '🚨 Cost anomaly detected: Amazon EC2 in us-east-1',
+      subtitle: 'Cost anomaly · Production payer (123456789012)',
+    });
     expect(card.sections[0].widgets).toEqual([
       { textParagraph: { text: expect.stringContaining('Daily cost of Amazon EC2') } },
       { decoratedText: { topLabel: 'Kind', text: 'Cost anomaly', wrapText: true } },
@@ -125,9 +153,14 @@ describe('Google Chat card', () => {
     expect(googleChatLiveForms(out, '<users/all>')).toEqual([]);
     expect(out.text).toContain('‹!channel› Urgent: ‹https∶//evil․example|click to claim refund›');
     expect(googleChatCardTexts(out)).toContain('Acme &amp; &lt;Partners&gt; (&lt;＠U999&gt;)');
-    const html = chat({ metadata: { object_type: 'x' }, payload: { message: '<a href="https://evil.example">refund</a><br><users/all>\nline two' } });
+    const html = chat({
+      metadata: { object_type: 'x' },
+      payload: { message: '<a href="https://evil.example">refund</a><br><users/all>\nline two' },
+    });
     expect(googleChatLiveForms(html)).toEqual([]);
-    expect(googleChatCardTexts(html)[0]).toBe('&lt;a href="https∶//evil․example"&gt;refund&lt;/a&gt;&lt;br&gt;&lt;users/all&gt;<br>line two');
+    expect(googleChatCardTexts(html)[0]).toBe(
+      '&lt;a href="https∶//evil․example"&gt;refund&lt;/a&gt;&lt;br&gt;&lt;users/all&gt;<br>line two',
+    );
   });
 
   it('escapes & < > for card HTML and < > for text, nothing else', () => {
@@ -141,14 +174,23 @@ describe('Google Chat card', () => {
     expect(out.cardsV2[0].card.header.subtitle?.endsWith('…')).toBe(true);
   });
 
-  it.each(hugeInputs.map((text, i) => [i, text] as const))('keeps 58 KiB of input (#%i) within 32,000 bytes and 4,096 characters of text', (_i, text) => {
-    const out = chat({ metadata: { object_type: 'anomaly_alert' }, payload: { title: text, message: text, account_name: text, account_id: text, cloud_provider_type: text } }, '<users/123>');
-    expect(googleChatViolations(out)).toEqual([]);
-    for (const t of googleChatSenderTexts(out, '<users/123>')) expect(senderMarkup(t)).toEqual([]);
-    expect(out.text.endsWith('…')).toBe(true);
-    expect(out.cardsV2[0].card.header.title.endsWith('…')).toBe(true);
-    for (const t of googleChatCardTexts(out)) expect(t).not.toMatch(/&[a-z]{0,3}…$/);
-  });
+  it.each(hugeInputs.map((text, i) => [i, text] as const))(
+    'keeps 58 KiB of input (#%i) within 32,000 bytes and 4,096 characters of text',
+    (_i, text) => {
+      const out = chat(
+        {
+          metadata: { object_type: 'anomaly_alert' },
+          payload: { title: text, message: text, account_name: text, account_id: text, cloud_provider_type: text },
+        },
+        '<users/123>',
+      );
+      expect(googleChatViolations(out)).toEqual([]);
+      for (const t of googleChatSenderTexts(out, '<users/123>')) expect(senderMarkup(t)).toEqual([]);
+      expect(out.text.endsWith('…')).toBe(true);
+      expect(out.cardsV2[0].card.header.title.endsWith('…')).toBe(true);
+      for (const t of googleChatCardTexts(out)) expect(t).not.toMatch(/&[a-z]{0,3}…$/);
+    },
+  );
 });
 
 /** The sender-text parts of one message in each of the three formats, none with a mention configured. */
@@ -168,7 +210,13 @@ describe('sender text in every service', () => {
     // Shown with U+202E, `00.001$` reads as `$100.00`.
     const texts = senderTextsEverywhere({
       metadata: { object_type: 'anomaly_alert', timestamp: `\u202Esoon` },
-      payload: { title: 'Refund \u202E00.001$', message: BIDI.map((c) => `${c}00.001$`).join(' '), account_id: '\u2067210987654321\u2069', account_name: 'Acme\u200F', cloud_provider_type: '\u061Caws' },
+      payload: {
+        title: 'Refund \u202E00.001$',
+        message: BIDI.map((c) => `${c}00.001$`).join(' '),
+        account_id: '\u2067210987654321\u2069',
+        account_name: 'Acme\u200F',
+        cloud_provider_type: '\u061Caws',
+      },
     });
     for (const [service, list] of Object.entries(texts)) {
       for (const text of list) expect(text, service).not.toMatch(/\p{Bidi_Control}/u);
@@ -183,7 +231,13 @@ describe('sender text in every service', () => {
     const markup = '*bold* _italic_ ~strike~ `code` ```block```';
     const texts = senderTextsEverywhere({
       metadata: { object_type: 'anomaly_alert', timestamp: '`soon`' },
-      payload: { title: markup, message: `${markup}\n> quoted\n  > indented\n\`\`\`\nblock\n\`\`\``, account_name: '_Acme_', account_id: '*1*', cloud_provider_type: '~aws~' },
+      payload: {
+        title: markup,
+        message: `${markup}\n> quoted\n  > indented\n\`\`\`\nblock\n\`\`\``,
+        account_name: '_Acme_',
+        account_id: '*1*',
+        cloud_provider_type: '~aws~',
+      },
     });
     for (const [service, list] of Object.entries(texts)) {
       for (const text of list) expect(senderMarkup(text), `${service}: ${text}`).toEqual([]);
@@ -199,7 +253,13 @@ describe('sender text in every service', () => {
     const pings = '<!here> <@U123> @here #general <users/all> :skull:';
     const value = {
       metadata: { object_type: 'anomaly_alert', timestamp: 'mailto:ops@evil.example' },
-      payload: { title: `${links} ${pings}`, message: `${links}\n${pings}`, account_name: 'evil.example', account_id: '@U123', cloud_provider_type: 'http://evil.example' },
+      payload: {
+        title: `${links} ${pings}`,
+        message: `${links}\n${pings}`,
+        account_name: 'evil.example',
+        account_id: '@U123',
+        cloud_provider_type: 'http://evil.example',
+      },
     };
     const texts = senderTextsEverywhere(value);
     for (const [service, list] of Object.entries(texts)) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { destinationType } from '../../lib/config/destination-type.js';
 import { ConfigInvalidError } from '../../lib/config/errors.js';
 import { parseRelayConfig } from '../../lib/config/load.js';
-import { destinationType } from '../../lib/config/destination-type.js';
 
 const problemsOf = (value: unknown) => {
   try {
@@ -42,7 +42,13 @@ describe('relay configuration', () => {
 
   it('refuses plain http to other hosts, untrusted mention forms and bad header names', () => {
     const paths = problemsOf({
-      auth: { method: 'none', headers: [{ key: 'Bad Header', value: 'x' }, { key: 'Authorization', value: 'y' }] },
+      auth: {
+        method: 'none',
+        headers: [
+          { key: 'Bad Header', value: 'x' },
+          { key: 'Authorization', value: 'y' },
+        ],
+      },
       destinations: {
         default: { url: 'http://hooks.slack.com/services/x' },
         a: { url, mention: '<https://evil|click>' },
@@ -50,13 +56,21 @@ describe('relay configuration', () => {
       },
     }).map((p) => p.path);
     expect(paths).toEqual(
-      expect.arrayContaining(['auth.headers.0.key', 'auth.headers.1.key', 'destinations.default.url', 'destinations.a.mention', 'destinations.b.mention']),
+      expect.arrayContaining([
+        'auth.headers.0.key',
+        'auth.headers.1.key',
+        'destinations.default.url',
+        'destinations.a.mention',
+        'destinations.b.mention',
+      ]),
     );
   });
 
   it('infers the type from the host, takes it when given, and keeps Slack-only configurations as they were', () => {
-    const teams = 'https://prod-12.westeurope.logic.azure.com:443/workflows/abc/triggers/manual/paths/invoke?api-version=2016-06-01&sig=SIG';
-    const powerPlatform = 'https://default1.2a.environment.api.powerplatform.com:443/powerautomate/automations/direct/workflows/abc/triggers/manual/paths/invoke?api-version=1&sig=SIG';
+    const teams =
+      'https://prod-12.westeurope.logic.azure.com:443/workflows/abc/triggers/manual/paths/invoke?api-version=2016-06-01&sig=SIG';
+    const powerPlatform =
+      'https://default1.2a.environment.api.powerplatform.com:443/powerautomate/automations/direct/workflows/abc/triggers/manual/paths/invoke?api-version=1&sig=SIG';
     const chat = 'https://chat.googleapis.com/v1/spaces/AAAA/messages?key=KEY&token=TOKEN%3D';
     const config = parseRelayConfig(
       JSON.stringify({
@@ -73,7 +87,15 @@ describe('relay configuration', () => {
       }),
     );
     const types = Object.fromEntries(Object.entries(config.destinations).map(([name, d]) => [name, destinationType(d)]));
-    expect(types).toEqual({ default: 'slack', teams: 'teams', pp: 'teams', chat: 'googlechat', person: 'googlechat', local: 'teams', other: 'slack' });
+    expect(types).toEqual({
+      default: 'slack',
+      teams: 'teams',
+      pp: 'teams',
+      chat: 'googlechat',
+      person: 'googlechat',
+      local: 'teams',
+      other: 'slack',
+    });
   });
 
   it('refuses retired Office 365 connector URLs, saying why, and mentions that do not fit the type', () => {
@@ -122,7 +144,14 @@ describe('a typo is an error naming its path, never a check switched off', () =>
     ['auth.header', { ...base, auth: { ...base.auth, header: [{ key: 'X-Token', value: 'v' }] } }, 'headers'],
     ['routes.0.when.objecttype', { ...base, routes: [{ when: { objecttype: ['anomaly_alert'] }, to: ['default'] }] }, 'objectType'],
     ['destinations.default.mentoin', { ...base, destinations: { default: { url, mentoin: '<!here>' } } }, 'mention'],
-    ['auth.sso.audiance', { auth: { method: 'sso', sso: { issuer: 'https://idp.example.com', clientId: 'c', scope: 's', audiance: 'api' } }, destinations: { default: { url } } }, 'audience'],
+    [
+      'auth.sso.audiance',
+      {
+        auth: { method: 'sso', sso: { issuer: 'https://idp.example.com', clientId: 'c', scope: 's', audiance: 'api' } },
+        destinations: { default: { url } },
+      },
+      'audience',
+    ],
     ['auth.basic.pasword', { ...base, auth: { method: 'basic', basic: { username: 'relay', password: 'x', pasword: 'y' } } }, 'password'],
   ])('%s', (path, config, hint) => {
     const problems = problemsOf(config);
@@ -139,7 +168,9 @@ describe('a typo is an error naming its path, never a check switched off', () =>
     // Written as JSON text: in an object literal __proto__ would set the prototype instead.
     const raw = `{"auth":{"method":"none"},"destinations":{"default":{"url":"${url}"},"__proto__":{"url":"${url}"}},"routes":[{"to":["__proto__"]}]}`;
     expect(problemsOf(JSON.parse(raw))).toContainEqual({ path: 'destinations.__proto__', problem: 'is not a usable destination name' });
-    expect(problemsOf({ ...base, routes: [{ to: ['constructor'] }], destinations: { default: { url }, constructor: { url } } })).toEqual([]);
+    expect(problemsOf({ ...base, routes: [{ to: ['constructor'] }], destinations: { default: { url }, constructor: { url } } })).toEqual(
+      [],
+    );
     expect(problemsOf({ ...base, routes: [{ to: ['toString'] }] }).map((p) => p.path)).toEqual(['routes.0.to.0']);
   });
 });
@@ -156,16 +187,23 @@ describe('problems in our words', () => {
   };
 
   it('a JSON syntax error says where, by line and column, and never quotes the text', () => {
-    const text = '{\n  "auth": { "method": "basic", "basic": { "username": "relay", "password": "hunter2-secret" } }\n  "destinations": {}\n}';
+    const text =
+      '{\n  "auth": { "method": "basic", "basic": { "username": "relay", "password": "hunter2-secret" } }\n  "destinations": {}\n}';
     const [problem, ...rest] = problemsOf(text);
     expect(rest).toEqual([]);
     expect(problem).toEqual({ path: 'line 3, column 3', problem: 'not valid JSON: expected "," or "}" after a property value' });
     expect(JSON.stringify(problemsOf('{"basic": "hunter2-secret" x}'))).not.toContain('hunter2');
-    expect(problemsOf('{"auth": {"method": "none"},}')[0]).toMatchObject({ path: 'line 1, column 29', problem: expect.stringContaining('no trailing comma') });
+    expect(problemsOf('{"auth": {"method": "none"},}')[0]).toMatchObject({
+      path: 'line 1, column 29',
+      problem: expect.stringContaining('no trailing comma'),
+    });
   });
 
   it('a route to an unknown destination names it, with the name it most likely meant', () => {
-    const config = { auth: { method: 'none' }, destinations: { default: { url: 'https://hooks.slack.com/services/T/B/x' }, ops: { url: 'https://hooks.slack.com/services/T/B/y' } } };
+    const config = {
+      auth: { method: 'none' },
+      destinations: { default: { url: 'https://hooks.slack.com/services/T/B/x' }, ops: { url: 'https://hooks.slack.com/services/T/B/y' } },
+    };
     const problems = problemsOf(JSON.stringify({ ...config, routes: [{ to: ['opps', 'finance'] }] }));
     expect(problems).toEqual([
       { path: 'routes.0.to.0', problem: 'names "opps", which is not a destination; did you mean "ops"?' },
@@ -176,10 +214,22 @@ describe('problems in our words', () => {
   it('a URL whose host contradicts the given type is refused, naming both', () => {
     const url = 'https://chat.googleapis.com/v1/spaces/AAA/messages?key=k&token=t';
     const problems = problemsOf(JSON.stringify({ auth: { method: 'none' }, destinations: { default: { type: 'slack', url } } }));
-    expect(problems).toEqual([{ path: 'destinations.default.type', problem: 'is "slack", but the URL is a Google Chat webhook: use "type": "googlechat" or leave type out' }]);
+    expect(problems).toEqual([
+      {
+        path: 'destinations.default.type',
+        problem: 'is "slack", but the URL is a Google Chat webhook: use "type": "googlechat" or leave type out',
+      },
+    ]);
     expect(JSON.stringify(problems)).not.toContain('token=t');
     // A host that names no service (a proxy, a console destination) may be any type.
-    expect(() => parseRelayConfig(JSON.stringify({ auth: { method: 'none' }, destinations: { default: { type: 'googlechat', url: 'http://127.0.0.1:3000/console/googlechat' } } }))).not.toThrow();
+    expect(() =>
+      parseRelayConfig(
+        JSON.stringify({
+          auth: { method: 'none' },
+          destinations: { default: { type: 'googlechat', url: 'http://127.0.0.1:3000/console/googlechat' } },
+        }),
+      ),
+    ).not.toThrow();
   });
 
   it("says what is expected, never in the validation library's words and never with the value", () => {
@@ -192,7 +242,9 @@ describe('problems in our words', () => {
       { path: 'auth', problem: 'is required' },
       { path: 'destinations', problem: 'is required' },
     ]);
-    const text = JSON.stringify(problemsOf(JSON.stringify({ auth: { method: 'none', headers: [{ key: 'X-Token', value: '' }] }, destinations: [] })));
+    const text = JSON.stringify(
+      problemsOf(JSON.stringify({ auth: { method: 'none', headers: [{ key: 'X-Token', value: '' }] }, destinations: [] })),
+    );
     expect(text).not.toMatch(/Invalid input|expected|received|Too small|Too big/);
   });
 });

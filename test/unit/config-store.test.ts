@@ -5,7 +5,10 @@ import { configSourceFor, createRelayConfigStore } from '../../lib/config/store.
 import { capturedLogger, manualClock } from '../helpers/fake-delivery-ports.js';
 
 const valid = (password: string) =>
-  JSON.stringify({ auth: { method: 'basic', basic: { username: 'relay', password } }, destinations: { default: { url: 'https://hooks.slack.com/services/T/B/x' } } });
+  JSON.stringify({
+    auth: { method: 'basic', basic: { username: 'relay', password } },
+    destinations: { default: { url: 'https://hooks.slack.com/services/T/B/x' } },
+  });
 
 function setup(documents: Array<ConfigDocument | Error>) {
   const clock = manualClock();
@@ -69,7 +72,9 @@ describe('the relay configuration store', () => {
   });
 
   it('names the invalid paths in the log, never the values, and rejects', async () => {
-    const { store, log } = setup([{ current: JSON.stringify({ auth: { method: 'basic', basic: { username: 'u:x', password: 'hunter2' } }, destinations: {} }) }]);
+    const { store, log } = setup([
+      { current: JSON.stringify({ auth: { method: 'basic', basic: { username: 'u:x', password: 'hunter2' } }, destinations: {} }) },
+    ]);
     await expect(store.current()).rejects.toThrow(/auth\.basic\.username/);
     const record = log.records().find((r) => r['message'] === 'relay configuration is invalid');
     expect(record?.['problems']).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'destinations.default' })]));
@@ -79,7 +84,9 @@ describe('the relay configuration store', () => {
   it('logs the reason when the store is unreachable', async () => {
     const { store, log } = setup([new ConfigUnavailableError('Cannot read', 'ResourceNotFoundException')]);
     await expect(store.current()).rejects.toThrow();
-    expect(log.records()).toContainEqual(expect.objectContaining({ message: 'relay configuration is unavailable', reason: 'ResourceNotFoundException' }));
+    expect(log.records()).toContainEqual(
+      expect.objectContaining({ message: 'relay configuration is unavailable', reason: 'ResourceNotFoundException' }),
+    );
   });
 
   it('keeps the last good copy through a failed refresh', async () => {
@@ -108,7 +115,9 @@ describe('the relay configuration store', () => {
   });
 
   it('a missing RELAY_CONFIG_SECRET_ID is a named error', async () => {
-    await expect(configSourceFor(undefined, capturedLogger().logger, false)()).rejects.toMatchObject({ reason: 'RELAY_CONFIG_SECRET_ID_not_set' });
+    await expect(configSourceFor(undefined, capturedLogger().logger, false)()).rejects.toMatchObject({
+      reason: 'RELAY_CONFIG_SECRET_ID_not_set',
+    });
   });
 });
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildApiKey } from '../../lib/api-key/procedure.js';
 import { SelectionError } from '../../lib/api-key/select.js';
-import { createCostApiClient, type CostApiClientOptions } from '../../lib/cost-api/client.js';
+import { type CostApiClientOptions, createCostApiClient } from '../../lib/cost-api/client.js';
 import { CostApiError } from '../../lib/cost-api/errors.js';
 import { createLogger } from '../../lib/log/logger.js';
-import { startFakePlatform, type Envelope, type FakePlatform } from '../helpers/cost-platform.js';
+import { type Envelope, type FakePlatform, startFakePlatform } from '../helpers/cost-platform.js';
 
 const ACCOUNTS_PATH = '/api/v2/user-management/accounts/data-access/payer-accounts';
 const COST_CENTERS_PATH = '/api/v2/user-management/cost-centers/management/list';

@@ -1,19 +1,29 @@
 import { describe, expect, it } from 'vitest';
+import type { PostOutcome } from '../../lib/chat/service.js';
 import { canonicalJson, deliveryRecordId } from '../../lib/dedup/fingerprint.js';
+import { CLAIM_MARGIN_SECONDS } from '../../lib/dedup/ledger.js';
 import { deliverOnce, retryLedger } from '../../lib/dedup/once.js';
 import { createDelivery } from '../../lib/delivery/deliver.js';
-import type { PostOutcome } from '../../lib/chat/service.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
 import { answerFor } from '../../lib/relay/answer.js';
-import { capturedLogger, fakeChatService, manualClock, memoryDeadLetters, memoryRetryQueue, chatServices } from '../helpers/fake-delivery-ports.js';
-import { memoryLedger } from '../helpers/memory-ledger.js';
-import { CLAIM_MARGIN_SECONDS } from '../../lib/dedup/ledger.js';
-import { memoryMetrics } from '../helpers/memory-metrics.js';
 import { budgetOf } from '../helpers/budget.js';
+import {
+  capturedLogger,
+  chatServices,
+  fakeChatService,
+  manualClock,
+  memoryDeadLetters,
+  memoryRetryQueue,
+} from '../helpers/fake-delivery-ports.js';
+import { memoryLedger } from '../helpers/memory-ledger.js';
+import { memoryMetrics } from '../helpers/memory-metrics.js';
 import { settledWithin } from '../helpers/timer-clock.js';
 
 const alert = (timestamp = '2026-11-22T10:00:00Z') =>
-  webhookMessageSchema.parse({ metadata: { object_type: 'anomaly_alert', timestamp }, payload: { title: 'EC2 up', account_id: '1', message: 'secret text' } });
+  webhookMessageSchema.parse({
+    metadata: { object_type: 'anomaly_alert', timestamp },
+    payload: { title: 'EC2 up', account_id: '1', message: 'secret text' },
+  });
 const ops = { name: 'ops', destination: { url: 'https://hooks.slack.com/services/T0/B0/ops-secret' } };
 const finops = { name: 'finops', destination: { url: 'https://hooks.slack.com/services/T0/B1/finops-secret' } };
 const plenty = budgetOf(10_000);
@@ -40,7 +50,9 @@ function setup(script: PostOutcome[] = [], queue = true) {
 describe('what counts as the same delivery', () => {
   it('the same content whatever the key order or request id; another timestamp or destination is another delivery', () => {
     const a = webhookMessageSchema.parse({ metadata: { object_type: 'x', timestamp: 't' }, payload: { title: 'T', account_id: '1' } });
-    const b = webhookMessageSchema.parse(JSON.parse('{"payload":{"account_id":"1","title":"T"},"metadata":{"timestamp":"t","object_type":"x"}}'));
+    const b = webhookMessageSchema.parse(
+      JSON.parse('{"payload":{"account_id":"1","title":"T"},"metadata":{"timestamp":"t","object_type":"x"}}'),
+    );
     expect(deliveryRecordId(a, 'ops')).toBe(deliveryRecordId(b, 'ops'));
     expect(deliveryRecordId(a, 'ops')).not.toBe(deliveryRecordId(a, 'finops'));
     expect(deliveryRecordId(alert('2026-11-22T10:00:00Z'), 'ops')).not.toBe(deliveryRecordId(alert('2026-11-22T11:00:00Z'), 'ops'));
@@ -67,7 +79,13 @@ describe('the first attempt, at most once per destination', () => {
   });
 
   it('a destination that failed without being stored (503) or that refused is tried again on a re-send', async () => {
-    const { first, slack } = setup([{ kind: 'retryable', reason: 'timeout' }, { kind: 'refused', reason: 'channel_not_found' }], false);
+    const { first, slack } = setup(
+      [
+        { kind: 'retryable', reason: 'timeout' },
+        { kind: 'refused', reason: 'channel_not_found' },
+      ],
+      false,
+    );
     expect((await first({ deliveryId: 'req-1', target: ops, message: alert() }, plenty)).kind).toBe('unheld');
     expect((await first({ deliveryId: 'req-2', target: ops, message: alert() }, plenty)).kind).toBe('refused');
     expect((await first({ deliveryId: 'req-3', target: ops, message: alert() }, plenty)).kind).toBe('delivered');
@@ -76,7 +94,9 @@ describe('the first attempt, at most once per destination', () => {
 
   it('identical deliveries arriving together post once per destination', async () => {
     const { first, slack } = setup();
-    const results = await Promise.all(Array.from({ length: 5 }, (_, i) => first({ deliveryId: `req-${i}`, target: ops, message: alert() }, plenty)));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => first({ deliveryId: `req-${i}`, target: ops, message: alert() }, plenty)),
+    );
     expect(slack.posts).toHaveLength(1);
     expect(results.filter((r) => r.kind === 'delivered')).toHaveLength(1);
     expect(results.filter((r) => r.kind === 'in_progress' || r.kind === 'duplicate')).toHaveLength(4);
@@ -106,7 +126,9 @@ describe('the first attempt, at most once per destination', () => {
     expect(await first({ deliveryId: 'req-1', target: ops, message: alert() }, plenty)).toEqual({ kind: 'delivered' });
     expect(slack.posts).toHaveLength(1);
     expect(metrics.count('DedupUnavailable')).toBe(1);
-    expect(log.records()).toContainEqual(expect.objectContaining({ level: 'warn', reason: 'dedup_unavailable', error: 'ResourceNotFoundException' }));
+    expect(log.records()).toContainEqual(
+      expect.objectContaining({ level: 'warn', reason: 'dedup_unavailable', error: 'ResourceNotFoundException' }),
+    );
 
     const hung = setup();
     const signals: AbortSignal[] = [];
@@ -116,11 +138,15 @@ describe('the first attempt, at most once per destination', () => {
     };
     Object.assign(hung.ledger, { claim: never, record: never, release: never });
     // The claim is given up after 1 s; without a claim there is nothing to record.
-    expect(await settledWithin(1_000, () => hung.first({ deliveryId: 'req-1', target: ops, message: alert() }, budgetOf(2_500)))).toEqual({ kind: 'delivered' });
+    expect(await settledWithin(1_000, () => hung.first({ deliveryId: 'req-1', target: ops, message: alert() }, budgetOf(2_500)))).toEqual({
+      kind: 'delivered',
+    });
     expect(hung.slack.posts).toHaveLength(1);
     expect(signals).toHaveLength(1);
     expect(signals[0]?.aborted).toBe(true);
-    expect(hung.log.records()).toContainEqual(expect.objectContaining({ level: 'warn', reason: 'dedup_unavailable', error: 'dedup_table_deadline' }));
+    expect(hung.log.records()).toContainEqual(
+      expect.objectContaining({ level: 'warn', reason: 'dedup_unavailable', error: 'dedup_table_deadline' }),
+    );
   });
 });
 
@@ -171,7 +197,10 @@ describe('delivery-retry tells the ledger', () => {
     expect(ledger.entries.has(other)).toBe(false);
     ledger.fail = new Error('down');
     const metrics = memoryMetrics();
-    await retryLedger({ ledger, logger: capturedLogger().logger, metrics }).settle({ message: alert(), destination: 'ops', outcome: 'delivered' }, plenty);
+    await retryLedger({ ledger, logger: capturedLogger().logger, metrics }).settle(
+      { message: alert(), destination: 'ops', outcome: 'delivered' },
+      plenty,
+    );
     expect(metrics.count('DedupUnavailable')).toBe(1);
   });
 });

@@ -1,21 +1,36 @@
 import { describe, expect, it } from 'vitest';
-import { webhookMessageSchema } from '../../lib/message/schema.js';
 import { newJob, parseDeliveryJob } from '../../lib/delivery/job.js';
+import { webhookMessageSchema } from '../../lib/message/schema.js';
 
-const message = webhookMessageSchema.parse({ metadata: { object_type: 'anomaly_alert' }, payload: { title: 'EC2 spend up', account_id: '123' } });
+const message = webhookMessageSchema.parse({
+  metadata: { object_type: 'anomaly_alert' },
+  payload: { title: 'EC2 spend up', account_id: '123' },
+});
 const job = newJob('req-1', 'finops', message, 'http_500', Date.parse('2026-11-22T00:00:00Z'));
 
 describe('jobs on the retry queue', () => {
   it('round-trips a job the relay wrote', () => {
-    expect(job).toMatchObject({ version: 2, attempt: 1, destination: 'finops', lastReason: 'http_500', firstAttemptAt: '2026-11-22T00:00:00.000Z' });
+    expect(job).toMatchObject({
+      version: 2,
+      attempt: 1,
+      destination: 'finops',
+      lastReason: 'http_500',
+      firstAttemptAt: '2026-11-22T00:00:00.000Z',
+    });
     expect(parseDeliveryJob(JSON.stringify(job))).toEqual(job);
   });
 
   it.each([
     ['not JSON', '{'],
     ['not an object', '"job"'],
-    ['an old version-1 job with a formatted payload', JSON.stringify({ ...job, version: 1, message: undefined, payload: { text: 'x', blocks: [] } })],
-    ['extra fields a sender added for Slack', JSON.stringify({ ...job, username: 'CEO', icon_url: 'https://evil.example/x.png', channel: '#general', link_names: 1 })],
+    [
+      'an old version-1 job with a formatted payload',
+      JSON.stringify({ ...job, version: 1, message: undefined, payload: { text: 'x', blocks: [] } }),
+    ],
+    [
+      'extra fields a sender added for Slack',
+      JSON.stringify({ ...job, username: 'CEO', icon_url: 'https://evil.example/x.png', channel: '#general', link_names: 1 }),
+    ],
     ['no destination', JSON.stringify({ ...job, destination: '' })],
     ['a negative attempt', JSON.stringify({ ...job, attempt: -1 })],
     ['a message that is not a webhook message', JSON.stringify({ ...job, message: { payload: {} } })],

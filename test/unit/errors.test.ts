@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigUnavailableError } from '../../lib/config/errors.js';
 import { fileConfigSource } from '../../lib/config/source.js';
-import { isTimeout, TimeoutError } from '../../lib/transport/node-request.js';
 import { errorReason, ReasonedError } from '../../lib/shared/errors.js';
+import { isTimeout, TimeoutError } from '../../lib/transport/node-request.js';
 
 describe('our errors', () => {
   it('keep the error they wrap as their cause, and are told apart by class', async () => {

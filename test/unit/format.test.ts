@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { escapeMrkdwnAndTruncate, escapeMrkdwn, truncate } from '../../lib/format/text.js';
-import { formatSlackMessage, SLACK_LIMITS } from '../../lib/slack/format.js';
-import { parseTimestamp } from '../../lib/format/time.js';
-import { webhookMessageSchema } from '../../lib/message/schema.js';
-import { senderMarkup } from '../helpers/chat-limits.js';
-import { liveSpecialForms, slackLimitViolations, slackSenderTexts } from '../helpers/slack-limits.js';
 import anomaly from '../../events/anomaly-alert.json' with { type: 'json' };
 import hostile from '../../events/bad/hostile-text.json' with { type: 'json' };
+import { escapeMrkdwn, escapeMrkdwnAndTruncate, truncate } from '../../lib/format/text.js';
+import { parseTimestamp } from '../../lib/format/time.js';
+import { webhookMessageSchema } from '../../lib/message/schema.js';
+import { formatSlackMessage, SLACK_LIMITS } from '../../lib/slack/format.js';
+import { senderMarkup } from '../helpers/chat-limits.js';
+import { liveSpecialForms, slackLimitViolations, slackSenderTexts } from '../helpers/slack-limits.js';
 
 const parse = (value: unknown) => webhookMessageSchema.parse(value);
 
@@ -105,7 +105,13 @@ describe('Slack must not auto-link sender text', () => {
     const message = formatSlackMessage(
       {
         metadata: { object_type: 'anomaly_alert', timestamp: 'soon', destination_url: undefined },
-        payload: { title: 'see https://evil.example', message: 'ping @channel in #general www.evil.example', cloud_provider_type: 'aws', account_id: '1', account_name: '@here' },
+        payload: {
+          title: 'see https://evil.example',
+          message: 'ping @channel in #general www.evil.example',
+          cloud_provider_type: 'aws',
+          account_id: '1',
+          account_name: '@here',
+        },
       },
       '<!here>',
     );

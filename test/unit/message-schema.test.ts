@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import report from '../../events/recommendation-report.json' with { type: 'json' };
 import { describeIssues } from '../../lib/config/schema.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
-import report from '../../events/recommendation-report.json' with { type: 'json' };
 
 const paths = (value: unknown) => {
   const result = webhookMessageSchema.safeParse(value);

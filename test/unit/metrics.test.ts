@@ -1,15 +1,32 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { budgetOf } from '../helpers/budget.js';
 import { createDelivery } from '../../lib/delivery/deliver.js';
-import { webhookMessageSchema } from '../../lib/message/schema.js';
 import { createLogger } from '../../lib/log/logger.js';
+import { webhookMessageSchema } from '../../lib/message/schema.js';
 import { emfMetrics, metricsFromEnvironment } from '../../lib/metrics/emf.js';
-import { answerLatencyMetric, answerMetric, deliveryMetric, METRICS_NAMESPACE, parkedMetric, rotationMetric } from '../../lib/metrics/metrics.js';
-import { capturedLogger, fakeChatService, manualClock, memoryDeadLetters, memoryRetryQueue, chatServices } from '../helpers/fake-delivery-ports.js';
+import {
+  answerLatencyMetric,
+  answerMetric,
+  deliveryMetric,
+  METRICS_NAMESPACE,
+  parkedMetric,
+  rotationMetric,
+} from '../../lib/metrics/metrics.js';
+import { budgetOf } from '../helpers/budget.js';
+import {
+  capturedLogger,
+  chatServices,
+  fakeChatService,
+  manualClock,
+  memoryDeadLetters,
+  memoryRetryQueue,
+} from '../helpers/fake-delivery-ports.js';
 import { emfRecords, memoryMetrics } from '../helpers/memory-metrics.js';
 
 const URL = 'https://hooks.slack.com/services/T0/B0/metric-secret';
-const message = webhookMessageSchema.parse({ metadata: { object_type: 'anomaly_alert' }, payload: { title: 'Spend up', message: 'private text' } });
+const message = webhookMessageSchema.parse({
+  metadata: { object_type: 'anomaly_alert' },
+  payload: { title: 'Spend up', message: 'private text' },
+});
 const target = { name: 'finops', destination: { url: URL } };
 
 /** What the EMF writer writes to stdout while `run` runs (lines go out in a microtask, so wait for it). */
@@ -69,7 +86,12 @@ describe('metrics in Embedded Metric Format', () => {
     expect(second).toMatchObject({ _aws: { Timestamp: 2_000 }, outcome: 'queued', destinationType: 'teams', Deliveries: 1 });
     expect(second?._aws.CloudWatchMetrics).toEqual(first?._aws.CloudWatchMetrics);
     expect(latency).toEqual({
-      _aws: { Timestamp: 2_000, CloudWatchMetrics: [{ Namespace: METRICS_NAMESPACE, Dimensions: [['service']], Metrics: [{ Name: 'AnswerLatency', Unit: 'Milliseconds' }] }] },
+      _aws: {
+        Timestamp: 2_000,
+        CloudWatchMetrics: [
+          { Namespace: METRICS_NAMESPACE, Dimensions: [['service']], Metrics: [{ Name: 'AnswerLatency', Unit: 'Milliseconds' }] },
+        ],
+      },
       service: 'webhook-relay',
       AnswerLatency: 12.5,
     });
@@ -88,8 +110,16 @@ describe('metrics in Embedded Metric Format', () => {
     expect(emfRecords(lines).map((record) => record?._aws.CloudWatchMetrics[0]?.Dimensions)).toEqual([
       [['service'], ['service', 'reason', 'step']],
       [['service', 'reason', 'step']],
-      [['service', 'reason'], ['service', 'step'], ['service', 'reason', 'step']],
-      [['service', 'step'], ['service', 'reason'], ['service', 'reason', 'step']],
+      [
+        ['service', 'reason'],
+        ['service', 'step'],
+        ['service', 'reason', 'step'],
+      ],
+      [
+        ['service', 'step'],
+        ['service', 'reason'],
+        ['service', 'reason', 'step'],
+      ],
     ]);
   });
 });
@@ -122,7 +152,12 @@ describe('stdout lines', () => {
       })();
       const seenAtAnswer = await invocation.then(() => writes.length);
       expect(seenAtAnswer).toBe(1);
-      expect(writes[0]?.split('\n').filter(Boolean).map((line) => JSON.parse(line).message ?? JSON.parse(line).reason)).toEqual(['delivery', 'a', 'b']);
+      expect(
+        writes[0]
+          ?.split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line).message ?? JSON.parse(line).reason),
+      ).toEqual(['delivery', 'a', 'b']);
     } finally {
       spy.mockRestore();
     }

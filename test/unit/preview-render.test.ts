@@ -13,7 +13,9 @@ describe('the preview page renderer', () => {
   });
 
   it('shows Slack mrkdwn as Slack would: entities undone, emphasis, mentions, dates, and no markup from text', () => {
-    const shown = slackMrkdwn('<!here> *Account*\n&lt;b&gt;x&lt;/b&gt; &amp; <!date^1795271525^{date_short_pretty}|2026-11-21> :rotating_light:').value;
+    const shown = slackMrkdwn(
+      '<!here> *Account*\n&lt;b&gt;x&lt;/b&gt; &amp; <!date^1795271525^{date_short_pretty}|2026-11-21> :rotating_light:',
+    ).value;
     expect(shown).toContain('<span class="mention">@here</span>');
     expect(shown).toContain('<strong>Account</strong>');
     expect(shown).toContain('&lt;b&gt;x&lt;/b&gt; &amp;');
@@ -24,13 +26,22 @@ describe('the preview page renderer', () => {
 
   it('keeps the HTML subset of Google Chat cards balanced and attribute-free', () => {
     expect(chatCardHtml('<b>bold <i>both</b> after &lt;img&gt;').value).toBe('<strong>bold <em>both</em></strong> after &lt;img&gt;');
-    expect(chatCardHtml('<a href="javascript:alert(1)">x</a><font color="red" onmouseover="y">z').value).toBe('<span class="link">x</span><span>z</span>');
+    expect(chatCardHtml('<a href="javascript:alert(1)">x</a><font color="red" onmouseover="y">z').value).toBe(
+      '<span class="link">x</span><span>z</span>',
+    );
     expect(chatCardHtml(HOSTILE).value).not.toMatch(/<(script|img)/);
   });
 
   it('draws any JSON a console path received without throwing, and never unescaped', () => {
     const log = new DeliveryLog();
-    for (const body of [null, 42, 'text', [], { blocks: 'x', cardsV2: [null, { card: { sections: [{ widgets: [{ unknownWidget: {} }] }] } }] }, { attachments: [{ contentType: 'application/vnd.microsoft.card.adaptive', content: { body: HOSTILE } }] }]) {
+    for (const body of [
+      null,
+      42,
+      'text',
+      [],
+      { blocks: 'x', cardsV2: [null, { card: { sections: [{ widgets: [{ unknownWidget: {} }] }] } }] },
+      { attachments: [{ contentType: 'application/vnd.microsoft.card.adaptive', content: { body: HOSTILE } }] },
+    ]) {
       log.record('slack', body);
       log.record('teams', body);
       log.record('googlechat', body);

@@ -18,7 +18,10 @@ describe('one answer for the whole fan-out', () => {
   });
 
   it('502 naming the refusing destinations and reasons, ahead of 202', () => {
-    const { response } = answerFor([r('a', { kind: 'queued', reason: 'http_500' }), r('b', { kind: 'refused', reason: 'channel_is_archived' })]);
+    const { response } = answerFor([
+      r('a', { kind: 'queued', reason: 'http_500' }),
+      r('b', { kind: 'refused', reason: 'channel_is_archived' }),
+    ]);
     expect(response.statusCode).toBe(502);
     expect(body(response)['destinations']).toEqual([{ name: 'b', reason: 'channel_is_archived' }]);
   });
@@ -59,7 +62,10 @@ describe('one answer for the whole fan-out', () => {
   });
 
   it("202 only when something holds the alert: one that another attempt is posting right now is 503 with its claim's wait", () => {
-    const { outcome, response } = answerFor([r('a', { kind: 'queued', reason: 'http_500' }), r('b', { kind: 'in_progress', retryAfterSeconds: 18 })]);
+    const { outcome, response } = answerFor([
+      r('a', { kind: 'queued', reason: 'http_500' }),
+      r('b', { kind: 'in_progress', retryAfterSeconds: 18 }),
+    ]);
     expect([outcome, response.statusCode, response.headers['retry-after']]).toEqual(['in_progress', 503, '18']);
     expect(body(response)).toMatchObject({ in_progress: ['b'], queued: ['a'] });
   });

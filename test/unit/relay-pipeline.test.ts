@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { createAuthenticator } from '../../lib/auth/authenticate.js';
 import { createRequestAuthenticator } from '../../lib/auth/request-authenticator.js';
+import type { PostOutcome } from '../../lib/chat/service.js';
 import { ConfigInvalidError } from '../../lib/config/errors.js';
 import type { RelayConfig } from '../../lib/config/schema.js';
-import type { PostOutcome } from '../../lib/chat/service.js';
 import { createDelivery } from '../../lib/delivery/deliver.js';
 import type { HttpRequest } from '../../lib/inbound/types.js';
 import { createRelay } from '../../lib/relay/relay.js';
-import { capturedLogger, fakeChatService, manualClock, memoryRetryQueue, chatServices } from '../helpers/fake-delivery-ports.js';
+import { budgetOf } from '../helpers/budget.js';
+import { capturedLogger, chatServices, fakeChatService, manualClock, memoryRetryQueue } from '../helpers/fake-delivery-ports.js';
 import { memoryConfigStore } from '../helpers/memory-config-store.js';
 import { memoryMetrics } from '../helpers/memory-metrics.js';
-import { budgetOf } from '../helpers/budget.js';
 import { settledWithin } from '../helpers/timer-clock.js';
 
 const PASSWORD = 'pipeline-secret-9f1';
@@ -23,7 +23,10 @@ const config: RelayConfig = {
   routes: [{ when: { cloudProvider: ['aws'] }, to: ['aws', 'default'] }],
 };
 const authorization = `Basic ${Buffer.from(`relay:${PASSWORD}`).toString('base64')}`;
-const alert = { metadata: { object_type: 'anomaly_alert' }, payload: { title: 'EC2 up 40%', cloud_provider_type: 'AWS', account_id: '123' } };
+const alert = {
+  metadata: { object_type: 'anomaly_alert' },
+  payload: { title: 'EC2 up 40%', cloud_provider_type: 'AWS', account_id: '123' },
+};
 
 function request(overrides: Partial<HttpRequest> = {}): HttpRequest {
   return {
@@ -46,7 +49,15 @@ function setup(script: PostOutcome[] = [], current: RelayConfig | Error = config
   const relay = createRelay({
     config: store,
     authenticate: createRequestAuthenticator({ check: createAuthenticator(), store, graceMs: 0, now: clock.now }),
-    first: createDelivery({ services: chatServices({ slack }), postTimeoutMs: 5_000, logger: log.logger, metrics, now: clock.now, sleep: clock.sleep, ...(queue ? { retryQueue } : {}) }).first,
+    first: createDelivery({
+      services: chatServices({ slack }),
+      postTimeoutMs: 5_000,
+      logger: log.logger,
+      metrics,
+      now: clock.now,
+      sleep: clock.sleep,
+      ...(queue ? { retryQueue } : {}),
+    }).first,
     logger: log.logger,
     metrics,
     now: clock.now,
@@ -65,7 +76,13 @@ describe('the relay pipeline, in process', () => {
     expect(bodyOf(response)['delivered']).toEqual(['aws', 'default']);
     expect(slack.posts.map((p) => p.url)).toEqual([config.destinations['aws']!.url, config.destinations['default']!.url]);
     const line = log.records().find((r) => r['message'] === 'delivery');
-    expect(line).toMatchObject({ outcome: 'delivered', status: 200, destinations: ['aws', 'default'], objectType: 'anomaly_alert', requestId: 'req-1' });
+    expect(line).toMatchObject({
+      outcome: 'delivered',
+      status: 200,
+      destinations: ['aws', 'default'],
+      objectType: 'anomaly_alert',
+      requestId: 'req-1',
+    });
     expect(log.lines.join('\n')).not.toMatch(/hook|EC2 up|pipeline-secret/);
   });
 
@@ -114,7 +131,9 @@ describe('the relay pipeline, in process', () => {
     const response = await send();
     expect(bodyOf(response)).toEqual({ status: 202, delivered: ['aws'], queued: ['default'] });
     expect(retryQueue.jobs).toHaveLength(1);
-    expect(log.records().find((r) => r['message'] === 'delivery')).toMatchObject({ failures: [{ destination: 'default', reason: 'http_500' }] });
+    expect(log.records().find((r) => r['message'] === 'delivery')).toMatchObject({
+      failures: [{ destination: 'default', reason: 'http_500' }],
+    });
   });
 
   it('an unexpected failure still gets a contract answer', async () => {
@@ -168,7 +187,13 @@ describe('what the relay waits for, and for how long', () => {
     const relay = createRelay({
       config: { ...store, current: () => (never.config ? new Promise(() => undefined) : realCurrent()) },
       authenticate: (headers, loaded, l) => (never.auth ? new Promise(() => undefined) : check(headers, loaded, l)),
-      first: createDelivery({ services: chatServices({ slack }), postTimeoutMs: 5_000, logger: log.logger, now: Date.now, sleep: async () => undefined }).first,
+      first: createDelivery({
+        services: chatServices({ slack }),
+        postTimeoutMs: 5_000,
+        logger: log.logger,
+        now: Date.now,
+        sleep: async () => undefined,
+      }).first,
       logger: log.logger,
     });
     // 600 ms left: each step may take what is left minus the 500 ms kept for answering.
@@ -177,8 +202,20 @@ describe('what the relay waits for, and for how long', () => {
   }
 
   it.each([
-    { what: 'a configuration read', never: { config: true }, error: 'configuration_unavailable', outcome: 'configuration_unavailable', reason: 'configuration_deadline' },
-    { what: 'an authentication (an identity provider that hangs)', never: { auth: true }, error: 'authentication_unavailable', outcome: 'auth_unavailable', reason: 'authentication_deadline' },
+    {
+      what: 'a configuration read',
+      never: { config: true },
+      error: 'configuration_unavailable',
+      outcome: 'configuration_unavailable',
+      reason: 'configuration_deadline',
+    },
+    {
+      what: 'an authentication (an identity provider that hangs)',
+      never: { auth: true },
+      error: 'authentication_unavailable',
+      outcome: 'auth_unavailable',
+      reason: 'authentication_deadline',
+    },
   ])('$what that never settles: 503 at its deadline, nothing posted', async ({ never, error, outcome, reason }) => {
     const { send, slack, log } = hanging(never);
     // 100 ms on the timer clock: the step's share of the 600 ms left.

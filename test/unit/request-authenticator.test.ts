@@ -8,7 +8,11 @@ import { memoryConfigStore } from '../helpers/memory-config-store.js';
 
 const HOUR = 3_600_000;
 const basic = (password: string): AuthConfig => ({ method: 'basic', basic: { username: 'relay', password }, headers: [] });
-const configWith = (auth: AuthConfig): RelayConfig => ({ auth, destinations: { default: { url: 'https://hooks.slack.com/services/x' } }, routes: [] });
+const configWith = (auth: AuthConfig): RelayConfig => ({
+  auth,
+  destinations: { default: { url: 'https://hooks.slack.com/services/x' } },
+  routes: [],
+});
 const header = (password: string) => ({ authorization: `Basic ${Buffer.from(`relay:${password}`).toString('base64')}` });
 
 function setup(current: LoadedConfig, previous?: RelayConfig, graceMs = HOUR) {
@@ -44,7 +48,13 @@ describe('authentication of one request, end to end', () => {
       graceMs: HOUR,
       now: manualClock().now,
     });
-    const ssoConfig: LoadedConfig = { config: configWith({ method: 'sso', sso: { issuer: 'https://idp.example.com', clientId: 'c', scope: 's' }, headers: [] } as AuthConfig) };
+    const ssoConfig: LoadedConfig = {
+      config: configWith({
+        method: 'sso',
+        sso: { issuer: 'https://idp.example.com', clientId: 'c', scope: 's' },
+        headers: [],
+      } as AuthConfig),
+    };
     const deciding = sso({ authorization: 'Bearer x' }, ssoConfig, log.logger);
     expect(deciding).toBeInstanceOf(Promise);
     expect((await deciding).outcome).toEqual({ kind: 'accepted', via: 'sso' });
@@ -52,7 +62,10 @@ describe('authentication of one request, end to end', () => {
   });
 
   it('accepts the previous password during the grace, with a warning that never holds it', async () => {
-    const { run, clock, log } = setup({ config: configWith(basic('new-pass')), currentSince: new Date(manualClock().now()) }, configWith(basic('old-pass')));
+    const { run, clock, log } = setup(
+      { config: configWith(basic('new-pass')), currentSince: new Date(manualClock().now()) },
+      configWith(basic('old-pass')),
+    );
     expect(await run(header('old-pass'))).toEqual({ kind: 'accepted', via: 'basic', previousCredentials: true });
     expect(log.records()).toContainEqual(expect.objectContaining({ level: 'warn', via: 'basic', graceEndsAt: expect.any(String) }));
     clock.advance(HOUR);

@@ -60,7 +60,14 @@ describe('a body that is not JSON', () => {
     const answer = parseJsonBody('{"payload": {"title": "secret-title" "x"}}');
     expect(answer.ok).toBe(false);
     const body = JSON.parse((answer as { response: { body: string } }).response.body);
-    expect(body).toEqual({ status: 400, error: 'invalid_json', message: 'The body is not valid JSON.', line: 1, column: 38, problem: 'expected "," or "}" after a property value' });
+    expect(body).toEqual({
+      status: 400,
+      error: 'invalid_json',
+      message: 'The body is not valid JSON.',
+      line: 1,
+      column: 38,
+      problem: 'expected "," or "}" after a property value',
+    });
     expect(JSON.stringify(body)).not.toContain('secret-title');
   });
 });

@@ -1,25 +1,28 @@
-import { budgetOf } from '../helpers/budget.js';
-import { settledWithin } from '../helpers/timer-clock.js';
 import { describe, expect, it } from 'vitest';
-import { webhookMessageSchema } from '../../lib/message/schema.js';
-import { ConfigUnavailableError } from '../../lib/config/errors.js';
 import type { PostOutcome } from '../../lib/chat/service.js';
+import { ConfigUnavailableError } from '../../lib/config/errors.js';
 import { createDelivery, QUEUE_CALL_BUDGET_MS } from '../../lib/delivery/deliver.js';
 import { newJob } from '../../lib/delivery/job.js';
-import { ANSWER_RESERVE_MS } from '../../lib/shared/deadline.js';
 import { googleChatService } from '../../lib/googlechat/service.js';
-import { createPacer } from '../../lib/retry/pacer.js';
-import { teamsService } from '../../lib/teams/service.js';
+import { webhookMessageSchema } from '../../lib/message/schema.js';
 import type { QueueMessageOps } from '../../lib/queue/sqs.js';
+import { createPacer } from '../../lib/retry/pacer.js';
 import { processBatch, type QueueRecord } from '../../lib/retry/process-batch.js';
-import { capturedLogger, fakeChatService, manualClock, memoryDeadLetters, chatServices } from '../helpers/fake-delivery-ports.js';
+import { ANSWER_RESERVE_MS } from '../../lib/shared/deadline.js';
+import { teamsService } from '../../lib/teams/service.js';
+import { budgetOf } from '../helpers/budget.js';
+import { capturedLogger, chatServices, fakeChatService, manualClock, memoryDeadLetters } from '../helpers/fake-delivery-ports.js';
 import { memoryConfigStore } from '../helpers/memory-config-store.js';
 import { memoryMetrics } from '../helpers/memory-metrics.js';
+import { settledWithin } from '../helpers/timer-clock.js';
 
 const message = (title: string) => webhookMessageSchema.parse({ metadata: { object_type: 'anomaly_alert' }, payload: { title } });
 const config = {
   auth: { method: 'none' as const, headers: [] },
-  destinations: { default: { url: 'https://hooks.slack.com/services/T0/B0/aaa' }, ops: { url: 'https://hooks.slack.com/services/T0/B1/bbb' } },
+  destinations: {
+    default: { url: 'https://hooks.slack.com/services/T0/B0/aaa' },
+    ops: { url: 'https://hooks.slack.com/services/T0/B1/bbb' },
+  },
   routes: [],
 };
 
@@ -47,7 +50,15 @@ function setup(script: PostOutcome[] = [], options: { remainingMs?: number; conf
   const started = clock.now();
   const deps = {
     config: store,
-    delivery: createDelivery({ services: chatServices({ slack }), postTimeoutMs: 5_000, deadLetters, logger: log.logger, metrics, now: clock.now, sleep: clock.sleep }),
+    delivery: createDelivery({
+      services: chatServices({ slack }),
+      postTimeoutMs: 5_000,
+      deadLetters,
+      logger: log.logger,
+      metrics,
+      now: clock.now,
+      sleep: clock.sleep,
+    }),
     messages: {
       changeVisibility: async (receiptHandle: string, seconds: number): Promise<void> => {
         visibility.push({ receiptHandle, seconds });
@@ -89,8 +100,18 @@ describe('delivery-retry, one batch', () => {
         },
       },
     });
-    const delivery = createDelivery({ services: chatServices({ teams, googlechat: chat }), postTimeoutMs: 5_000, logger: deps.logger, now: clock.now, sleep: clock.sleep });
-    await processBatch([record(job('a', 'teams')), record(job('b', 'teams')), record(job('c', 'chatOne')), record(job('d', 'chatTwo'))], { ...deps, config: store, delivery });
+    const delivery = createDelivery({
+      services: chatServices({ teams, googlechat: chat }),
+      postTimeoutMs: 5_000,
+      logger: deps.logger,
+      now: clock.now,
+      sleep: clock.sleep,
+    });
+    await processBatch([record(job('a', 'teams')), record(job('b', 'teams')), record(job('c', 'chatOne')), record(job('d', 'chatTwo'))], {
+      ...deps,
+      config: store,
+      delivery,
+    });
     // Two webhooks in one space share Google's per-space limit.
     expect(clock.slept).toEqual([260, 1_100]);
     expect(teams.posts).toHaveLength(2);
@@ -98,7 +119,11 @@ describe('delivery-retry, one batch', () => {
   });
 
   it('paces posts to one webhook by the service interval, and holds it for a Retry-After', async () => {
-    const { deps, slack, clock } = setup([{ kind: 'delivered' }, { kind: 'retryable', reason: 'rate_limited', retryAfterMs: 4_000 }, { kind: 'delivered' }]);
+    const { deps, slack, clock } = setup([
+      { kind: 'delivered' },
+      { kind: 'retryable', reason: 'rate_limited', retryAfterMs: 4_000 },
+      { kind: 'delivered' },
+    ]);
     await processBatch([record(job('a')), record(job('b'))], deps);
     expect(clock.slept).toEqual([1_100]);
     await processBatch([record(job('c'))], deps);
@@ -195,7 +220,9 @@ describe('delivery-retry, against a queue that hangs', () => {
     };
     const records = [record(job('slow')), record(job('next', 'ops'))];
     // The deadline runs on the timer clock: at most QUEUE_CALL_BUDGET_MS for the hung call.
-    expect(await settledWithin(QUEUE_CALL_BUDGET_MS, () => processBatch(records, deps))).toEqual({ batchItemFailures: [{ itemIdentifier: records[0]!.messageId }] });
+    expect(await settledWithin(QUEUE_CALL_BUDGET_MS, () => processBatch(records, deps))).toEqual({
+      batchItemFailures: [{ itemIdentifier: records[0]!.messageId }],
+    });
     expect(visibilitySignal?.aborted).toBe(true);
     expect(slack.posts.map((p) => p.payload.title)).toEqual(['slow', 'next']);
     expect(log.lines.join('\n')).toContain('queue visibility timeout applies');
@@ -218,7 +245,11 @@ describe('delivery-retry, a job that fails the same way every time', () => {
   });
 
   it('counts every attempt and what came of it, by destination type; a parked alert by its reason', async () => {
-    const { deps, metrics } = setup([{ kind: 'delivered' }, { kind: 'retryable', reason: 'http_502' }, { kind: 'refused', reason: 'channel_not_found' }]);
+    const { deps, metrics } = setup([
+      { kind: 'delivered' },
+      { kind: 'retryable', reason: 'http_502' },
+      { kind: 'refused', reason: 'channel_not_found' },
+    ]);
     await processBatch([record(job('a')), record(job('b')), record(job('c'))], deps);
     expect(metrics.count('RetryAttempts', { destinationType: 'slack' })).toBe(3);
     expect(metrics.count('Deliveries', { outcome: 'delivered', destinationType: 'slack' })).toBe(1);

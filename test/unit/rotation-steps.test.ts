@@ -3,8 +3,8 @@ import type { CostApiClient } from '../../lib/cost-api/client.js';
 import { CostApiError } from '../../lib/cost-api/errors.js';
 import { apiKeyRotator } from '../../lib/rotation/api-key-rotator.js';
 import { createRotationSteps } from '../../lib/rotation/steps.js';
-import { memoryMetrics } from '../helpers/memory-metrics.js';
 import { capturedLogger } from '../helpers/fake-delivery-ports.js';
+import { memoryMetrics } from '../helpers/memory-metrics.js';
 import { memoryRotationStore } from '../helpers/memory-rotation-store.js';
 
 const PASSWORD = 'platform-password-5d1';
@@ -19,12 +19,14 @@ function fakePlatform(options: { refuseLogin?: boolean; down?: boolean; refuseTe
     async generateToken(credentials) {
       calls.push('token');
       if (options.down) throw new CostApiError('token generation failed: HTTP 503', 'platform_unavailable', 'token_generate', 503);
-      if (options.refuseLogin || credentials.password !== PASSWORD) throw new CostApiError('refused', 'login_failed', 'token_generate', 401);
+      if (options.refuseLogin || credentials.password !== PASSWORD)
+        throw new CostApiError('refused', 'login_failed', 'token_generate', 401);
       return { authorization: TOKEN, apikey: `${USER_KEY}:-1:null`, userKey: USER_KEY };
     },
     async listPayerAccounts(auth) {
       calls.push(`accounts ${auth.apikey}`);
-      if (options.refuseTest && auth.apikey !== `${USER_KEY}:-1:null`) throw new CostApiError('refused', 'unauthorized', 'payer_accounts', 401);
+      if (options.refuseTest && auth.apikey !== `${USER_KEY}:-1:null`)
+        throw new CostApiError('refused', 'unauthorized', 'payer_accounts', 401);
       return [
         { accountKey: '12345', accountId: '111111111111', accountName: 'Production payer', cloudTypeId: 0 },
         { accountKey: '67890', accountId: '222222222222', accountName: 'Sandbox', cloudTypeId: 0 },
@@ -38,7 +40,11 @@ function fakePlatform(options: { refuseLogin?: boolean; down?: boolean; refuseTe
   return { client, calls };
 }
 
-function setup(selection: Record<string, unknown> = { account: 'Production payer' }, platform = fakePlatform(), credentials: unknown = { username: 'ops@example.com', password: PASSWORD }) {
+function setup(
+  selection: Record<string, unknown> = { account: 'Production payer' },
+  platform = fakePlatform(),
+  credentials: unknown = { username: 'ops@example.com', password: PASSWORD },
+) {
   const store = memoryRotationStore(selection);
   const log = capturedLogger();
   const rotator = apiKeyRotator({
@@ -190,7 +196,10 @@ describe('API-key rotation, step by step', () => {
     s.store.readStage = async () => {
       throw new TypeError('secret-looking detail');
     };
-    await expect(s.step(s.event('createSecret'))).rejects.toMatchObject({ reason: 'unexpected_error', message: 'Unexpected TypeError during rotation.' });
+    await expect(s.step(s.event('createSecret'))).rejects.toMatchObject({
+      reason: 'unexpected_error',
+      message: 'Unexpected TypeError during rotation.',
+    });
     expect(s.log.lines.join('\n')).not.toContain('secret-looking detail');
   });
 

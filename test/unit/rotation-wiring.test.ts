@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createSecretsManagerClient } from '../../lib/aws/clients.js';
 import { createApiKeyRotationFromEnvironment } from '../../lib/rotation/from-environment.js';
 import { secretsManagerRotationStore } from '../../lib/rotation/secrets-manager.js';
+import { type FakeAws, startFakeAws } from '../helpers/fake-aws.js';
 import { capturedLogger } from '../helpers/fake-delivery-ports.js';
-import { startFakeAws, type FakeAws } from '../helpers/fake-aws.js';
 import { emfRecords, memoryMetrics } from '../helpers/memory-metrics.js';
 
 let aws: FakeAws;
@@ -30,7 +30,10 @@ describe('the rotation function wiring', () => {
 
   it('a base URL that is plain http to a remote host is refused', async () => {
     const metrics = memoryMetrics();
-    const rotate = createApiKeyRotationFromEnvironment({ COST_API_CREDENTIALS_SECRET_ID: 'c', COST_API_BASE_URL: 'http://api.example.com' }, { logger: capturedLogger().logger, metrics });
+    const rotate = createApiKeyRotationFromEnvironment(
+      { COST_API_CREDENTIALS_SECRET_ID: 'c', COST_API_BASE_URL: 'http://api.example.com' },
+      { logger: capturedLogger().logger, metrics },
+    );
     await expect(rotate({})).rejects.toThrow(/COST_API_BASE_URL must be an https URL/);
     expect(metrics.count('Rotations', { outcome: 'failed', step: 'environment' })).toBe(1);
   });
@@ -56,11 +59,14 @@ describe('the rotation function wiring', () => {
 });
 
 describe('the Secrets Manager rotation store', () => {
-  const store = () => secretsManagerRotationStore(createSecretsManagerClient({ connectionTimeoutMs: 500, requestTimeoutMs: 500, maxAttempts: 1 }));
+  const store = () =>
+    secretsManagerRotationStore(createSecretsManagerClient({ connectionTimeoutMs: 500, requestTimeoutMs: 500, maxAttempts: 1 }));
 
   it('speaks the rotation protocol: describe, read, write AWSPENDING, move labels', async () => {
     aws.answer('secretsmanager.DescribeSecret', { RotationEnabled: true, VersionIdsToStages: { v0: ['AWSCURRENT'], v1: ['AWSPENDING'] } });
-    aws.answer('secretsmanager.GetSecretValue', (call) => (call.body['VersionId'] === 'v1' ? { error: 'ResourceNotFoundException' } : { SecretString: '{"account":"a"}' }));
+    aws.answer('secretsmanager.GetSecretValue', (call) =>
+      call.body['VersionId'] === 'v1' ? { error: 'ResourceNotFoundException' } : { SecretString: '{"account":"a"}' },
+    );
     aws.answer('secretsmanager.PutSecretValue', {});
     aws.answer('secretsmanager.UpdateSecretVersionStage', {});
     const s = store();
@@ -70,14 +76,22 @@ describe('the Secrets Manager rotation store', () => {
     await s.putPending('api-key', 'v1', '{"apikey":"k"}');
     await s.moveStage('api-key', 'AWSCURRENT', { moveTo: 'v1', removeFrom: 'v0' });
     const put = aws.calls.find((c) => c.target === 'secretsmanager.PutSecretValue');
-    expect(put?.body).toEqual({ SecretId: 'api-key', ClientRequestToken: 'v1', SecretString: '{"apikey":"k"}', VersionStages: ['AWSPENDING'] });
+    expect(put?.body).toEqual({
+      SecretId: 'api-key',
+      ClientRequestToken: 'v1',
+      SecretString: '{"apikey":"k"}',
+      VersionStages: ['AWSPENDING'],
+    });
     const move = aws.calls.find((c) => c.target === 'secretsmanager.UpdateSecretVersionStage');
     expect(move?.body).toEqual({ SecretId: 'api-key', VersionStage: 'AWSCURRENT', MoveToVersionId: 'v1', RemoveFromVersionId: 'v0' });
   });
 
   it('names failures by operation and AWS error type, never by value', async () => {
     aws.answer('secretsmanager.GetSecretValue', { error: 'AccessDeniedException' });
-    await expect(store().readStage('api-key', 'AWSCURRENT')).rejects.toMatchObject({ reason: 'secrets_manager_error', message: expect.stringContaining('AccessDeniedException') });
+    await expect(store().readStage('api-key', 'AWSCURRENT')).rejects.toMatchObject({
+      reason: 'secrets_manager_error',
+      message: expect.stringContaining('AccessDeniedException'),
+    });
     await expect(store().readVersion('api-key', 'v1', 'AWSPENDING')).rejects.toMatchObject({ reason: 'secrets_manager_error' });
     aws.answer('secretsmanager.GetSecretValue', { SecretBinary: 'AAAA' });
     await expect(store().readStage('api-key', 'AWSCURRENT')).rejects.toMatchObject({ reason: 'no_secret_string' });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { selectDestinations } from '../../lib/routing/route.js';
 import { relayConfigSchema } from '../../lib/config/schema.js';
+import { selectDestinations } from '../../lib/routing/route.js';
 
 const url = 'https://hooks.slack.com/services/T/B/X';
 const config = relayConfigSchema.parse({

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackMessage } from '../../lib/slack/format.js';
 import { classifySlackAnswer, createSlackPoster } from '../../lib/slack/post.js';
 import { freePort } from '../helpers/ports.js';
-import { startFakeSlack, type FakeSlack } from '../helpers/slack-server.js';
+import { type FakeSlack, startFakeSlack } from '../helpers/slack-server.js';
 
 // The poster's default transport is node:http(s), not fetch; these run it against loopback servers.
 const message: SlackMessage = {

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { base64url, SignJWT } from 'jose';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAuthenticator } from '../../lib/auth/authenticate.js';
 import { createSsoVerifier, type SsoVerifierOptions } from '../../lib/auth/sso/verify.js';
 import type { AuthConfig } from '../../lib/config/schema.js';
-import { createSigningKey, signToken, startKeyServer, type KeyServer, type SigningKey } from '../helpers/key-server.js';
+import { createSigningKey, type KeyServer, type SigningKey, signToken, startKeyServer } from '../helpers/key-server.js';
 import { freePort } from '../helpers/ports.js';
 
 // Lib level: the verifier against a loopback key server (discovery + JWKS over HTTP), with
@@ -23,8 +23,21 @@ const ssoAuth = (overrides: Partial<NonNullable<AuthConfig['sso']>> = {}): AuthC
 });
 
 const bearer = (token: string) => `Bearer ${token}`;
-const okta = (claims: Record<string, unknown> = {}) => ({ iss: server.issuer, cid: CLIENT, scp: [SCOPE], sub: CLIENT, aud: 'api://default', ...claims });
-const entra = (claims: Record<string, unknown> = {}) => ({ iss: server.issuer, appid: CLIENT, scp: `openid ${SCOPE}`, aud: 'api://relay', ...claims });
+const okta = (claims: Record<string, unknown> = {}) => ({
+  iss: server.issuer,
+  cid: CLIENT,
+  scp: [SCOPE],
+  sub: CLIENT,
+  aud: 'api://default',
+  ...claims,
+});
+const entra = (claims: Record<string, unknown> = {}) => ({
+  iss: server.issuer,
+  appid: CLIENT,
+  scp: `openid ${SCOPE}`,
+  aud: 'api://relay',
+  ...claims,
+});
 
 beforeAll(async () => {
   server = await startKeyServer();
@@ -121,13 +134,21 @@ describe('SSO verification: hostile and broken tokens are refused with a reason 
   const encode = (value: unknown) => base64url.encode(JSON.stringify(value));
 
   const hostile: Array<[string, () => Promise<string>, string]> = [
-    ['alg none', async () => `${encode({ alg: 'none', typ: 'JWT' })}.${encode(okta({ exp: Math.floor(Date.now() / 1000) + 600 }))}.`, 'algorithm_not_allowed'],
+    [
+      'alg none',
+      async () => `${encode({ alg: 'none', typ: 'JWT' })}.${encode(okta({ exp: Math.floor(Date.now() / 1000) + 600 }))}.`,
+      'algorithm_not_allowed',
+    ],
     [
       'HS256 signed with the public key as the secret',
       async () => {
         const { createPublicKey } = await import('node:crypto');
         const pem = createPublicKey({ key: rsa.publicJwk as never, format: 'jwk' }).export({ type: 'spki', format: 'pem' });
-        return new SignJWT(okta()).setProtectedHeader({ alg: 'HS256', kid: rsa.kid }).setIssuedAt().setExpirationTime('1h').sign(Buffer.from(pem));
+        return new SignJWT(okta())
+          .setProtectedHeader({ alg: 'HS256', kid: rsa.kid })
+          .setIssuedAt()
+          .setExpirationTime('1h')
+          .sign(Buffer.from(pem));
       },
       'algorithm_not_allowed',
     ],
@@ -139,12 +160,12 @@ describe('SSO verification: hostile and broken tokens are refused with a reason 
     ['client claims that disagree', () => signToken(rsa, okta({ client_id: 'someone-else' })), 'wrong_client'],
     ['no client claim', () => signToken(rsa, { iss: server.issuer, scp: [SCOPE] }), 'wrong_client'],
     ['missing scope', () => signToken(rsa, okta({ scp: ['openid', 'profile'] })), 'missing_scope'],
-    ['scope that only contains the configured one as a substring', () => signToken(rsa, okta({ scp: undefined, scope: 'cost-alerts-admin' })), 'missing_scope'],
     [
-      'unknown kid',
-      async () => signToken(await createSigningKey('RS256', 'attacker-key'), okta()),
-      'unknown_key',
+      'scope that only contains the configured one as a substring',
+      () => signToken(rsa, okta({ scp: undefined, scope: 'cost-alerts-admin' })),
+      'missing_scope',
     ],
+    ['unknown kid', async () => signToken(await createSigningKey('RS256', 'attacker-key'), okta()), 'unknown_key'],
     [
       'known kid, signed by another key',
       async () => signToken({ ...(await createSigningKey('RS256', 'x')), kid: rsa.kid }, okta()),
@@ -296,7 +317,10 @@ describe('SSO: an identity provider that cannot be asked means 503, not 401', ()
     try {
       fresh.setBehaviour('hang_keys');
       const started = Date.now();
-      const outcome = await verifier({ timeoutMs: 300 })(bearer(await signToken(rsa, okta({ iss: fresh.issuer }))), ssoAuth({ issuer: fresh.issuer }));
+      const outcome = await verifier({ timeoutMs: 300 })(
+        bearer(await signToken(rsa, okta({ iss: fresh.issuer }))),
+        ssoAuth({ issuer: fresh.issuer }),
+      );
       expect(outcome).toEqual({ kind: 'unavailable', reason: 'jwks_timeout' });
       expect(Date.now() - started).toBeLessThan(2_000);
       expect([fresh.discoveryRequests(), fresh.jwksRequests()]).toEqual([1, 1]);
@@ -363,7 +387,9 @@ describe('SSO keys: withdrawn keys stop working, new keys are found at once', ()
       expect(await verify(token, auth)).toMatchObject({ kind: 'denied', reason: 'unknown_key' });
       expect(fresh.jwksRequests()).toBe(3);
       // The keys still published keep working.
-      expect(await verify(bearer(await signToken(rsa, okta({ iss: fresh.issuer, iat: Math.floor(now / 1000) }))), auth)).toMatchObject({ kind: 'accepted' });
+      expect(await verify(bearer(await signToken(rsa, okta({ iss: fresh.issuer, iat: Math.floor(now / 1000) }))), auth)).toMatchObject({
+        kind: 'accepted',
+      });
     } finally {
       await fresh.close();
     }
@@ -408,11 +434,14 @@ describe('SSO keys: withdrawn keys stop working, new keys are found at once', ()
     }
   });
 
-  it("accepts Entra ID app-only tokens: the scope granted as an app role, the client in azp", async () => {
+  it('accepts Entra ID app-only tokens: the scope granted as an app role, the client in azp', async () => {
     const verify = verifier();
     const appOnly = entra({ scp: undefined, appid: undefined, azp: CLIENT, roles: [SCOPE] });
     expect(await verify(bearer(await signToken(rsa, appOnly)), ssoAuth())).toEqual({ kind: 'accepted', via: 'sso' });
-    expect(await verify(bearer(await signToken(rsa, { ...appOnly, roles: ['Other.Role'] })), ssoAuth())).toMatchObject({ kind: 'denied', reason: 'missing_scope' });
+    expect(await verify(bearer(await signToken(rsa, { ...appOnly, roles: ['Other.Role'] })), ssoAuth())).toMatchObject({
+      kind: 'denied',
+      reason: 'missing_scope',
+    });
   });
 });
 
@@ -425,7 +454,9 @@ describe('SSO: no redirect is followed', () => {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
     await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
-    const redirecting = createServer((_req, res) => res.writeHead(307, { location: `http://127.0.0.1:${(target.address() as { port: number }).port}/x` }).end());
+    const redirecting = createServer((_req, res) =>
+      res.writeHead(307, { location: `http://127.0.0.1:${(target.address() as { port: number }).port}/x` }).end(),
+    );
     await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
     try {
       const issuer = `http://127.0.0.1:${(redirecting.address() as { port: number }).port}/oauth2/default`;

@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createChatServices } from '../../lib/chat-services/create.js';
-import type { NodeFetch } from '../../lib/transport/fetch-over-node-http.js';
 import { logLevelFrom } from '../../lib/log/logger.js';
 import { createRelayFromEnvironment } from '../../lib/relay/from-environment.js';
 import { createRetryWorkerFromEnvironment } from '../../lib/retry/from-environment.js';
+import type { NodeFetch } from '../../lib/transport/fetch-over-node-http.js';
+import { budgetOf } from '../helpers/budget.js';
 import { capturedLogger } from '../helpers/fake-delivery-ports.js';
 import { memoryMetrics } from '../helpers/memory-metrics.js';
-import { budgetOf } from '../helpers/budget.js';
 
 const request = { requestId: 'r1', method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', isBase64Encoded: false };
 
@@ -17,7 +17,10 @@ describe('reading the environment: one policy for every function', () => {
   it('the relay refuses to guess at a mistyped setting: 503, the log names the variable, the metric counts it', async () => {
     const log = capturedLogger();
     const metrics = memoryMetrics();
-    const relay = createRelayFromEnvironment({ RELAY_CONFIG_SECRET_ID: 'file:/nowhere.json', SLACK_TIMEOUT_MS: '5s' }, { logger: log.logger, metrics });
+    const relay = createRelayFromEnvironment(
+      { RELAY_CONFIG_SECRET_ID: 'file:/nowhere.json', SLACK_TIMEOUT_MS: '5s' },
+      { logger: log.logger, metrics },
+    );
     const response = await relay(request, budgetOf(10_000));
     expect(response.statusCode).toBe(503);
     expect(log.records()).toContainEqual(expect.objectContaining({ level: 'error', variables: ['SLACK_TIMEOUT_MS'] }));
@@ -48,7 +51,16 @@ describe('reading the environment: one policy for every function', () => {
     const posts: Array<{ url: string; body: unknown; timeoutMs: number | undefined }> = [];
     const answered: NodeFetch = async (input, init) => {
       posts.push({ url: String(input), body: JSON.parse(String(init?.body)), timeoutMs: init?.timeoutMs });
-      return { ok: true, status: 200, statusText: 'OK', url: String(input), headers: { get: () => null, entries: () => [] }, text: async () => 'ok', json: async () => 'ok', arrayBuffer: async () => new ArrayBuffer(0) };
+      return {
+        ok: true,
+        status: 200,
+        statusText: 'OK',
+        url: String(input),
+        headers: { get: () => null, entries: () => [] },
+        text: async () => 'ok',
+        json: async () => 'ok',
+        arrayBuffer: async () => new ArrayBuffer(0),
+      };
     };
     try {
       const log = capturedLogger();
@@ -75,7 +87,7 @@ describe('reading the environment: one policy for every function', () => {
     expect(log.records()[0]).toMatchObject({ variables: expect.arrayContaining(['DELIVERY_QUEUE_URL', 'DELIVERY_MAX_ATTEMPTS']) });
   });
 
-  it('AWS_LAMBDA_LOG_LEVEL (the function\'s application log level) wins over LOG_LEVEL', () => {
+  it("AWS_LAMBDA_LOG_LEVEL (the function's application log level) wins over LOG_LEVEL", () => {
     expect(logLevelFrom({ LOG_LEVEL: 'debug' })).toBe('debug');
     expect(logLevelFrom({ LOG_LEVEL: 'debug', AWS_LAMBDA_LOG_LEVEL: 'WARN' })).toBe('warn');
     expect(logLevelFrom({ AWS_LAMBDA_LOG_LEVEL: 'TRACE' })).toBe('debug');

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
+import { parseJson } from '../../shared/json.js';
 import { isHttpsOrLoopbackUrl } from '../../transport/allowed-url.js';
 import { fetchOverNodeHttp, RedirectRefusedError } from '../../transport/fetch-over-node-http.js';
 import { isTimeout } from '../../transport/node-request.js';
-import { parseJson } from '../../shared/json.js';
 import { IdentityProviderUnavailableError } from './errors.js';
 
 const discoveryDocumentSchema = z.object({ issuer: z.string(), jwks_uri: z.string() });

@@ -1,6 +1,6 @@
 import type { CryptoKey, JWTPayload, JWTVerifyGetKey, JWTVerifyOptions } from 'jose';
 import type { AuthConfig, SsoSettings } from '../../config/schema.js';
-import { BEARER_CHALLENGE, type AuthOutcome } from '../authenticate.js';
+import { type AuthOutcome, BEARER_CHALLENGE } from '../authenticate.js';
 import { readBearerToken } from './bearer.js';
 import { clientMatches, grantsScope, issuedInFuture } from './claims.js';
 import { IdentityProviderUnavailableError } from './errors.js';
@@ -8,18 +8,7 @@ import { createIssuerKeys, type IssuerKeysOptions } from './issuer-keys.js';
 import { loadJose } from './jose.js';
 
 /** Asymmetric only: with HMAC the "secret" could be the provider's public key, and `none` is no signature. */
-export const ALLOWED_ALGORITHMS = [
-  'RS256',
-  'RS384',
-  'RS512',
-  'PS256',
-  'PS384',
-  'PS512',
-  'ES256',
-  'ES384',
-  'ES512',
-  'EdDSA',
-];
+export const ALLOWED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 
 export const CLOCK_SKEW_SECONDS = 60;
 
