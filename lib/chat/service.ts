@@ -2,9 +2,25 @@ import type { DestinationType } from '../config/destination-type.js';
 import type { Destination } from '../config/schema.js';
 import type { WebhookMessage } from '../message/schema.js';
 
+/** One Slack message, as the Web API names it: the channel's id and the message's `ts`. */
+export interface MessageRef {
+  channel: string;
+  ts: string;
+}
+
+/**
+ * Where a post stands in its anomaly's life (docs/reliability.md, "One living message"). A
+ * follow-up names when the anomaly was first seen and how many updates it has had with this
+ * one; `opening` is where its first message is, for services that can edit and thread.
+ */
+export type AnomalyPost = { kind: 'opening' } | { kind: 'follow_up'; firstSeenAt: string; updates: number; opening?: MessageRef };
+
+export const OPENING: AnomalyPost = { kind: 'opening' };
+
 /** What a chat service's answer to one post means for the alert. */
 export type PostOutcome =
-  | { kind: 'delivered' }
+  /** `opened`: a service that can edit posted a new opening message there. */
+  | { kind: 'delivered'; opened?: MessageRef }
   /** May succeed later (throttling, 5xx, timeout, network); `retryAfterMs` when the service said how long to wait. */
   | { kind: 'retryable'; reason: string; retryAfterMs?: number }
   /** Trying again cannot help: the webhook, channel or payload is refused. */
@@ -13,6 +29,8 @@ export type PostOutcome =
 export interface PostOptions {
   /** How long this post may take at the most; the core fits it into the invocation's remaining time. */
   timeoutMs: number;
+  /** The Slack app's bot token, for app destinations only; never logged, queued or stored. */
+  botToken?: string;
 }
 
 /**
@@ -22,12 +40,14 @@ export interface PostOptions {
  */
 export interface ChatService<Payload = unknown> {
   /** The poster's answer classifier names reasons; the formatter owns escaping and size limits. */
-  format(message: WebhookMessage, destination: Destination): Payload;
-  post(url: string, payload: Payload, options: PostOptions): Promise<PostOutcome>;
+  format(message: WebhookMessage, destination: Destination, anomaly?: AnomalyPost): Payload;
+  /** `address`: the webhook URL, or a Slack app destination's channel id. */
+  post(address: string, payload: Payload, options: PostOptions): Promise<PostOutcome>;
   /** The least time between two posts under one `paceKey`, as the service documents its limit. */
   minIntervalMs: number;
-  /** What the service's rate limit counts: the webhook for Slack and Teams, the space for Google Chat. */
-  paceKey(url: string): string;
+  /** What the service's rate limit counts: the webhook for Slack and Teams, the space for Google Chat, the channel for a Slack app. */
+  paceKey(address: string): string;
 }
 
-export type ChatServices = Readonly<Record<DestinationType, ChatService>>;
+/** One service per destination type, and the Slack app's for destinations that name a channel. */
+export type ChatServices = Readonly<Record<DestinationType | 'slackApp', ChatService>>;

@@ -29,10 +29,22 @@ export function typeFromUrl(url: string): DestinationType {
   return serviceOfHost(url) ?? 'slack';
 }
 
-/** The destination's chat service: as configured, or as its URL's host says. */
-export function destinationType(destination: { type?: DestinationType | undefined; url: string }): DestinationType {
-  return destination.type ?? typeFromUrl(destination.url);
+interface Addressed {
+  type?: DestinationType | undefined;
+  url?: string | undefined;
+  channel?: string | undefined;
 }
+
+/** The destination's chat service: as configured, or as its URL's host says; a channel is Slack's. */
+export function destinationType(destination: Addressed): DestinationType {
+  return destination.type ?? (destination.url === undefined ? 'slack' : typeFromUrl(destination.url));
+}
+
+/** A Slack app destination: a channel reached through the Web API, not a webhook. */
+export const isSlackApp = (destination: Addressed): destination is Addressed & { channel: string } => destination.channel !== undefined;
+
+/** Where a post goes: the webhook URL, or a Slack app destination's channel id (the schema ensures one of them). */
+export const addressOf = (destination: Addressed): string => destination.url ?? destination.channel ?? '';
 
 /** Office 365 connector webhooks, which Microsoft retired in 2026: a post there reaches no one. */
 export function isRetiredTeamsConnector(url: string): boolean {

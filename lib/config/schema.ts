@@ -25,6 +25,9 @@ const MENTION_FORMS: Readonly<Record<DestinationType, string>> = {
 };
 const SERVICE_NAMES: Readonly<Record<DestinationType, string>> = { slack: 'Slack', teams: 'Teams', googlechat: 'Google Chat' };
 
+// Public (C), private (G) channel or direct message (D) ids; a name could change under the relay.
+const SLACK_CHANNEL_ID = /^[CGD][A-Z0-9]{6,}$/;
+
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const RESERVED_HEADERS = new Set(['authorization', 'content-type', 'content-length', 'host']);
 
@@ -84,12 +87,23 @@ export const destinationSchema = z
   .strictObject({
     /** Absent: inferred from the URL's host (`destinationType`). */
     type: z.optional(z.enum(DESTINATION_TYPES)),
-    url: endpoint,
+    /** An incoming webhook; a Slack destination has either this or `channel`. */
+    url: z.optional(endpoint),
+    /** A Slack channel id, posted to through the Web API with `slack.botToken` (a Slack app destination). */
+    channel: z.optional(z.string().check(z.regex(SLACK_CHANNEL_ID, { message: 'must be a Slack channel id such as C0123ABCD' }))),
     mention: z.optional(z.union([z.string(), teamsMentionSchema])),
   })
   .check(
     z.superRefine((destination, ctx) => {
-      if (isRetiredTeamsConnector(destination.url)) {
+      if ((destination.url === undefined) === (destination.channel === undefined)) {
+        ctx.addIssue({ code: 'custom', path: ['url'], message: 'or "channel" is required, not both ("channel" only for Slack)' });
+        return;
+      }
+      if (destination.url === undefined) {
+        if (destination.type !== undefined && destination.type !== 'slack') {
+          ctx.addIssue({ code: 'custom', path: ['channel'], message: 'is for Slack destinations only; use "url"' });
+        }
+      } else if (isRetiredTeamsConnector(destination.url)) {
         ctx.addIssue({
           code: 'custom',
           path: ['url'],
@@ -98,7 +112,7 @@ export const destinationSchema = z
         });
       }
       const type = destinationType(destination);
-      const hostType = serviceOfHost(destination.url);
+      const hostType = destination.url === undefined ? undefined : serviceOfHost(destination.url);
       if (hostType !== undefined && hostType !== type) {
         ctx.addIssue({
           code: 'custom',
@@ -115,6 +129,12 @@ export const destinationSchema = z
       }
     }),
   );
+
+/** The Slack app behind the destinations that name a `channel`. */
+export const slackAppSettingsSchema = z.strictObject({
+  botToken: z.string().check(z.regex(/^xox[bp]-[A-Za-z0-9-]+$/, { message: 'must be a bot token (xoxb-...)' })),
+  signingSecret: z.optional(nonEmpty()),
+});
 
 const matchList = z.array(nonEmpty()).check(z.minLength(1));
 
@@ -135,6 +155,7 @@ export const routeSchema = z.strictObject({
 export const relayConfigSchema = z
   .strictObject({
     auth: authConfigSchema,
+    slack: z.optional(slackAppSettingsSchema),
     destinations: z.record(nonEmpty(), destinationSchema),
     routes: z._default(z.array(routeSchema), []),
   })
@@ -142,6 +163,11 @@ export const relayConfigSchema = z
     z.superRefine((config, ctx) => {
       if (!config.destinations['default']) {
         ctx.addIssue({ code: 'custom', path: ['destinations', 'default'], message: 'is required' });
+      }
+      const appDestination = Object.entries(config.destinations).find(([, d]) => d.channel !== undefined);
+      if (appDestination && !config.slack) {
+        const message = `is required: destination "${appDestination[0]}" names a Slack channel`;
+        ctx.addIssue({ code: 'custom', path: ['slack'], message });
       }
       for (const [r, route] of config.routes.entries()) {
         for (const [t, name] of route.to.entries()) {
@@ -161,6 +187,7 @@ export type BasicCredentials = z.infer<typeof basicCredentialsSchema>;
 export type SsoSettings = z.infer<typeof ssoSettingsSchema>;
 export type CustomHeader = z.infer<typeof customHeaderSchema>;
 export type Destination = z.infer<typeof destinationSchema>;
+export type SlackAppSettings = z.infer<typeof slackAppSettingsSchema>;
 export type TeamsMention = z.infer<typeof teamsMentionSchema>;
 
 export type Route = z.infer<typeof routeSchema>;

@@ -24,3 +24,14 @@ export function deliveryRecordId(message: WebhookMessage, destination: string): 
   const content = sha256(canonicalJson({ metadata: message.metadata, payload: message.payload }));
   return sha256(`${content}\n${destination}`);
 }
+
+/**
+ * The anomaly one alert belongs to at one destination: its kind, account and title (runs of
+ * whitespace collapsed, ends trimmed, case kept), so a re-worded message or a new figure is a
+ * follow-up of the same anomaly. Prefixed, so it never meets a delivery record's id.
+ */
+export function anomalyRecordId(message: WebhookMessage, destination: string): string {
+  const { metadata, payload } = message;
+  const identity = [metadata.object_type, payload.account_id?.trim() ?? '', (payload.title ?? '').replace(/\s+/g, ' ').trim()];
+  return `anomaly#${sha256(`${JSON.stringify(identity)}\n${destination}`)}`;
+}

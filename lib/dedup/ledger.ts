@@ -1,3 +1,5 @@
+import type { MessageRef } from '../chat/service.js';
+
 /** What the ledger knows about one alert at one destination. */
 export type ClaimOutcome =
   /** Nobody else has it: this attempt may post, and must record or release. */
@@ -6,6 +8,19 @@ export type ClaimOutcome =
   | { kind: 'done'; state: 'delivered' | 'queued' }
   /** Another live attempt holds a claim; it ends at the latest after `retryAfterSeconds`. */
   | { kind: 'in_progress'; retryAfterSeconds: number };
+
+/** What the table knows of an anomaly at one destination: ids and times, never its text. */
+export interface AnomalyState {
+  /** Epoch seconds of its opening. */
+  firstSeen: number;
+  /** Follow-ups delivered so far. */
+  followUps: number;
+  /** Where its opening message is (Slack app destinations), once it is posted. */
+  opening?: MessageRef;
+}
+
+/** The first delivery of an anomaly opens it; any other finds its state. */
+export type AnomalyStart = { kind: 'opened' } | { kind: 'existing'; state: AnomalyState };
 
 /** One attempt's claim: its own token, and how long it may hold the destination at most. */
 export interface Claim {
@@ -26,6 +41,17 @@ export interface DeliveryLedger {
    * stays. With a token, only that attempt's own claim is forgotten, never a later attempt's.
    */
   release(id: string, token?: string, signal?: AbortSignal): Promise<void>;
+  /**
+   * Opens the anomaly `id` (an `anomalyRecordId`) when nobody has: one conditional write, so of
+   * two deliveries arriving together exactly one opens it.
+   */
+  startAnomaly(id: string, signal?: AbortSignal): Promise<AnomalyStart>;
+  /** Where the opening message now is (a first opening, or one that replaced a lost message). */
+  anomalyOpened(id: string, opening: MessageRef, signal?: AbortSignal): Promise<void>;
+  /** One more follow-up delivered; the anomaly is remembered for another window. */
+  anomalyFollowedUp(id: string, signal?: AbortSignal): Promise<void>;
+  /** An opening that no destination has (refused, or not held): the next delivery opens again. */
+  forgetAnomaly(id: string, signal?: AbortSignal): Promise<void>;
 }
 
 /**

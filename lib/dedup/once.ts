@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { destinationType } from '../config/destination-type.js';
+import { type AnomalyPost, type MessageRef, OPENING } from '../chat/service.js';
+import { destinationType, isSlackApp } from '../config/destination-type.js';
 import type { AttemptResult, Delivery, DeliveryResult, FirstAttempt } from '../delivery/deliver.js';
+import { isoSeconds } from '../format/alert.js';
 import type { Logger } from '../log/logger.js';
 import type { WebhookMessage } from '../message/schema.js';
 import { dedupUnavailableMetric, deliveryMetric, type Metrics, noMetrics } from '../metrics/metrics.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
-import { deliveryRecordId } from './fingerprint.js';
-import { type ClaimOutcome, claimHoldSeconds, type DeliveryLedger, LEDGER_CALL_BUDGET_MS } from './ledger.js';
+import { anomalyRecordId, deliveryRecordId } from './fingerprint.js';
+import { type AnomalyState, type ClaimOutcome, claimHoldSeconds, type DeliveryLedger, LEDGER_CALL_BUDGET_MS } from './ledger.js';
 
 interface LedgerDependencies {
   ledger: DeliveryLedger;
@@ -17,6 +19,7 @@ interface LedgerDependencies {
 
 export interface OnceDependencies extends LedgerDependencies {
   delivery: Delivery;
+  now?: () => number;
 }
 
 /**
@@ -41,6 +44,39 @@ const recorded = (result: AttemptResult): 'delivered' | 'queued' | undefined =>
   result.kind === 'delivered' || result.kind === 'queued' ? result.kind : undefined;
 
 /**
+ * How long a follow-up for a Slack app destination waits for its opening's message to be known
+ * (another attempt is posting it); after that the opening is taken for lost and the follow-up
+ * is posted as a new message, which then becomes the one that is edited.
+ */
+export const OPENING_PENDING_SECONDS = 60;
+/** What a follow-up that waits for its opening asks the sender to wait. */
+export const OPENING_WAIT_SECONDS = 5;
+
+const followUpOf = (state: AnomalyState): AnomalyPost => ({
+  kind: 'follow_up',
+  firstSeenAt: isoSeconds(state.firstSeen),
+  updates: state.followUps + 1,
+  ...(state.opening ? { opening: state.opening } : {}),
+});
+
+/** What the anomaly's state learns from a post: where a new opening message is, and one more follow-up. */
+async function settleAnomaly(
+  ledger: DeliveryLedger,
+  id: string,
+  anomaly: AnomalyPost,
+  outcome: 'delivered' | 'failed',
+  opened: MessageRef | undefined,
+  signal: AbortSignal,
+): Promise<void> {
+  if (outcome === 'failed') {
+    if (anomaly.kind === 'opening') await ledger.forgetAnomaly(id, signal);
+    return;
+  }
+  if (opened) await ledger.anomalyOpened(id, opened, signal);
+  if (anomaly.kind === 'follow_up') await ledger.anomalyFollowedUp(id, signal);
+}
+
+/**
  * The relay's first attempt, at most once per alert and destination: a re-sent alert that a
  * destination already took (or that waits on the retry queue for it) is neither posted nor
  * queued again, and identical deliveries arriving together post once. A ledger that fails
@@ -50,6 +86,7 @@ export function deliverOnce(deps: OnceDependencies): FirstAttempt {
   const { ledger, delivery, logger } = deps;
   const metrics = deps.metrics ?? noMetrics;
   const step = ledgerStep(deps, 'dedup table unavailable; delivering without it');
+  const now = deps.now ?? Date.now;
 
   return async (alert, budget): Promise<DeliveryResult> => {
     const { target } = alert;
@@ -71,11 +108,36 @@ export function deliverOnce(deps: OnceDependencies): FirstAttempt {
       return { kind: 'in_progress', retryAfterSeconds: claim.retryAfterSeconds };
     }
 
-    const result = await delivery.first(alert, budget);
+    // Without the table every delivery is an opening: an alert is never held back for its state.
+    let anomaly: AnomalyPost = OPENING;
+    const anomalyId = anomalyRecordId(alert.message, target.name);
+    if (claim) {
+      const start = await step(budget, target.name, (signal) => ledger.startAnomaly(anomalyId, signal));
+      if (start?.kind === 'existing') {
+        const waiting = isSlackApp(target.destination) && !start.state.opening;
+        if (waiting && Math.floor(now() / 1000) - start.state.firstSeen < OPENING_PENDING_SECONDS) {
+          await step(budget, target.name, (signal) => ledger.release(id, token, signal));
+          logger.info('follow-up waits for its opening message', { destination: target.name, outcome: 'in_progress' });
+          return { kind: 'in_progress', retryAfterSeconds: OPENING_WAIT_SECONDS };
+        }
+        anomaly = followUpOf(start.state);
+      }
+    }
+
+    const result = await delivery.first({ ...alert, anomaly }, budget);
     if (claim) {
       const state = recorded(result);
       // A claim left behind expires by itself (claimHoldSeconds); a lost record only means a re-send posts again.
       await step(budget, target.name, (signal) => (state ? ledger.record(id, state, signal) : ledger.release(id, token, signal)));
+      if (result.kind !== 'queued') {
+        const outcome = result.kind === 'delivered' ? 'delivered' : 'failed';
+        const opened = result.kind === 'delivered' ? result.opened : undefined;
+        await step(budget, target.name, (signal) => settleAnomaly(ledger, anomalyId, anomaly, outcome, opened, signal));
+      }
+    }
+    if (anomaly.kind === 'follow_up' && result.kind === 'delivered') {
+      logger.info('follow-up of an anomaly delivered', { destination: target.name, updates: anomaly.updates, outcome: 'follow_up' });
+      metrics.add(deliveryMetric('follow_up', destinationType(target.destination)));
     }
     return result;
   };
@@ -86,16 +148,22 @@ export interface Settlement {
   message: WebhookMessage;
   destination: string;
   outcome: 'delivered' | 'parked';
+  /** The job's place in its anomaly (an opening when absent), and where a new opening message is. */
+  anomaly?: AnomalyPost;
+  opened?: MessageRef;
 }
 
 /** For delivery-retry: what became of a queued alert, so that a re-send knows. */
 export function retryLedger(deps: LedgerDependencies) {
   const step = ledgerStep(deps, 'dedup table unavailable; a re-send of this alert may post it again');
-  const settle = async ({ message, destination, outcome }: Settlement, budget: InvocationBudget): Promise<void> => {
+  const settle = async ({ message, destination, outcome, anomaly, opened }: Settlement, budget: InvocationBudget): Promise<void> => {
     const id = deliveryRecordId(message, destination);
     await step(budget, destination, (signal) =>
       outcome === 'delivered' ? deps.ledger.record(id, 'delivered', signal) : deps.ledger.release(id, undefined, signal),
     );
+    const anomalyId = anomalyRecordId(message, destination);
+    const settled = outcome === 'delivered' ? 'delivered' : 'failed';
+    await step(budget, destination, (signal) => settleAnomaly(deps.ledger, anomalyId, anomaly ?? OPENING, settled, opened, signal));
   };
   return { settle };
 }

@@ -1,4 +1,4 @@
-import type { PostOutcome } from '../chat/service.js';
+import type { MessageRef, PostOutcome } from '../chat/service.js';
 
 /** SQS delays and visibility timeouts are whole seconds up to 15 minutes. */
 export const MAX_DELAY_SECONDS = 900;
@@ -18,7 +18,7 @@ export function retryDelaySeconds(outcome: { retryAfterMs?: number }, attempt: n
 
 /** `failure` is the chat service's own reason; `reason` says why the alert is parked or waits. */
 export type Decision =
-  | { kind: 'delivered' }
+  | { kind: 'delivered'; opened?: MessageRef }
   | { kind: 'retry'; reason: string; failure: string; delaySeconds: number; retryAfterMs?: number }
   | { kind: 'park'; reason: string; failure: string };
 

@@ -1,5 +1,5 @@
-import type { ChatService, ChatServices, PostOutcome } from '../chat/service.js';
-import { destinationType } from '../config/destination-type.js';
+import type { AnomalyPost, ChatService, ChatServices, MessageRef, PostOutcome } from '../chat/service.js';
+import { addressOf, destinationType, isSlackApp } from '../config/destination-type.js';
 import type { Destination } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import type { WebhookMessage } from '../message/schema.js';
@@ -29,11 +29,14 @@ export interface DeliveryPorts {
 export interface Target {
   name: string;
   destination: Destination;
+  /** The Slack app's bot token, for a destination that names a channel; from the configuration, never from a job. */
+  botToken?: string;
 }
 
 /** What became of one destination after the relay's first attempt. */
 export type DeliveryResult =
-  | { kind: 'delivered' }
+  /** `opened`: where a new opening message now is (Slack app destinations). */
+  | { kind: 'delivered'; opened?: MessageRef }
   | { kind: 'queued'; reason: string }
   /** Refused for good; parked in the dead-letter queue when there is one. */
   | { kind: 'refused'; reason: string }
@@ -49,6 +52,8 @@ export interface AlertForTarget {
   deliveryId: string;
   target: Target;
   message: WebhookMessage;
+  /** Opening (the default) or follow-up of its anomaly at this destination (lib/dedup). */
+  anomaly?: AnomalyPost;
 }
 
 /** A relay's first attempt at one destination: the core's own, or the same behind the dedup ledger. */
@@ -77,7 +82,7 @@ export interface Delivery {
   /** The service for this destination's type. */
   serviceFor(destination: Destination): ChatService;
   /** One post: format for the destination's service, post, classify the answer. */
-  attempt(target: Target, message: WebhookMessage, budget: InvocationBudget): Promise<PostOutcome>;
+  attempt(target: Target, message: WebhookMessage, budget: InvocationBudget, anomaly?: AnomalyPost): Promise<PostOutcome>;
   /** The relay's first attempt, with its consequences: queued for later, or parked. */
   first(alert: AlertForTarget, budget: InvocationBudget): Promise<AttemptResult>;
   /** A later attempt from the retry queue: what to do next; parking is the caller's to apply with `park`. */
@@ -107,14 +112,15 @@ const METRIC_OUTCOME: Readonly<Record<AttemptResult['kind'], DeliveryMetricOutco
 export function createDelivery(ports: DeliveryPorts): Delivery {
   const { logger } = ports;
   const metrics = ports.metrics ?? noMetrics;
-  const serviceFor = (destination: Destination) => ports.services[destinationType(destination)];
+  const serviceFor = (destination: Destination) => ports.services[isSlackApp(destination) ? 'slackApp' : destinationType(destination)];
   // A post leaves room for the queue call that may follow it, so the answer is never late.
   const afterPost = ports.retryQueue || ports.deadLetters ? QUEUE_CALL_BUDGET_MS : 0;
 
-  const attempt: Delivery['attempt'] = (target, message, budget) => {
+  const attempt: Delivery['attempt'] = (target, message, budget, anomaly) => {
     const service = serviceFor(target.destination);
     const timeoutMs = Math.max(1, budget.ms(ports.postTimeoutMs, afterPost));
-    return service.post(target.destination.url, service.format(message, target.destination), { timeoutMs });
+    const options = target.botToken === undefined ? { timeoutMs } : { timeoutMs, botToken: target.botToken };
+    return service.post(addressOf(target.destination), service.format(message, target.destination, anomaly), options);
   };
 
   const park: Delivery['park'] = async ({ body, reason, destination }, budget) => {
@@ -135,12 +141,17 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
   };
 
   /** Without a queue, one wait that the service asked for is worth it when it fits. */
-  async function attemptWithOneWait(target: Target, message: WebhookMessage, budget: InvocationBudget): Promise<PostOutcome> {
-    const outcome = await attempt(target, message, budget);
+  async function attemptWithOneWait(
+    target: Target,
+    message: WebhookMessage,
+    budget: InvocationBudget,
+    anomaly: AnomalyPost | undefined,
+  ): Promise<PostOutcome> {
+    const outcome = await attempt(target, message, budget, anomaly);
     if (outcome.kind !== 'retryable' || outcome.retryAfterMs === undefined) return outcome;
     if (!budget.fits(outcome.retryAfterMs + ports.postTimeoutMs + afterPost)) return outcome;
     await ports.sleep(outcome.retryAfterMs);
-    return attempt(target, message, budget);
+    return attempt(target, message, budget, anomaly);
   }
 
   const first: Delivery['first'] = async (alert, budget) => {
@@ -149,11 +160,13 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
     return result;
   };
 
-  async function firstAttempt({ deliveryId, target, message }: AlertForTarget, budget: InvocationBudget): Promise<AttemptResult> {
-    const outcome = ports.retryQueue ? await attempt(target, message, budget) : await attemptWithOneWait(target, message, budget);
+  async function firstAttempt({ deliveryId, target, message, anomaly }: AlertForTarget, budget: InvocationBudget): Promise<AttemptResult> {
+    const outcome = ports.retryQueue
+      ? await attempt(target, message, budget, anomaly)
+      : await attemptWithOneWait(target, message, budget, anomaly);
     const decision = decide(outcome, 1);
     if (decision.kind === 'delivered') return decision;
-    const job = newJob(deliveryId, target.name, message, decision.reason, ports.now());
+    const job = newJob(deliveryId, target.name, message, decision.reason, ports.now(), anomaly);
     if (decision.kind === 'park') {
       await park({ body: JSON.stringify(job), reason: decision.reason, destination: target.name }, budget);
       return { kind: 'refused', reason: decision.reason };
@@ -175,7 +188,7 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
   }
 
   const again: Delivery['again'] = async ({ job, target, attempts, maxAttempts }, budget) =>
-    decide(await attempt(target, job.message, budget), attempts, maxAttempts);
+    decide(await attempt(target, job.message, budget, job.anomaly), attempts, maxAttempts);
 
   return { serviceFor, attempt, first, again, park };
 }

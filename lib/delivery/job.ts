@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import '../validation/messages.js';
+import type { AnomalyPost } from '../chat/service.js';
 import { type WebhookMessage, webhookMessageSchema } from '../message/schema.js';
 import { parseJson } from '../shared/json.js';
 
@@ -9,6 +10,18 @@ import { parseJson } from '../shared/json.js';
  * with the destination's current type and mention, and nothing a queue sender adds can
  * reach a chat service. It names the destination, never its URL.
  */
+const slackId = z.string().check(z.regex(/^[A-Za-z0-9.]{1,40}$/));
+
+const anomalyPostSchema = z.union([
+  z.strictObject({ kind: z.literal('opening') }),
+  z.strictObject({
+    kind: z.literal('follow_up'),
+    firstSeenAt: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/)),
+    updates: z.number().check(z.int(), z.positive()),
+    opening: z.optional(z.strictObject({ channel: slackId, ts: slackId })),
+  }),
+]);
+
 export const deliveryJobSchema = z.strictObject({
   version: z.literal(2),
   deliveryId: z.string().check(z.minLength(1), z.maxLength(200)),
@@ -18,11 +31,20 @@ export const deliveryJobSchema = z.strictObject({
   firstAttemptAt: z.string().check(z.maxLength(40)),
   lastReason: z.optional(z.string().check(z.maxLength(200))),
   message: webhookMessageSchema,
+  /** A follow-up of its anomaly, so that the retry worker posts it as one (ids and times only, no text). */
+  anomaly: z.optional(anomalyPostSchema),
 });
 
 export type DeliveryJob = z.infer<typeof deliveryJobSchema>;
 
-export function newJob(deliveryId: string, destination: string, message: WebhookMessage, reason: string, now: number): DeliveryJob {
+export function newJob(
+  deliveryId: string,
+  destination: string,
+  message: WebhookMessage,
+  reason: string,
+  now: number,
+  anomaly?: AnomalyPost,
+): DeliveryJob {
   return {
     version: 2,
     deliveryId,
@@ -31,6 +53,7 @@ export function newJob(deliveryId: string, destination: string, message: Webhook
     firstAttemptAt: new Date(now).toISOString(),
     lastReason: reason,
     message,
+    ...(anomaly?.kind === 'follow_up' ? { anomaly } : {}),
   };
 }
 

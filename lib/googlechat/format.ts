@@ -30,7 +30,8 @@ export const escapeCardHtml = escapeMrkdwn;
 const cardText = (text: string, max: number): string => escapeMrkdwnAndTruncate(text, max).replace(/\n/g, '<br>');
 
 /**
- * Alerts of one kind, for one account and title, share a thread. A hash, so that the key
+ * Alerts of one kind, for one account and title, share a thread: the anomaly's, as lib/dedup
+ * identifies it, so a follow-up is a reply under its opening. A hash, so that the key
  * carries no text from the alert and stays short.
  */
 export function threadKeyFor(message: WebhookMessage): string {
@@ -44,7 +45,7 @@ function timeText(view: AlertView): string | undefined {
   return view.rawTime;
 }
 
-function build(view: AlertView, threadKey: string, mention: string | undefined, bodyLimit: number): GoogleChatMessage {
+function build(view: AlertView, threadKey: string, mention: string | undefined, bodyLimit: number, update: boolean): GoogleChatMessage {
   const widgets: Widget[] = [];
   if (view.body && bodyLimit > 0) widgets.push({ textParagraph: { text: cardText(view.body, bodyLimit) } });
   for (const { label, value } of view.facts)
@@ -60,14 +61,14 @@ function build(view: AlertView, threadKey: string, mention: string | undefined, 
   };
   // The configured mention is the only live `<…>` in the text. Chat shows the text above the
   // card, so it names the alert without repeating the message the card shows.
-  const prefix = mention ? `${mention} ` : '';
+  const prefix = `${mention ? `${mention} ` : ''}${update ? 'Update: ' : ''}`;
   const text = prefix + truncate(escapeGoogleChatText(`${view.emoji} ${view.title}`), GOOGLE_CHAT_LIMITS.text - prefix.length);
   return { text, cardsV2: [{ cardId: 'cost-alert', card: { header, sections: [{ widgets }] } }], thread: { threadKey } };
 }
 
 /** A cardsV2 message with notification text, within GOOGLE_CHAT_MAX_BYTES; long text is cut with an ellipsis. */
-export function formatGoogleChatMessage(message: WebhookMessage, mention?: string): GoogleChatMessage {
+export function formatGoogleChatMessage(message: WebhookMessage, mention?: string, update = false): GoogleChatMessage {
   const view = alertView(message);
   const threadKey = threadKeyFor(message);
-  return fitWithin(GOOGLE_CHAT_MAX_BYTES, GOOGLE_CHAT_LIMITS.body, (bodyLimit) => build(view, threadKey, mention, bodyLimit));
+  return fitWithin(GOOGLE_CHAT_MAX_BYTES, GOOGLE_CHAT_LIMITS.body, (bodyLimit) => build(view, threadKey, mention, bodyLimit, update));
 }

@@ -19,8 +19,13 @@ export function spaceOf(url: string): string {
 export function googleChatService(transport?: NodeFetch): ChatService<GoogleChatMessage> {
   return {
     // The configuration only lets a Google Chat mention (<users/…>) reach a Google Chat destination.
-    format: (message, destination) =>
-      formatGoogleChatMessage(message, typeof destination.mention === 'string' ? destination.mention : undefined),
+    // A follow-up goes to the anomaly's thread (the thread key is the anomaly's) and says it is an update.
+    format: (message, destination, anomaly) =>
+      formatGoogleChatMessage(
+        message,
+        typeof destination.mention === 'string' ? destination.mention : undefined,
+        anomaly?.kind === 'follow_up',
+      ),
     post: createGoogleChatPoster(transport),
     minIntervalMs: GOOGLE_CHAT_MIN_INTERVAL_MS,
     paceKey: spaceOf,

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import '../validation/messages.js';
+import { isHttpsOrLoopbackUrl } from '../transport/allowed-url.js';
 
 const whole = (fallback: number, min = 0) => z._default(z.coerce.number().check(z.int(), z.gte(min)), fallback);
 const text = () => z.optional(z.string().check(z.trim(), z.minLength(1)));
@@ -20,6 +21,8 @@ export const relayEnvironmentSchema = z.object({
   DEDUP_TABLE_NAME: text(),
   /** How long a delivery is remembered. */
   DEDUP_WINDOW_SECONDS: whole(86_400, 60),
+  /** Slack's Web API for app destinations; the bot token travels there, so https (plain http only to loopback, for tests). */
+  SLACK_API_URL: z.optional(z.string().check(z.trim(), z.refine(isHttpsOrLoopbackUrl, { message: 'must be an https URL' }))),
 });
 
 export type RelayEnvironment = z.infer<typeof relayEnvironmentSchema>;

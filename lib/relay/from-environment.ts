@@ -54,7 +54,7 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
   });
   const sqs = lazySqs();
   const delivery = createDelivery({
-    services: options.services ?? createChatServices(),
+    services: options.services ?? createChatServices(undefined, settings.SLACK_API_URL),
     postTimeoutMs: postTimeoutFrom(settings),
     ...(settings.DELIVERY_QUEUE_URL ? { retryQueue: sqsRetryQueue(sqs, settings.DELIVERY_QUEUE_URL) } : {}),
     ...(settings.DEAD_LETTER_QUEUE_URL ? { deadLetters: sqsDeadLetters(sqs, settings.DEAD_LETTER_QUEUE_URL) } : {}),
@@ -79,7 +79,7 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
       graceMs: settings.RELAY_PREVIOUS_CREDENTIALS_GRACE_SECONDS * 1000,
       now,
     }),
-    first: ledger ? deliverOnce({ ledger, delivery, logger: log, metrics }) : delivery.first,
+    first: ledger ? deliverOnce({ ledger, delivery, logger: log, metrics, now }) : delivery.first,
     logger: log,
     metrics,
     now,

@@ -1,4 +1,5 @@
 import type { RequestAuthenticator } from '../auth/request-authenticator.js';
+import { isSlackApp } from '../config/destination-type.js';
 import type { LoadedConfig } from '../config/load.js';
 import { CONFIG_READ_BUDGET_MS, type RelayConfigStore } from '../config/store.js';
 import type { FirstAttempt } from '../delivery/deliver.js';
@@ -108,7 +109,8 @@ export function createRelay(deps: RelayDependencies): Relay {
       names.map(async (name) => {
         // Routing only yields names the configuration's own schema has checked exist.
         const destination = loaded.config.destinations[name]!;
-        const target = { name, destination };
+        const botToken = isSlackApp(destination) ? loaded.config.slack?.botToken : undefined;
+        const target = { name, destination, ...(botToken ? { botToken } : {}) };
         return { destination: name, result: await first({ deliveryId: request.requestId, target, message }, budget) };
       }),
     );

@@ -62,7 +62,7 @@ export function createRetryWorkerFromEnvironment(
       logger: log,
     }),
     delivery: createDelivery({
-      services: options.services ?? createChatServices(),
+      services: options.services ?? createChatServices(undefined, settings.SLACK_API_URL),
       postTimeoutMs,
       ...deadLetters,
       logger: log,

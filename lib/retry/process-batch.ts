@@ -1,4 +1,4 @@
-import { destinationType } from '../config/destination-type.js';
+import { addressOf, destinationType, isSlackApp } from '../config/destination-type.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { RelayConfigStore } from '../config/store.js';
 import { CONFIG_READ_BUDGET_MS } from '../config/store.js';
@@ -103,9 +103,10 @@ async function processRecord(record: QueueRecord, deps: RetryDependencies): Prom
     return parked(await delivery.park({ body: record.body, reason: 'destination_not_configured', destination: job.destination }, budget));
   }
   const destination = loaded.config.destinations[job.destination]!;
-  const target = { name: job.destination, destination };
+  const botToken = isSlackApp(destination) ? loaded.config.slack?.botToken : undefined;
+  const target = { name: job.destination, destination, ...(botToken ? { botToken } : {}) };
   const service = delivery.serviceFor(destination);
-  const key = service.paceKey(destination.url);
+  const key = service.paceKey(addressOf(destination));
 
   // Leave what cannot be finished to a later invocation rather than be cut off mid-post.
   const wait = deps.pacer.delayFor(key);
@@ -123,14 +124,26 @@ async function processRecord(record: QueueRecord, deps: RetryDependencies): Prom
   if (decision.kind === 'delivered') {
     log.info('delivered from the retry queue', { attempts });
     metrics(deps).add(deliveryMetric('delivered', type));
-    await deps.ledger?.settle({ message: job.message, destination: job.destination, outcome: 'delivered' }, budget);
+    await deps.ledger?.settle(
+      {
+        message: job.message,
+        destination: job.destination,
+        outcome: 'delivered',
+        ...(job.anomaly ? { anomaly: job.anomaly } : {}),
+        ...(decision.opened ? { opened: decision.opened } : {}),
+      },
+      budget,
+    );
     return 'delivered';
   }
   const updated = JSON.stringify({ ...job, attempt: attempts, lastReason: decision.failure });
   if (decision.kind === 'park') {
     metrics(deps).add(deliveryMetric('parked', type));
     // Forgotten, so that the platform sending it again tries this destination again.
-    await deps.ledger?.settle({ message: job.message, destination: job.destination, outcome: 'parked' }, budget);
+    await deps.ledger?.settle(
+      { message: job.message, destination: job.destination, outcome: 'parked', ...(job.anomaly ? { anomaly: job.anomaly } : {}) },
+      budget,
+    );
     return parked(await delivery.park({ body: updated, reason: decision.reason, destination: job.destination }, budget));
   }
   metrics(deps).add(deliveryMetric('queued', type));

@@ -42,6 +42,30 @@ function timeText(view: AlertView): string | undefined {
   return `<!date^${view.epoch}^{date_short_pretty} {time}|${isoSeconds(view.epoch)}>`;
 }
 
+/** A line of our own above the alert (never sender text): `context` in the message, `prefix` in its notification. */
+export interface SlackNote {
+  context: string;
+  prefix: string;
+}
+
+/** A time Slack shows in the reader's zone, with the ISO time as the fallback. */
+export function slackDate(iso: string): string {
+  const epoch = Math.floor(Date.parse(iso) / 1000);
+  return Number.isFinite(epoch) ? `<!date^${epoch}^{date_short_pretty} {time}|${isoSeconds(epoch)}>` : 'an earlier time';
+}
+
+/** A follow-up where nothing can be edited or threaded: a new message that says what it updates. */
+export const updateNote = (firstSeenAt: string, updates: number): SlackNote => ({
+  context: `:repeat: Update ${updates} of an anomaly first seen ${slackDate(firstSeenAt)}`,
+  prefix: 'Update:',
+});
+
+/** The opening message after follow-ups: its latest content, and how many updates and when. */
+export const editedNote = (updates: number, atIso: string): SlackNote => ({
+  context: `:repeat: Updated ${updates} ${updates === 1 ? 'time' : 'times'}, latest ${slackDate(atIso)}; each update is in the thread`,
+  prefix: 'Updated:',
+});
+
 /** The notification text: kind, title and as much of the message as fits. */
 function summaryLine(view: AlertView): string {
   const summary = view.body ? `${view.title}: ${singleLine(view.body)}` : view.title;
@@ -52,7 +76,7 @@ function summaryLine(view: AlertView): string {
  * Builds the Block Kit message. Everything that came from the sender is escaped so it can
  * never form a mention or link; the only live mention is the one the configuration trusts.
  */
-export function formatSlackMessage(message: WebhookMessage, mention?: string): SlackMessage {
+export function formatSlackMessage(message: WebhookMessage, mention?: string, note?: SlackNote): SlackMessage {
   const view = alertView(message);
   const { title, body } = view;
   const prefix = mention ? `${mention} ` : '';
@@ -60,6 +84,7 @@ export function formatSlackMessage(message: WebhookMessage, mention?: string): S
   const blocks: SlackBlock[] = [
     { type: 'header', text: { type: 'plain_text', text: truncate(`${view.slackEmoji} ${title}`, SLACK_LIMITS.header), emoji: true } },
   ];
+  if (note) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: note.context, verbatim: true }] });
   if (body || mention) {
     blocks.push({
       type: 'section',
@@ -80,5 +105,6 @@ export function formatSlackMessage(message: WebhookMessage, mention?: string): S
     elements: [{ type: 'mrkdwn', text: time ? `:clock3: ${time}` : 'Sent by the cost platform', verbatim: true }],
   });
 
-  return { text: prefix + escapeMrkdwnAndTruncate(summaryLine(view), SLACK_LIMITS.fallback), blocks };
+  const notice = note ? `${note.prefix} ` : '';
+  return { text: prefix + notice + escapeMrkdwnAndTruncate(summaryLine(view), SLACK_LIMITS.fallback), blocks };
 }

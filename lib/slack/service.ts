@@ -1,6 +1,6 @@
 import type { ChatService } from '../chat/service.js';
 import type { NodeFetch } from '../transport/fetch-over-node-http.js';
-import { formatSlackMessage, type SlackMessage } from './format.js';
+import { formatSlackMessage, type SlackMessage, updateNote } from './format.js';
 import { createSlackPoster } from './post.js';
 
 /** Slack documents about one message per second per incoming webhook; the margin absorbs jitter. */
@@ -9,8 +9,13 @@ export const SLACK_MIN_INTERVAL_MS = 1_100;
 export function slackService(transport?: NodeFetch): ChatService<SlackMessage> {
   return {
     // The configuration only lets a Slack mention (a string) reach a Slack destination.
-    format: (message, destination) =>
-      formatSlackMessage(message, typeof destination.mention === 'string' ? destination.mention : undefined),
+    // An incoming webhook can neither edit nor thread: a follow-up is a new message marked as an update.
+    format: (message, destination, anomaly) =>
+      formatSlackMessage(
+        message,
+        typeof destination.mention === 'string' ? destination.mention : undefined,
+        anomaly?.kind === 'follow_up' ? updateNote(anomaly.firstSeenAt, anomaly.updates) : undefined,
+      ),
     post: createSlackPoster(transport),
     minIntervalMs: SLACK_MIN_INTERVAL_MS,
     paceKey: (url) => url,

@@ -77,8 +77,23 @@ function timeText(view: AlertView): string | undefined {
   return view.rawTime !== undefined ? escapeTeamsAndTruncate(view.rawTime, TEAMS_LIMITS.time) : undefined;
 }
 
-function card(view: AlertView, mention: TeamsMention | undefined, bodyLimit: number): TeamsMessage {
+/** What a follow-up says above the alert: Teams can neither edit nor thread a workflow's post. */
+export interface TeamsUpdate {
+  firstSeenAt: string;
+  updates: number;
+}
+
+function updateLine({ firstSeenAt, updates }: TeamsUpdate): string {
+  const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/.test(firstSeenAt) ? firstSeenAt : undefined;
+  const when = iso ? `{{DATE(${iso}, SHORT)}} {{TIME(${iso})}}` : 'earlier';
+  return `🔁 Update ${updates} of an anomaly first seen ${when}`;
+}
+
+function card(view: AlertView, mention: TeamsMention | undefined, bodyLimit: number, update?: TeamsUpdate): TeamsMessage {
   const body: AdaptiveCard['body'] = [
+    ...(update
+      ? [{ type: 'TextBlock' as const, text: updateLine(update), isSubtle: true as const, size: 'Small' as const, wrap: true as const }]
+      : []),
     {
       type: 'TextBlock',
       text: escapeTeamsAndTruncate(`${view.emoji} ${view.title}`, TEAMS_LIMITS.title),
@@ -122,7 +137,7 @@ function card(view: AlertView, mention: TeamsMention | undefined, bodyLimit: num
 }
 
 /** An Adaptive Card message for a Workflows webhook, within TEAMS_MAX_BYTES; long text is cut with an ellipsis. */
-export function formatTeamsMessage(message: WebhookMessage, mention?: TeamsMention): TeamsMessage {
+export function formatTeamsMessage(message: WebhookMessage, mention?: TeamsMention, update?: TeamsUpdate): TeamsMessage {
   const view = alertView(message);
-  return fitWithin(TEAMS_MAX_BYTES, TEAMS_LIMITS.body, (bodyLimit) => card(view, mention, bodyLimit));
+  return fitWithin(TEAMS_MAX_BYTES, TEAMS_LIMITS.body, (bodyLimit) => card(view, mention, bodyLimit, update));
 }

@@ -37,8 +37,8 @@ export function fakeChatService(
 }
 
 /** The services a test names; a destination of any other type fails loudly. */
-export function chatServices(given: Partial<Record<DestinationType, ChatService>>): ChatServices {
-  const missing = (type: DestinationType): ChatService => {
+export function chatServices(given: Partial<Record<DestinationType | 'slackApp', ChatService>>): ChatServices {
+  const missing = (type: DestinationType | 'slackApp'): ChatService => {
     const fail = () => {
       throw new Error(`this test has no ${type} service`);
     };
@@ -48,6 +48,7 @@ export function chatServices(given: Partial<Record<DestinationType, ChatService>
     slack: given.slack ?? missing('slack'),
     teams: given.teams ?? missing('teams'),
     googlechat: given.googlechat ?? missing('googlechat'),
+    slackApp: given.slackApp ?? missing('slackApp'),
   };
 }
 

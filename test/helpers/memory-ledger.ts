@@ -1,14 +1,43 @@
-import type { Claim, ClaimOutcome, DeliveryLedger } from '../../lib/dedup/ledger.js';
+import type { MessageRef } from '../../lib/chat/service.js';
+import type { AnomalyStart, AnomalyState, Claim, ClaimOutcome, DeliveryLedger } from '../../lib/dedup/ledger.js';
 
 type Entry = { state: 'claimed' | 'delivered' | 'queued'; claimUntil?: number; token?: string };
 
 /** The dedup ledger in memory, with the DynamoDB adapter's rules; `fail` makes every call throw. */
 export function memoryLedger(
   now: () => number = Date.now,
-): DeliveryLedger & { entries: Map<string, Entry>; fail?: Error; calls: string[] } {
+): DeliveryLedger & { entries: Map<string, Entry>; anomalies: Map<string, AnomalyState>; fail?: Error; calls: string[] } {
   const entries = new Map<string, Entry>();
+  const anomalies = new Map<string, AnomalyState>();
   const ledger = {
     entries,
+    anomalies,
+    async startAnomaly(id: string): Promise<AnomalyStart> {
+      ledger.calls.push('start anomaly');
+      if (ledger.fail) throw ledger.fail;
+      const state = anomalies.get(id);
+      if (state) return { kind: 'existing', state: { ...state } };
+      anomalies.set(id, { firstSeen: Math.floor(now() / 1000), followUps: 0 });
+      return { kind: 'opened' };
+    },
+    async anomalyOpened(id: string, opening: MessageRef) {
+      ledger.calls.push('anomaly opened');
+      if (ledger.fail) throw ledger.fail;
+      const state = anomalies.get(id) ?? { firstSeen: Math.floor(now() / 1000), followUps: 0 };
+      anomalies.set(id, { ...state, opening });
+    },
+    async anomalyFollowedUp(id: string) {
+      ledger.calls.push('anomaly followed up');
+      if (ledger.fail) throw ledger.fail;
+      const state = anomalies.get(id) ?? { firstSeen: Math.floor(now() / 1000), followUps: 0 };
+      anomalies.set(id, { ...state, followUps: state.followUps + 1 });
+    },
+    async forgetAnomaly(id: string) {
+      ledger.calls.push('forget anomaly');
+      if (ledger.fail) throw ledger.fail;
+      const state = anomalies.get(id);
+      if (state && !state.opening && state.followUps === 0) anomalies.delete(id);
+    },
     calls: [] as string[],
     fail: undefined as Error | undefined,
     async claim(id: string, claim: Claim): Promise<ClaimOutcome> {

@@ -53,6 +53,7 @@ const NOT_SET_BY_TEMPLATE: Record<string, string> = {
   AWS_SHARED_CREDENTIALS_FILE: 'outside Lambda only: the profile file, as the SDK reads it',
   POWERTOOLS_METRICS_DISABLED: 'metrics stay on in the stack; `npm start` sets it to keep the console readable',
   AWS_LAMBDA_LOG_LEVEL: "Lambda sets it from a function's application log level, when one is configured",
+  SLACK_API_URL: "unset, so Slack app destinations use Slack's own Web API; tests point it at a loopback server",
   DELIVERY_MIN_INTERVAL_MS:
     'unset, so each chat service keeps its own pace (Slack 1.1 s per webhook, Teams 0.26 s per webhook, Google Chat 1.1 s per space)',
 };
@@ -176,6 +177,7 @@ describe('least privilege', () => {
     expect(grants(relayId as string)).toEqual([
       'dynamodb:DeleteItem DedupTable',
       'dynamodb:PutItem DedupTable',
+      'dynamodb:UpdateItem DedupTable',
       'secretsmanager:GetSecretValue RelayConfigSecret',
       'sqs:SendMessage DeliveryQueue,DeliveryDeadLetterQueue',
     ]);
@@ -183,6 +185,7 @@ describe('least privilege', () => {
     expect(grants(retryId as string)).toEqual([
       'dynamodb:DeleteItem DedupTable',
       'dynamodb:PutItem DedupTable',
+      'dynamodb:UpdateItem DedupTable',
       'secretsmanager:GetSecretValue RelayConfigSecret',
       'sqs:ChangeMessageVisibility DeliveryQueue',
       'sqs:DeleteMessage DeliveryQueue',

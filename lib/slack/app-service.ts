@@ -1,0 +1,41 @@
+import type { ChatService } from '../chat/service.js';
+import type { NodeFetch } from '../transport/fetch-over-node-http.js';
+import type { SlackAppPayload } from './app-payload.js';
+
+/** Slack documents about one chat.postMessage per second per channel; the margin absorbs jitter. */
+export const SLACK_APP_MIN_INTERVAL_MS = 1_100;
+
+export interface SlackAppServiceOptions {
+  /** SLACK_API_URL; Slack's own by default. */
+  apiUrl?: string;
+  transport?: NodeFetch;
+}
+
+type Poster = (channel: string, payload: SlackAppPayload, options: Parameters<ChatService['post']>[2]) => ReturnType<ChatService['post']>;
+
+/**
+ * Slack app destinations (a channel and the bot token). The client is imported on the first
+ * post, so a configuration with webhook destinations only never loads or parses it.
+ */
+export function slackAppService(options: SlackAppServiceOptions = {}): ChatService<SlackAppPayload> {
+  let poster: Promise<Poster> | undefined;
+  const load = () => {
+    poster ??= import('./app-post.js').then(({ createSlackAppPoster }) =>
+      createSlackAppPoster({
+        ...(options.apiUrl !== undefined ? { apiUrl: options.apiUrl } : {}),
+        ...(options.transport ? { transport: options.transport } : {}),
+      }),
+    );
+    return poster;
+  };
+  return {
+    format: (message, destination, anomaly) => ({
+      message,
+      ...(typeof destination.mention === 'string' ? { mention: destination.mention } : {}),
+      anomaly: anomaly ?? { kind: 'opening' },
+    }),
+    post: async (channel, payload, postOptions) => (await load())(channel, payload, postOptions),
+    minIntervalMs: SLACK_APP_MIN_INTERVAL_MS,
+    paceKey: (channel) => `slack-app:${channel}`,
+  };
+}
