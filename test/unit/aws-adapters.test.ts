@@ -193,6 +193,41 @@ describe('the DynamoDB dedup ledger', () => {
     await expect(ledger().release('abc')).resolves.toBeUndefined();
   });
 
+  it("opens an anomaly with one conditional write, or reads the existing one's state: ids and times, no text", async () => {
+    aws.answer('DynamoDB_20120810.PutItem', {});
+    expect(await ledger().startAnomaly('anomaly#1')).toEqual({ kind: 'opened' });
+    expect(aws.calls[0]?.body).toMatchObject({
+      Item: { id: { S: 'anomaly#1' }, firstSeen: { N: String(t) }, followUps: { N: '0' }, expiresAt: { N: String(t + 86_400) } },
+      ConditionExpression: 'attribute_not_exists(id) OR expiresAt < :now',
+    });
+    const item = { id: { S: 'anomaly#1' }, firstSeen: { N: String(t - 600) }, followUps: { N: '2' }, channel: { S: 'C1' }, ts: { S: '1.2' } };
+    aws.answer('DynamoDB_20120810.PutItem', { error: 'ConditionalCheckFailedException', fields: { Item: item } });
+    expect(await ledger().startAnomaly('anomaly#1')).toEqual({
+      kind: 'existing',
+      state: { firstSeen: t - 600, followUps: 2, opening: { channel: 'C1', ts: '1.2' } },
+    });
+    aws.answer('DynamoDB_20120810.PutItem', { error: 'ConditionalCheckFailedException' });
+    expect(await ledger().startAnomaly('anomaly#1')).toEqual({ kind: 'existing', state: { firstSeen: t, followUps: 0 } });
+    aws.answer('DynamoDB_20120810.PutItem', { error: 'ResourceNotFoundException' });
+    await expect(ledger().startAnomaly('anomaly#1')).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
+  });
+
+  it('records where the opening is and counts follow-ups; forgets only an opening nobody has', async () => {
+    aws.answer('DynamoDB_20120810.UpdateItem', {});
+    aws.answer('DynamoDB_20120810.UpdateItem', {});
+    await ledger().anomalyOpened('anomaly#1', { channel: 'C1', ts: '1.2' });
+    await ledger().anomalyFollowedUp('anomaly#1');
+    expect(aws.calls[0]?.body).toMatchObject({ Key: { id: { S: 'anomaly#1' } }, ExpressionAttributeValues: { ':ts': { S: '1.2' } } });
+    expect(aws.calls[1]?.body['UpdateExpression']).toMatch(/^ADD followUps :one/);
+    aws.answer('DynamoDB_20120810.DeleteItem', {});
+    await ledger().forgetAnomaly('anomaly#1');
+    expect(aws.calls[2]?.body['ConditionExpression']).toBe('attribute_not_exists(ts) AND followUps = :zero');
+    aws.answer('DynamoDB_20120810.DeleteItem', { error: 'ConditionalCheckFailedException' });
+    await expect(ledger().forgetAnomaly('anomaly#1')).resolves.toBeUndefined();
+    aws.answer('DynamoDB_20120810.DeleteItem', { error: 'ResourceNotFoundException' });
+    await expect(ledger().forgetAnomaly('anomaly#1')).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
+  });
+
   it('names other errors, so that the caller can fail open', async () => {
     aws.answer('DynamoDB_20120810.PutItem', { error: 'ResourceNotFoundException' });
     await expect(ledger().claim('abc', mine)).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
