@@ -202,7 +202,9 @@ describe.skipIf(!moto)('no alert twice: the relay and delivery-retry with a dedu
       const allowed = anomaly
         ? ['id', 'firstSeen', 'followUps', 'lastUpdate', 'channel', 'ts', 'expiresAt']
         : ['id', 'state', 'expiresAt', 'claimUntil', 'claimToken'];
-      expect(Object.keys(item).sort()).toEqual(expect.arrayContaining(anomaly ? ['expiresAt', 'firstSeen', 'id'] : ['expiresAt', 'id', 'state']));
+      expect(Object.keys(item).sort()).toEqual(
+        expect.arrayContaining(anomaly ? ['expiresAt', 'firstSeen', 'id'] : ['expiresAt', 'id', 'state']),
+      );
       expect(Object.keys(item).filter((k) => !allowed.includes(k))).toEqual([]);
       expect(item['id']?.S).toMatch(anomaly ? /^anomaly#[0-9a-f]{64}$/ : /^[0-9a-f]{64}$/);
       const expires = Number(item['expiresAt']?.N);

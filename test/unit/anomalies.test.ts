@@ -226,14 +226,16 @@ describe('configuration of Slack app destinations', () => {
   it('exactly one of url and channel, a channel only for Slack, a channel id and a bot token, no unknown key', () => {
     const slack = { botToken: TOKEN };
     expect(problems({ auth, slack, destinations: { default: {} } })[0]).toMatch(/^destinations\.default\.url or "channel" is required/);
-    expect(problems({ auth, slack, destinations: { default: { url: 'https://hooks.slack.com/services/x', channel: 'C0123ABCD' } } })[0]).toMatch(
-      /^destinations\.default\.url/,
-    );
+    expect(
+      problems({ auth, slack, destinations: { default: { url: 'https://hooks.slack.com/services/x', channel: 'C0123ABCD' } } })[0],
+    ).toMatch(/^destinations\.default\.url/);
     expect(problems({ auth, slack, destinations: { default: { type: 'teams', channel: 'C0123ABCD' } } })).toEqual([
       'destinations.default.channel is for Slack destinations only; use "url"',
     ]);
     expect(problems({ auth, slack, destinations: { default: { channel: '#finops' } } })[0]).toMatch(/^destinations\.default\.channel/);
-    expect(problems({ auth, slack: { botToken: 'nope' }, destinations: { default: { channel: 'C0123ABCD' } } })[0]).toMatch(/^slack\.botToken/);
+    expect(problems({ auth, slack: { botToken: 'nope' }, destinations: { default: { channel: 'C0123ABCD' } } })[0]).toMatch(
+      /^slack\.botToken/,
+    );
     expect(problems({ auth, slack: { ...slack, token: 'x' }, destinations: { default: { channel: 'C0123ABCD' } } })[0]).toMatch(/^slack/);
   });
 });
@@ -298,7 +300,7 @@ describe("the Slack app client against a loopback server that plays Slack's Web 
     expect(message?.replies).toHaveLength(1);
     expect(JSON.stringify(message?.replies[0]?.blocks)).toContain('now up 500%');
     expect(message?.replies[0]?.text).not.toContain('<!here>');
-    for (const block of message?.blocks as Array<{ text?: { text: string } }>) {
+    for (const block of (message?.blocks ?? []) as Array<{ text?: { text: string } }>) {
       expect((block.text?.text ?? '').length).toBeLessThanOrEqual(SLACK_LIMITS.body + 20);
     }
   });
@@ -307,7 +309,11 @@ describe("the Slack app client against a loopback server that plays Slack's Web 
     const opened = await post('C0123ABCD', payload(opening), options);
     const ref = opened.kind === 'delivered' && opened.opened ? opened.opened : { channel: 'C0123ABCD', ts: '1.1' };
     api.deleteMessage(ref.ts);
-    const outcome = await post('C0123ABCD', payload({ kind: 'follow_up', firstSeenAt: '2026-11-22T10:00:00Z', updates: 1, opening: ref }), options);
+    const outcome = await post(
+      'C0123ABCD',
+      payload({ kind: 'follow_up', firstSeenAt: '2026-11-22T10:00:00Z', updates: 1, opening: ref }),
+      options,
+    );
     expect(outcome).toEqual({ kind: 'delivered', opened: { channel: 'C0123ABCD', ts: expect.any(String) } });
     expect(api.messages).toHaveLength(1);
     expect(api.messages[0]?.text).toMatch(/Update: /);
@@ -315,16 +321,46 @@ describe("the Slack app client against a loopback server that plays Slack's Web 
 
   it('answers are classified as Slack documents them: throttling and trouble retryable, refusals with their reason', async () => {
     const cases: Array<[Parameters<FakeSlackApi['queue']>[1], PostOutcome]> = [
-      [{ kind: 'rate_limited', retryAfterSeconds: 7 }, { kind: 'retryable', reason: 'ratelimited', retryAfterMs: 7_000 }],
-      [{ kind: 'error', error: 'ratelimited', retryAfterSeconds: 2 }, { kind: 'retryable', reason: 'ratelimited', retryAfterMs: 2_000 }],
-      [{ kind: 'error', error: 'internal_error' }, { kind: 'retryable', reason: 'internal_error' }],
-      [{ kind: 'error', error: 'service_unavailable' }, { kind: 'retryable', reason: 'service_unavailable' }],
-      [{ kind: 'status', status: 503 }, { kind: 'retryable', reason: 'http_503' }],
-      [{ kind: 'status', status: 404 }, { kind: 'refused', reason: 'http_404' }],
-      [{ kind: 'error', error: 'channel_not_found' }, { kind: 'refused', reason: 'channel_not_found' }],
-      [{ kind: 'error', error: 'not_in_channel' }, { kind: 'refused', reason: 'not_in_channel' }],
-      [{ kind: 'error', error: 'token_revoked' }, { kind: 'refused', reason: 'token_revoked' }],
-      [{ kind: 'error', error: 'msg_too_long' }, { kind: 'refused', reason: 'msg_too_long' }],
+      [
+        { kind: 'rate_limited', retryAfterSeconds: 7 },
+        { kind: 'retryable', reason: 'ratelimited', retryAfterMs: 7_000 },
+      ],
+      [
+        { kind: 'error', error: 'ratelimited', retryAfterSeconds: 2 },
+        { kind: 'retryable', reason: 'ratelimited', retryAfterMs: 2_000 },
+      ],
+      [
+        { kind: 'error', error: 'internal_error' },
+        { kind: 'retryable', reason: 'internal_error' },
+      ],
+      [
+        { kind: 'error', error: 'service_unavailable' },
+        { kind: 'retryable', reason: 'service_unavailable' },
+      ],
+      [
+        { kind: 'status', status: 503 },
+        { kind: 'retryable', reason: 'http_503' },
+      ],
+      [
+        { kind: 'status', status: 404 },
+        { kind: 'refused', reason: 'http_404' },
+      ],
+      [
+        { kind: 'error', error: 'channel_not_found' },
+        { kind: 'refused', reason: 'channel_not_found' },
+      ],
+      [
+        { kind: 'error', error: 'not_in_channel' },
+        { kind: 'refused', reason: 'not_in_channel' },
+      ],
+      [
+        { kind: 'error', error: 'token_revoked' },
+        { kind: 'refused', reason: 'token_revoked' },
+      ],
+      [
+        { kind: 'error', error: 'msg_too_long' },
+        { kind: 'refused', reason: 'msg_too_long' },
+      ],
     ];
     for (const [answer, expected] of cases) {
       api.queue('chat.postMessage', answer);
@@ -339,7 +375,12 @@ describe("the Slack app client against a loopback server that plays Slack's Web 
 
   it('a failed edit is the follow-up failing (it is tried again whole); a network failure is retryable', async () => {
     api.queue('chat.update', { kind: 'rate_limited', retryAfterSeconds: 30 });
-    const followUp: AnomalyPost = { kind: 'follow_up', firstSeenAt: '2026-11-22T10:00:00Z', updates: 1, opening: { channel: 'C1', ts: '1.1' } };
+    const followUp: AnomalyPost = {
+      kind: 'follow_up',
+      firstSeenAt: '2026-11-22T10:00:00Z',
+      updates: 1,
+      opening: { channel: 'C1', ts: '1.1' },
+    };
     expect(await post('C1', payload(followUp), options)).toEqual({ kind: 'retryable', reason: 'ratelimited', retryAfterMs: 30_000 });
     const offline = createSlackAppPoster({ apiUrl: 'http://127.0.0.1:9/api/' });
     expect((await offline('C1', payload(opening), options)).kind).toBe('retryable');

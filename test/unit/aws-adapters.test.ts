@@ -200,7 +200,13 @@ describe('the DynamoDB dedup ledger', () => {
       Item: { id: { S: 'anomaly#1' }, firstSeen: { N: String(t) }, followUps: { N: '0' }, expiresAt: { N: String(t + 86_400) } },
       ConditionExpression: 'attribute_not_exists(id) OR expiresAt < :now',
     });
-    const item = { id: { S: 'anomaly#1' }, firstSeen: { N: String(t - 600) }, followUps: { N: '2' }, channel: { S: 'C1' }, ts: { S: '1.2' } };
+    const item = {
+      id: { S: 'anomaly#1' },
+      firstSeen: { N: String(t - 600) },
+      followUps: { N: '2' },
+      channel: { S: 'C1' },
+      ts: { S: '1.2' },
+    };
     aws.answer('DynamoDB_20120810.PutItem', { error: 'ConditionalCheckFailedException', fields: { Item: item } });
     expect(await ledger().startAnomaly('anomaly#1')).toEqual({
       kind: 'existing',
