@@ -161,9 +161,8 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
   };
 
   async function firstAttempt({ deliveryId, target, message, anomaly }: AlertForTarget, budget: InvocationBudget): Promise<AttemptResult> {
-    const outcome = ports.retryQueue
-      ? await attempt(target, message, budget, anomaly)
-      : await attemptWithOneWait(target, message, budget, anomaly);
+    const post = ports.retryQueue ? attempt : attemptWithOneWait;
+    const outcome = await post(target, message, budget, anomaly);
     const decision = decide(outcome, 1);
     if (decision.kind === 'delivered') return decision;
     const job = newJob(deliveryId, target.name, message, decision.reason, ports.now(), anomaly);

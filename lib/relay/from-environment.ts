@@ -8,6 +8,7 @@ import type { ChatServices } from '../chat/service.js';
 import { createChatServices } from '../chat-services/create.js';
 import { configSourceFor, createRelayConfigStore } from '../config/store.js';
 import { dynamoLedger } from '../dedup/dynamodb.js';
+import type { DeliveryLedger } from '../dedup/ledger.js';
 import { deliverOnce } from '../dedup/once.js';
 import { createDelivery, postTimeoutFrom } from '../delivery/deliver.js';
 import { createLogger, type Logger, logLevelFrom } from '../log/logger.js';
@@ -28,6 +29,8 @@ export interface WiringOptions {
   now?: () => number;
   /** The chat services; the real ones posting over node:http(s) by default. */
   services?: ChatServices;
+  /** The ledger when no DEDUP_TABLE_NAME is set (`npm start` keeps one in memory); none by default. */
+  ledger?: DeliveryLedger;
 }
 
 /** Wires the relay with real clients from the Lambda environment; one instance per container. */
@@ -69,7 +72,7 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
         windowSeconds: settings.DEDUP_WINDOW_SECONDS,
         now,
       })
-    : undefined;
+    : options.ledger;
   return createRelay({
     config: store,
     authenticate: createRequestAuthenticator({

@@ -1,0 +1,51 @@
+import type { MessageRef } from '../chat/service.js';
+import type { AnomalyState, ClaimOutcome, DeliveryLedger } from './ledger.js';
+
+type Entry = { state: 'claimed' | 'delivered' | 'queued'; claimUntil?: number; token?: string };
+
+/**
+ * The ledger in this process's memory, with the DynamoDB adapter's rules: for `npm start`, so
+ * that a re-send and an anomaly's follow-ups behave locally as they do in the stack. Nothing
+ * expires; a local session is short.
+ */
+export function inMemoryLedger(now: () => number = Date.now): DeliveryLedger {
+  const entries = new Map<string, Entry>();
+  const anomalies = new Map<string, AnomalyState>();
+  const seconds = () => Math.floor(now() / 1000);
+  const anomaly = (id: string) => anomalies.get(id) ?? { firstSeen: seconds(), followUps: 0 };
+  return {
+    async claim(id, claim): Promise<ClaimOutcome> {
+      const entry = entries.get(id);
+      if (entry?.state === 'delivered' || entry?.state === 'queued') return { kind: 'done', state: entry.state };
+      if (entry?.state === 'claimed' && entry.token !== claim.token && (entry.claimUntil ?? 0) > now()) {
+        return { kind: 'in_progress', retryAfterSeconds: Math.max(1, Math.ceil(((entry.claimUntil ?? 0) - now()) / 1000)) };
+      }
+      entries.set(id, { state: 'claimed', claimUntil: now() + claim.holdSeconds * 1000, token: claim.token });
+      return { kind: 'claimed' };
+    },
+    async record(id, state) {
+      entries.set(id, { state });
+    },
+    async release(id, token) {
+      const entry = entries.get(id);
+      if (token ? entry?.token === token : entry?.state !== 'delivered') entries.delete(id);
+    },
+    async startAnomaly(id) {
+      const state = anomalies.get(id);
+      if (state) return { kind: 'existing', state: { ...state } };
+      anomalies.set(id, anomaly(id));
+      return { kind: 'opened' };
+    },
+    async anomalyOpened(id, opening: MessageRef) {
+      anomalies.set(id, { ...anomaly(id), opening });
+    },
+    async anomalyFollowedUp(id) {
+      const state = anomaly(id);
+      anomalies.set(id, { ...state, followUps: state.followUps + 1 });
+    },
+    async forgetAnomaly(id) {
+      const state = anomalies.get(id);
+      if (state && !state.opening && state.followUps === 0) anomalies.delete(id);
+    },
+  };
+}
