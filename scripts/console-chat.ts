@@ -116,3 +116,49 @@ export function handleConsoleRequest(
   record?.(type, parsed);
   CONSOLES[type].answer(res);
 }
+
+/** Where the console plays Slack's Web API, for the console Slack app destination of `npm start`. */
+export const CONSOLE_SLACK_API_PATH = '/console/slack-api/';
+
+/**
+ * Plays Slack's Web API for a Slack app destination: `chat.postMessage` (an opening, or a reply
+ * in a thread) and `chat.update` (the opening edited), each printed with what it does to the
+ * channel, and recorded for the preview page with its place in the thread.
+ */
+export function createConsoleSlackApi(print: (text: string) => void = console.log, record?: (type: ConsoleType, body: unknown) => void) {
+  let next = 1;
+  const known = new Set<string>();
+  return (method: string, res: ServerResponse, body: Buffer): void => {
+    let call: { channel?: string; ts?: string; thread_ts?: string; text?: string; blocks?: SlackBlock[] };
+    try {
+      call = JSON.parse(body.toString('utf8')) as typeof call;
+    } catch {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":false,"error":"invalid_json"}');
+      return;
+    }
+    const channel = call.channel ?? '';
+    const answer = (value: unknown): void => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+    };
+    if (method === 'chat.update') {
+      if (!call.ts || !known.has(call.ts)) {
+        answer({ ok: false, error: 'message_not_found' });
+        return;
+      }
+      print(`\n── Slack app: message ${call.ts} in ${channel} edited (console destination) ──\n${renderSlack(call)}\n`);
+      record?.('slack', call);
+      answer({ ok: true, channel, ts: call.ts });
+      return;
+    }
+    if (method !== 'chat.postMessage') {
+      answer({ ok: false, error: 'unknown_method' });
+      return;
+    }
+    const ts = `${Math.floor(Date.now() / 1000)}.${String(next++).padStart(6, '0')}`;
+    const where = call.thread_ts ? `reply in the thread of message ${call.thread_ts}` : `new message ${ts}`;
+    if (!call.thread_ts) known.add(ts);
+    print(`\n── Slack app: ${where} in ${channel} (console destination) ──\n${renderSlack(call)}\n`);
+    record?.('slack', call.thread_ts ? call : { ...call, ts });
+    answer({ ok: true, channel, ts });
+  };
+}

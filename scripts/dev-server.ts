@@ -1,7 +1,11 @@
 // `npm start`: the relay on http://127.0.0.1:3000/webhook through the same Lambda handler.
 import { createServer } from 'node:http';
-import type { Context } from 'aws-lambda';
-import { consoleTypeOf, handleConsoleRequest } from './console-chat.js';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { inMemoryLedger } from '../lib/dedup/memory.js';
+import { fromHttpApiEvent, toHttpApiResult } from '../lib/inbound/api-gateway.js';
+import { createRelayFromEnvironment } from '../lib/relay/from-environment.js';
+import { invocationBudget } from '../lib/shared/deadline.js';
+import { CONSOLE_SLACK_API_PATH, consoleTypeOf, createConsoleSlackApi, handleConsoleRequest } from './console-chat.js';
 import { chooseConfiguration, configurationProblems } from './dev-config.js';
 import { httpApiEvent } from './http-api-event.js';
 import { DeliveryLog } from './preview/deliveries.js';
@@ -15,9 +19,13 @@ const port = Number(process.env['PORT'] ?? 3000);
 // The console destinations live on this same server: /console/slack, /console/teams, /console/googlechat.
 const consoleBase = `http://127.0.0.1:${port}/console`;
 
+// The default shows both kinds of Slack destination: an incoming webhook, and a Slack app
+// channel whose message is edited and threaded as an anomaly's follow-ups arrive.
 const choice = await chooseConfiguration(process.env, () => ({
   auth: { method: 'none' },
-  destinations: { default: { url: `${consoleBase}/slack` } },
+  slack: { botToken: 'xoxb-console-local' },
+  destinations: { default: { url: `${consoleBase}/slack` }, 'slack-app': { channel: 'CCONSOLE01' } },
+  routes: [{ to: ['default', 'slack-app'] }],
 }));
 const problems = await configurationProblems(choice);
 if (problems.length > 0) {
@@ -29,17 +37,27 @@ process.env['RELAY_CONFIG_SECRET_ID'] = choice.secretId;
 const source = choice.description;
 // Metric lines (CloudWatch EMF) would bury the previews; POWERTOOLS_METRICS_DISABLED=false shows them.
 process.env['POWERTOOLS_METRICS_DISABLED'] ??= 'true';
-// Imported only now: the handler reads its environment when its module loads, as on Lambda.
-const { handler } = await import('../functions/webhook-relay/handler.js');
+// Slack app destinations post to the console's Web API unless told otherwise.
+process.env['SLACK_API_URL'] ??= `http://127.0.0.1:${port}${CONSOLE_SLACK_API_PATH}`;
+// The webhook-relay handler's own two lines, with an in-memory ledger when no table is named,
+// so that re-sends and an anomaly's follow-ups behave as in the stack.
+const relay = createRelayFromEnvironment(process.env, process.env['DEDUP_TABLE_NAME'] ? {} : { ledger: inMemoryLedger() });
+const handler = async (event: APIGatewayProxyEventV2, context: Context) =>
+  toHttpApiResult(await relay(fromHttpApiEvent(event, context.awsRequestId), invocationBudget(context)));
 
 let invocation = 0;
 const deliveries = new DeliveryLog();
+const slackApi = createConsoleSlackApi(console.log, (type, body) => deliveries.record(type, body));
 
 const server = createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', async () => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (path.startsWith(CONSOLE_SLACK_API_PATH) && req.method === 'POST') {
+      slackApi(path.slice(CONSOLE_SLACK_API_PATH.length), res, Buffer.concat(chunks));
+      return;
+    }
     const consoleType = consoleTypeOf(path);
     if (consoleType) {
       handleConsoleRequest(consoleType, req, res, Buffer.concat(chunks), console.log, (type, body) => deliveries.record(type, body));

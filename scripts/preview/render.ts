@@ -216,7 +216,11 @@ function slackMessage(body: unknown, time: string): SafeHtml {
   const message = obj(body);
   const blocks = arr(message['blocks']);
   const text = str(message['text']) ?? '';
-  return html`<div class="slack">
+  // A Slack app destination's place in the thread: the opening, its edit, or a reply under it.
+  const threadTs = str(message['thread_ts']);
+  const ts = str(message['ts']);
+  const place = threadTs ? `↳ reply in the thread of message ${threadTs}` : ts ? `message ${ts} (an edit replaces it in place)` : '';
+  return html`${place ? html`<p class="muted slack-thread">${place}</p>` : ''}<div class="slack">
     <div class="sender"><span class="avatar" aria-hidden="true">¢</span><strong>Cost Alert Relay</strong><span class="badge">APP</span><span class="muted receipt">${time}</span></div>
     <div class="slack-blocks">${blocks.length > 0 ? blocks.map(slackBlock) : html`<div class="slack-text">${slackMrkdwn(text)}</div>`}</div>
   </div>

@@ -69,6 +69,27 @@ describe('npm start (local dev server) with the embedded default configuration',
     expect(output()).toContain('https://app.slack.com/block-kit-builder#');
   });
 
+  it('shows the living message: a console Slack app posts the opening, then edits it and replies in its thread', async () => {
+    const post = (message: string) =>
+      fetch(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          metadata: { object_type: 'anomaly_alert', timestamp: '2026-11-22T10:00:00Z' },
+          payload: { title: 'Living message check', message, account_id: '42' },
+        }),
+      });
+    expect((await post('up 10%')).status).toBe(200);
+    await server.waitFor('Slack app: new message');
+    expect((await post('up 20%')).status).toBe(200);
+    await server.waitFor('edited (console destination)');
+    await server.waitFor('Slack app: reply in the thread of message');
+    expect(output()).toContain('Updated 1 time');
+    expect(output()).not.toContain('xoxb-console-local');
+    const page = await (await fetch(`http://127.0.0.1:${server.port}/`)).text();
+    expect(page).toContain('reply in the thread of message');
+  });
+
   it('keeps metric lines out of the console, and a second server on the same port says what to do', async () => {
     expect(output()).not.toContain('"_aws"');
     const port = new URL(url).port;
