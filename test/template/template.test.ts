@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -488,6 +488,13 @@ describe('HTTP API, logs and alarms', () => {
     expect(evaluate({ ...deploymentWith(), resolveResource: apiRef }, outputs['WebhookUrl']?.Value)).toBe(
       'https://a1b2c3d4e5.execute-api.us-east-1.amazonaws.com/webhook',
     );
+    // The Slack app manifest: the repository's file, with this stack's interactivity URL filled in.
+    const manifest = JSON.parse(String(evaluate({ ...deploymentWith(), resolveResource: apiRef }, outputs['SlackAppManifest']?.Value))) as {
+      settings: { interactivity: { request_url: string } };
+    };
+    const file = JSON.parse(readFileSync(join(root, 'docs/slack-app-manifest.json'), 'utf8')) as typeof manifest;
+    expect(manifest.settings.interactivity.request_url).toBe('https://a1b2c3d4e5.execute-api.us-east-1.amazonaws.com/slack/interactions');
+    expect({ ...manifest, settings: { ...manifest.settings, interactivity: file.settings.interactivity } }).toEqual(file);
     const secretOutputs = Object.values(outputs).flatMap((o) => ('Ref' in (o.Value as object) ? [(o.Value as { Ref: string }).Ref] : []));
     for (const [id, secret] of resourcesOfType(template, 'AWS::SecretsManager::Secret')) {
       if (!secret.Condition) expect(secretOutputs).toContain(id);
