@@ -9,7 +9,7 @@ import { dedupUnavailableMetric, deliveryMetric, type Metrics, noMetrics } from 
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
 import { anomalyRecordId, deliveryRecordId } from './fingerprint.js';
-import { type AnomalyState, type ClaimOutcome, claimHoldSeconds, type DeliveryLedger, LEDGER_CALL_BUDGET_MS } from './ledger.js';
+import { type AnomalyStart, type AnomalyState, claimHoldSeconds, type DeliveryLedger, LEDGER_CALL_BUDGET_MS } from './ledger.js';
 
 interface LedgerDependencies {
   ledger: DeliveryLedger;
@@ -93,7 +93,24 @@ export function deliverOnce(deps: OnceDependencies): FirstAttempt {
     const id = deliveryRecordId(alert.message, target.name);
     const token = randomUUID();
     const hold = { token, holdSeconds: claimHoldSeconds(budget.remainingMs()) };
-    const claim: ClaimOutcome | undefined = await step(budget, target.name, (signal) => ledger.claim(id, hold, signal));
+    const anomalyId = anomalyRecordId(alert.message, target.name);
+    // Side by side, so the post still waits for one table round trip, not two.
+    const [claim, started] = await Promise.all([
+      step(budget, target.name, (signal) => ledger.claim(id, hold, signal)),
+      budget
+        .step('dedup_table', LEDGER_CALL_BUDGET_MS, (signal) => ledger.startAnomaly(anomalyId, signal))
+        .then(
+          (value): { value: AnomalyStart } | { error: unknown } => ({ value }),
+          (error: unknown) => ({ error }),
+        ),
+    ]);
+    // One outage is one warning: the anomaly's failure is told only when the claim got through.
+    const start = 'value' in started ? started.value : undefined;
+    if (claim && 'error' in started) await step(budget, target.name, () => Promise.reject(started.error));
+    if (claim && claim.kind !== 'claimed' && start?.kind === 'opened') {
+      // A re-send opened an anomaly whose delivery is done or under way elsewhere: that one is not ours to keep.
+      await step(budget, target.name, (signal) => ledger.forgetAnomaly(anomalyId, signal));
+    }
     if (claim?.kind === 'done') {
       logger.info('duplicate delivery: this destination already has it', {
         destination: target.name,
@@ -110,9 +127,7 @@ export function deliverOnce(deps: OnceDependencies): FirstAttempt {
 
     // Without the table every delivery is an opening: an alert is never held back for its state.
     let anomaly: AnomalyPost = OPENING;
-    const anomalyId = anomalyRecordId(alert.message, target.name);
     if (claim) {
-      const start = await step(budget, target.name, (signal) => ledger.startAnomaly(anomalyId, signal));
       if (start?.kind === 'existing') {
         const waiting = isSlackApp(target.destination) && !start.state.opening;
         if (waiting && Math.floor(now() / 1000) - start.state.firstSeen < OPENING_PENDING_SECONDS) {

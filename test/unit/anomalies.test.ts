@@ -166,6 +166,25 @@ describe('opening, follow-ups and duplicates at one destination', () => {
     expect(s.log.records().some((r) => r['reason'] === 'dedup_unavailable')).toBe(true);
   });
 
+  it('an anomaly write that fails alone is told once and costs nothing: the alert goes out as an opening', async () => {
+    const s = setup();
+    await send(s, ops);
+    s.ledger.startAnomaly = async () => {
+      throw new Error('ThrottlingException');
+    };
+    expect(await send(s, ops, alert(undefined, 'changed'))).toEqual({ kind: 'delivered' });
+    expect(s.webhook.posts.map((p) => p.anomaly?.kind)).toEqual(['opening', 'opening']);
+    expect(s.log.records().filter((r) => r['reason'] === 'dedup_unavailable')).toHaveLength(1);
+  });
+
+  it('a re-send whose anomaly had expired leaves no anomaly behind that nothing was posted for', async () => {
+    const s = setup();
+    await send(s, ops);
+    s.ledger.anomalies.clear();
+    expect(await send(s, ops)).toEqual({ kind: 'duplicate', state: 'delivered' });
+    expect(s.ledger.anomalies.size).toBe(0);
+  });
+
   it('a throttled follow-up waits on the queue as a follow-up, and the retry worker delivers it and counts it once', async () => {
     const s = setup();
     await send(s, finops);
