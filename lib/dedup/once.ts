@@ -142,13 +142,16 @@ export function deliverOnce(deps: OnceDependencies): FirstAttempt {
     const result = await delivery.first({ ...alert, anomaly }, budget);
     if (claim) {
       const state = recorded(result);
-      // A claim left behind expires by itself (claimHoldSeconds); a lost record only means a re-send posts again.
-      await step(budget, target.name, (signal) => (state ? ledger.record(id, state, signal) : ledger.release(id, token, signal)));
-      if (result.kind !== 'queued') {
-        const outcome = result.kind === 'delivered' ? 'delivered' : 'failed';
-        const opened = result.kind === 'delivered' ? result.opened : undefined;
-        await step(budget, target.name, (signal) => settleAnomaly(ledger, anomalyId, anomaly, outcome, opened, signal));
-      }
+      const outcome = result.kind === 'delivered' ? 'delivered' : 'failed';
+      const opened = result.kind === 'delivered' ? result.opened : undefined;
+      // Independent items, written side by side. A claim left behind expires by itself
+      // (claimHoldSeconds); a lost record only means a re-send posts again.
+      await Promise.all([
+        step(budget, target.name, (signal) => (state ? ledger.record(id, state, signal) : ledger.release(id, token, signal))),
+        result.kind === 'queued'
+          ? undefined
+          : step(budget, target.name, (signal) => settleAnomaly(ledger, anomalyId, anomaly, outcome, opened, signal)),
+      ]);
     }
     if (anomaly.kind === 'follow_up' && result.kind === 'delivered') {
       logger.info('follow-up of an anomaly delivered', { destination: target.name, updates: anomaly.updates, outcome: 'follow_up' });
