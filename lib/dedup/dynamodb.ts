@@ -1,5 +1,5 @@
 import { type AwsJsonCall, AwsServiceError } from '../aws/json-client.js';
-import type { AnomalyState, ClaimOutcome, DeliveryLedger } from './ledger.js';
+import type { AnomalyTable, ClaimOutcome, DeliveryLedger } from './ledger.js';
 
 export interface DynamoLedgerOptions {
   tableName: string;
@@ -13,20 +13,6 @@ const isConditionFailure = (error: unknown): error is AwsServiceError =>
   error instanceof AwsServiceError && error.code === 'ConditionalCheckFailedException';
 
 type StoredItem = { state?: { S?: string }; claimToken?: { S?: string }; claimUntil?: { N?: string } };
-
-type AnomalyItem = { firstSeen?: { N?: string }; followUps?: { N?: string }; channel?: { S?: string }; ts?: { S?: string } };
-
-function anomalyState(item: AnomalyItem | undefined, t: number): AnomalyState {
-  const firstSeen = Number(item?.firstSeen?.N);
-  const followUps = Number(item?.followUps?.N);
-  const channel = item?.channel?.S;
-  const ts = item?.ts?.S;
-  return {
-    firstSeen: Number.isFinite(firstSeen) ? firstSeen : t,
-    followUps: Number.isFinite(followUps) ? followUps : 0,
-    ...(channel && ts ? { opening: { channel, ts } } : {}),
-  };
-}
 
 /** What a claim that failed its condition found in the table. */
 function foundOutcome(item: StoredItem | undefined, token: string, t: number): ClaimOutcome {
@@ -47,6 +33,13 @@ function foundOutcome(item: StoredItem | undefined, token: string, t: number): C
 export function dynamoLedger(dynamo: AwsJsonCall, options: DynamoLedgerOptions): DeliveryLedger {
   const now = options.now ?? Date.now;
   const { tableName: TableName } = options;
+  let loaded: Promise<AnomalyTable> | undefined;
+  const anomalies = () => {
+    loaded ??= import('./dynamodb-anomaly.js').then(({ dynamoAnomalyTable }) =>
+      dynamoAnomalyTable(dynamo, options, now, isConditionFailure),
+    );
+    return loaded;
+  };
 
   return {
     async claim(id, claim, signal) {
@@ -87,82 +80,11 @@ export function dynamoLedger(dynamo: AwsJsonCall, options: DynamoLedgerOptions):
       );
     },
 
-    async startAnomaly(id, signal) {
-      const t = seconds(now());
-      try {
-        await dynamo(
-          'PutItem',
-          {
-            TableName,
-            Item: {
-              id: { S: id },
-              firstSeen: { N: String(t) },
-              followUps: { N: '0' },
-              expiresAt: { N: String(t + options.windowSeconds) },
-            },
-            ConditionExpression: 'attribute_not_exists(id) OR expiresAt < :now',
-            ExpressionAttributeValues: { ':now': { N: String(t) } },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          },
-          signal,
-        );
-        return { kind: 'opened' };
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-        return { kind: 'existing', state: anomalyState(error.fields['Item'] as AnomalyItem | undefined, t) };
-      }
-    },
-
-    async anomalyOpened(id, opening, signal) {
-      const t = seconds(now());
-      await dynamo(
-        'UpdateItem',
-        {
-          TableName,
-          Key: { id: { S: id } },
-          UpdateExpression: 'SET channel = :channel, ts = :ts, expiresAt = :expires, firstSeen = if_not_exists(firstSeen, :now)',
-          ExpressionAttributeValues: {
-            ':channel': { S: opening.channel },
-            ':ts': { S: opening.ts },
-            ':expires': { N: String(t + options.windowSeconds) },
-            ':now': { N: String(t) },
-          },
-        },
-        signal,
-      );
-    },
-
-    async anomalyFollowedUp(id, signal) {
-      const t = seconds(now());
-      await dynamo(
-        'UpdateItem',
-        {
-          TableName,
-          Key: { id: { S: id } },
-          UpdateExpression: 'ADD followUps :one SET lastUpdate = :now, expiresAt = :expires, firstSeen = if_not_exists(firstSeen, :now)',
-          ExpressionAttributeValues: { ':one': { N: '1' }, ':now': { N: String(t) }, ':expires': { N: String(t + options.windowSeconds) } },
-        },
-        signal,
-      );
-    },
-
-    async forgetAnomaly(id, signal) {
-      try {
-        // Only an opening nobody has: once a message or a follow-up exists, the anomaly stays.
-        await dynamo(
-          'DeleteItem',
-          {
-            TableName,
-            Key: { id: { S: id } },
-            ConditionExpression: 'attribute_not_exists(ts) AND followUps = :zero',
-            ExpressionAttributeValues: { ':zero': { N: '0' } },
-          },
-          signal,
-        );
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
-    },
+    // The anomaly's operations load on first use: a relay without the table never parses them.
+    startAnomaly: async (id, signal) => (await anomalies()).startAnomaly(id, signal),
+    anomalyOpened: async (id, opening, signal) => (await anomalies()).anomalyOpened(id, opening, signal),
+    anomalyFollowedUp: async (id, signal) => (await anomalies()).anomalyFollowedUp(id, signal),
+    forgetAnomaly: async (id, signal) => (await anomalies()).forgetAnomaly(id, signal),
 
     async release(id, token, signal) {
       const condition = token

@@ -65,3 +65,6 @@ export const claimHoldSeconds = (remainingMs: number): number => Math.max(1, Mat
 
 /** The most one ledger call may take; it sits before the post, and on failure the alert is delivered anyway. */
 export const LEDGER_CALL_BUDGET_MS = 1_000;
+
+/** The anomaly half of the ledger, which the DynamoDB adapter loads on first use. */
+export type AnomalyTable = Pick<DeliveryLedger, 'startAnomaly' | 'anomalyOpened' | 'anomalyFollowedUp' | 'forgetAnomaly'>;

@@ -1,9 +1,21 @@
-import type { AnomalyPost } from '../chat/service.js';
+import type { AnomalyPost, PostOutcome } from '../chat/service.js';
 import type { WebhookMessage } from '../message/schema.js';
+import type { NodeFetch } from '../transport/fetch-over-node-http.js';
+import type { editedNote, formatSlackMessage, updateNote } from './format.js';
 
 /** What the app service posts: the validated alert and where it stands; formatting happens in the lazy client. */
 export interface SlackAppPayload {
   message: WebhookMessage;
   mention?: string;
   anomaly: AnomalyPost;
+}
+
+/** What the lazily loaded Web API client uses of the code already on the cold path. */
+export interface SlackAppTools {
+  transport: NodeFetch;
+  formatSlackMessage: typeof formatSlackMessage;
+  updateNote: typeof updateNote;
+  editedNote: typeof editedNote;
+  outcomeWithoutAnswer(error: unknown): PostOutcome;
+  parseRetryAfterMs(header: string | null): number | undefined;
 }

@@ -1,10 +1,12 @@
-import { outcomeWithoutAnswer } from '../chat/post-json.js';
+// Imported with import() by app-service.ts on the first post to an app destination. It imports
+// types only: what it shares with the cold path (formatter, transport, classifiers) comes in as
+// `tools`, since a runtime import would move that code into a chunk the cold path loads too.
 import type { MessageRef, PostOptions, PostOutcome } from '../chat/service.js';
-import { parseRetryAfterMs } from '../shared/retry-after.js';
-import { fetchOverNodeHttp, type NodeFetch } from '../transport/fetch-over-node-http.js';
-import type { SlackAppPayload } from './app-payload.js';
-import { editedNote, formatSlackMessage, type SlackMessage, updateNote } from './format.js';
-import { DEFAULT_RETRY_AFTER_MS } from './post.js';
+import type { SlackAppPayload, SlackAppTools } from './app-payload.js';
+import type { SlackMessage } from './format.js';
+
+/** Slack asks for about one message per second per channel; a 429 without a usable Retry-After waits that long. */
+const DEFAULT_RETRY_AFTER_MS = 1_000;
 
 /** Slack's Web API, unless SLACK_API_URL says otherwise (tests point it at a loopback server). */
 export const DEFAULT_SLACK_API_URL = 'https://slack.com/api/';
@@ -20,7 +22,12 @@ type CallResult = { outcome: PostOutcome; ref?: MessageRef; error?: string };
  * Reduces a Web API answer to an outcome. Errors come as HTTP 200 with `ok: false` and a word;
  * only plain words become reasons, so nothing else from the answer reaches a log or a queue.
  */
-export function classifyWebApiAnswer(status: number, body: string, retryAfter: string | null): CallResult {
+export function classifyWebApiAnswer(
+  status: number,
+  body: string,
+  retryAfter: string | null,
+  parseRetryAfterMs: SlackAppTools['parseRetryAfterMs'],
+): CallResult {
   if (status === 429) {
     return { outcome: { kind: 'retryable', reason: 'ratelimited', retryAfterMs: parseRetryAfterMs(retryAfter) ?? DEFAULT_RETRY_AFTER_MS } };
   }
@@ -47,7 +54,7 @@ export function classifyWebApiAnswer(status: number, body: string, retryAfter: s
 
 export interface SlackAppClientOptions {
   apiUrl?: string;
-  transport?: NodeFetch;
+  tools: SlackAppTools;
   now?: () => number;
 }
 
@@ -59,8 +66,9 @@ export interface SlackAppClientOptions {
  * updates and when) and replies in its thread; an opening that cannot be edited any more is
  * replaced by a new one, so the follow-up is never lost.
  */
-export function createSlackAppPoster(options: SlackAppClientOptions = {}) {
-  const transport = options.transport ?? fetchOverNodeHttp;
+export function createSlackAppPoster(options: SlackAppClientOptions) {
+  const { tools } = options;
+  const { transport, formatSlackMessage, updateNote, editedNote } = tools;
   const base = (options.apiUrl ?? DEFAULT_SLACK_API_URL).replace(/\/?$/, '/');
   const now = options.now ?? Date.now;
 
@@ -73,9 +81,9 @@ export function createSlackAppPoster(options: SlackAppClientOptions = {}) {
         redirect: 'error',
         timeoutMs,
       });
-      return classifyWebApiAnswer(response.status, await response.text(), response.headers.get('retry-after'));
+      return classifyWebApiAnswer(response.status, await response.text(), response.headers.get('retry-after'), tools.parseRetryAfterMs);
     } catch (error) {
-      return { outcome: outcomeWithoutAnswer(error) };
+      return { outcome: tools.outcomeWithoutAnswer(error) };
     }
   }
 

@@ -1,6 +1,9 @@
+import { outcomeWithoutAnswer } from '../chat/post-json.js';
 import type { ChatService } from '../chat/service.js';
-import type { NodeFetch } from '../transport/fetch-over-node-http.js';
-import type { SlackAppPayload } from './app-payload.js';
+import { parseRetryAfterMs } from '../shared/retry-after.js';
+import { fetchOverNodeHttp, type NodeFetch } from '../transport/fetch-over-node-http.js';
+import type { SlackAppPayload, SlackAppTools } from './app-payload.js';
+import { editedNote, formatSlackMessage, updateNote } from './format.js';
 
 /** Slack documents about one chat.postMessage per second per channel; the margin absorbs jitter. */
 export const SLACK_APP_MIN_INTERVAL_MS = 1_100;
@@ -10,6 +13,16 @@ export interface SlackAppServiceOptions {
   apiUrl?: string;
   transport?: NodeFetch;
 }
+
+/** The code the Web API client shares with the cold path, handed over rather than imported (app-post.ts says why). */
+export const slackAppTools = (transport: NodeFetch = fetchOverNodeHttp): SlackAppTools => ({
+  transport,
+  formatSlackMessage,
+  updateNote,
+  editedNote,
+  outcomeWithoutAnswer,
+  parseRetryAfterMs: (header) => parseRetryAfterMs(header),
+});
 
 type Poster = (channel: string, payload: SlackAppPayload, options: Parameters<ChatService['post']>[2]) => ReturnType<ChatService['post']>;
 
@@ -23,7 +36,7 @@ export function slackAppService(options: SlackAppServiceOptions = {}): ChatServi
     poster ??= import('./app-post.js').then(({ createSlackAppPoster }) =>
       createSlackAppPoster({
         ...(options.apiUrl !== undefined ? { apiUrl: options.apiUrl } : {}),
-        ...(options.transport ? { transport: options.transport } : {}),
+        tools: slackAppTools(options.transport),
       }),
     );
     return poster;

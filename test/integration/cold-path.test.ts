@@ -102,6 +102,27 @@ describe.skipIf(!moto)('the relay bundle’s cold path', () => {
     expect(proxy.accessKeyIds()).toEqual(['AKIDLAMBDAROLE']);
   });
 
+  it("keeps Slack app destinations' code off the cold path: the Web API client and the anomaly table load on first use", () => {
+    const folder = join(root, 'dist', 'webhook-relay');
+    const coldPath = new Set<string>();
+    const visit = (file: string) => {
+      if (coldPath.has(file)) return;
+      coldPath.add(file);
+      const text = readFileSync(join(folder, file), 'utf8');
+      for (const [, next] of text.matchAll(/(?:from|import)\s*"\.\/([^"]+)"/g)) visit(next as string);
+    };
+    visit('index.mjs');
+    const cold = [...coldPath].map((file) => readFileSync(join(folder, file), 'utf8')).join('\n');
+    const everything = readdirSync(folder)
+      .filter((file) => file.endsWith('.mjs'))
+      .map((file) => readFileSync(join(folder, file), 'utf8'))
+      .join('\n');
+    for (const marker of ['chat.update', 'ADD followUps']) {
+      expect(everything).toContain(marker);
+      expect(cold).not.toContain(marker);
+    }
+  });
+
   it.skipIf(!esmHttpImportLoadsUndici)('loads no undici, although an ESM import of node:http would on this Node', async () => {
     slack.reset();
     const result = await coldDelivery(join(root, 'dist', 'webhook-relay', 'index.mjs'), lambdaEnvironment());

@@ -14,6 +14,7 @@ import type { QueueMessageOps } from '../../lib/queue/sqs.js';
 import { createRelayFromEnvironment } from '../../lib/relay/from-environment.js';
 import { createPacer } from '../../lib/retry/pacer.js';
 import { processBatch } from '../../lib/retry/process-batch.js';
+import { parseRetryAfterMs } from '../../lib/shared/retry-after.js';
 import { classifyWebApiAnswer } from '../../lib/slack/app-post.js';
 import { slackAppService } from '../../lib/slack/app-service.js';
 import { editedNote, slackDate } from '../../lib/slack/format.js';
@@ -197,15 +198,22 @@ describe('follow-ups through each webhook service, and the edges of the Slack ap
   });
 
   it('an answer that is not JSON, or an error that is not a plain word, is never passed on as it came', () => {
-    expect(classifyWebApiAnswer(200, '<html>', null).outcome).toEqual({ kind: 'retryable', reason: 'unreadable_answer' });
-    expect(classifyWebApiAnswer(200, '{"ok":false,"error":"<b>x</b>"}', null).outcome).toEqual({
+    expect(classifyWebApiAnswer(200, '<html>', null, parseRetryAfterMs).outcome).toEqual({
+      kind: 'retryable',
+      reason: 'unreadable_answer',
+    });
+    expect(classifyWebApiAnswer(200, '{"ok":false,"error":"<b>x</b>"}', null, parseRetryAfterMs).outcome).toEqual({
       kind: 'refused',
       reason: 'unknown_error',
     });
-    expect(classifyWebApiAnswer(200, '{"ok":true}', null)).toEqual({ outcome: { kind: 'delivered' } });
-    expect(classifyWebApiAnswer(408, '', null).outcome).toEqual({ kind: 'retryable', reason: 'http_408' });
-    expect(classifyWebApiAnswer(429, '', 'soon').outcome).toEqual({ kind: 'retryable', reason: 'ratelimited', retryAfterMs: 1_000 });
-    expect(classifyWebApiAnswer(200, '{"ok":false,"error":"ratelimited"}', null).outcome).toEqual({
+    expect(classifyWebApiAnswer(200, '{"ok":true}', null, parseRetryAfterMs)).toEqual({ outcome: { kind: 'delivered' } });
+    expect(classifyWebApiAnswer(408, '', null, parseRetryAfterMs).outcome).toEqual({ kind: 'retryable', reason: 'http_408' });
+    expect(classifyWebApiAnswer(429, '', 'soon', parseRetryAfterMs).outcome).toEqual({
+      kind: 'retryable',
+      reason: 'ratelimited',
+      retryAfterMs: 1_000,
+    });
+    expect(classifyWebApiAnswer(200, '{"ok":false,"error":"ratelimited"}', null, parseRetryAfterMs).outcome).toEqual({
       kind: 'retryable',
       reason: 'ratelimited',
       retryAfterMs: 1_000,

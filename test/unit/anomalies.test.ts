@@ -9,7 +9,7 @@ import { formatGoogleChatMessage } from '../../lib/googlechat/format.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
 import { answerFor } from '../../lib/relay/answer.js';
 import { createSlackAppPoster } from '../../lib/slack/app-post.js';
-import { slackAppService } from '../../lib/slack/app-service.js';
+import { slackAppService, slackAppTools } from '../../lib/slack/app-service.js';
 import { formatSlackMessage, SLACK_LIMITS, updateNote } from '../../lib/slack/format.js';
 import { formatTeamsMessage } from '../../lib/teams/format.js';
 import { budgetOf } from '../helpers/budget.js';
@@ -288,7 +288,7 @@ describe("the Slack app client against a loopback server that plays Slack's Web 
 
   beforeAll(async () => {
     api = await startFakeSlackApi(TOKEN);
-    post = createSlackAppPoster({ apiUrl: api.url, now: () => Date.parse('2026-11-22T11:00:00Z') });
+    post = createSlackAppPoster({ apiUrl: api.url, tools: slackAppTools(), now: () => Date.parse('2026-11-22T11:00:00Z') });
   });
   beforeEach(() => {
     api.calls.length = 0;
@@ -401,7 +401,7 @@ describe("the Slack app client against a loopback server that plays Slack's Web 
       opening: { channel: 'C1', ts: '1.1' },
     };
     expect(await post('C1', payload(followUp), options)).toEqual({ kind: 'retryable', reason: 'ratelimited', retryAfterMs: 30_000 });
-    const offline = createSlackAppPoster({ apiUrl: 'http://127.0.0.1:9/api/' });
+    const offline = createSlackAppPoster({ apiUrl: 'http://127.0.0.1:9/api/', tools: slackAppTools() });
     expect((await offline('C1', payload(opening), options)).kind).toBe('retryable');
   });
 

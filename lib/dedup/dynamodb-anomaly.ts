@@ -1,0 +1,112 @@
+// Loaded with import() by dynamodb.ts, and given what it shares with the cold path as
+// arguments: a runtime import of it would move that code into a chunk the cold path loads too.
+import type { AwsJsonCall } from '../aws/json-client.js';
+import type { AnomalyState, AnomalyTable } from './ledger.js';
+
+const seconds = (ms: number) => Math.floor(ms / 1000);
+
+type AnomalyItem = { firstSeen?: { N?: string }; followUps?: { N?: string }; channel?: { S?: string }; ts?: { S?: string } };
+
+function anomalyState(item: AnomalyItem | undefined, t: number): AnomalyState {
+  const firstSeen = Number(item?.firstSeen?.N);
+  const followUps = Number(item?.followUps?.N);
+  const channel = item?.channel?.S;
+  const ts = item?.ts?.S;
+  return {
+    firstSeen: Number.isFinite(firstSeen) ? firstSeen : t,
+    followUps: Number.isFinite(followUps) ? followUps : 0,
+    ...(channel && ts ? { opening: { channel, ts } } : {}),
+  };
+}
+
+/**
+ * Each anomaly's state in the dedup table: one item per anomaly and destination (`anomaly#…`),
+ * holding ids and times only. Opened with a conditional write that returns the existing item
+ * when it fails, so a follow-up learns the state in the same round trip.
+ */
+export function dynamoAnomalyTable(
+  dynamo: AwsJsonCall,
+  options: { tableName: string; windowSeconds: number },
+  now: () => number,
+  isConditionFailure: (error: unknown) => error is { fields: Record<string, unknown> },
+): AnomalyTable {
+  const { tableName: TableName } = options;
+  return {
+    async startAnomaly(id, signal) {
+      const t = seconds(now());
+      try {
+        await dynamo(
+          'PutItem',
+          {
+            TableName,
+            Item: {
+              id: { S: id },
+              firstSeen: { N: String(t) },
+              followUps: { N: '0' },
+              expiresAt: { N: String(t + options.windowSeconds) },
+            },
+            ConditionExpression: 'attribute_not_exists(id) OR expiresAt < :now',
+            ExpressionAttributeValues: { ':now': { N: String(t) } },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+          signal,
+        );
+        return { kind: 'opened' as const };
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+        return { kind: 'existing' as const, state: anomalyState(error.fields['Item'] as AnomalyItem | undefined, t) };
+      }
+    },
+
+    async anomalyOpened(id, opening, signal) {
+      const t = seconds(now());
+      await dynamo(
+        'UpdateItem',
+        {
+          TableName,
+          Key: { id: { S: id } },
+          UpdateExpression: 'SET channel = :channel, ts = :ts, expiresAt = :expires, firstSeen = if_not_exists(firstSeen, :now)',
+          ExpressionAttributeValues: {
+            ':channel': { S: opening.channel },
+            ':ts': { S: opening.ts },
+            ':expires': { N: String(t + options.windowSeconds) },
+            ':now': { N: String(t) },
+          },
+        },
+        signal,
+      );
+    },
+
+    async anomalyFollowedUp(id, signal) {
+      const t = seconds(now());
+      await dynamo(
+        'UpdateItem',
+        {
+          TableName,
+          Key: { id: { S: id } },
+          UpdateExpression: 'ADD followUps :one SET lastUpdate = :now, expiresAt = :expires, firstSeen = if_not_exists(firstSeen, :now)',
+          ExpressionAttributeValues: { ':one': { N: '1' }, ':now': { N: String(t) }, ':expires': { N: String(t + options.windowSeconds) } },
+        },
+        signal,
+      );
+    },
+
+    async forgetAnomaly(id, signal) {
+      try {
+        // Only an opening nobody has: once a message or a follow-up exists, the anomaly stays.
+        await dynamo(
+          'DeleteItem',
+          {
+            TableName,
+            Key: { id: { S: id } },
+            ConditionExpression: 'attribute_not_exists(ts) AND followUps = :zero',
+            ExpressionAttributeValues: { ':zero': { N: '0' } },
+          },
+          signal,
+        );
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    },
+  };
+}
