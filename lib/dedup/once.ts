@@ -155,7 +155,6 @@ export function deliverOnce(deps: OnceDependencies): FirstAttempt {
     }
     if (anomaly.kind === 'follow_up' && result.kind === 'delivered') {
       logger.info('follow-up of an anomaly delivered', { destination: target.name, updates: anomaly.updates, outcome: 'follow_up' });
-      metrics.add(deliveryMetric('follow_up', destinationType(target.destination)));
     }
     return result;
   };

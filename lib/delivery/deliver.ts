@@ -156,7 +156,9 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
 
   const first: Delivery['first'] = async (alert, budget) => {
     const result = await firstAttempt(alert, budget);
-    metrics.add(deliveryMetric(METRIC_OUTCOME[result.kind], destinationType(alert.target.destination)));
+    // A delivered follow-up is counted as that, once, instead of as a delivery.
+    const outcome = result.kind === 'delivered' && alert.anomaly?.kind === 'follow_up' ? 'follow_up' : METRIC_OUTCOME[result.kind];
+    metrics.add(deliveryMetric(outcome, destinationType(alert.target.destination)));
     return result;
   };
 

@@ -123,7 +123,7 @@ async function processRecord(record: QueueRecord, deps: RetryDependencies): Prom
 
   if (decision.kind === 'delivered') {
     log.info('delivered from the retry queue', { attempts });
-    metrics(deps).add(deliveryMetric('delivered', type));
+    metrics(deps).add(deliveryMetric(job.anomaly?.kind === 'follow_up' ? 'follow_up' : 'delivered', type));
     await deps.ledger?.settle(
       {
         message: job.message,

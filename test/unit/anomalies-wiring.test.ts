@@ -63,6 +63,7 @@ describe('delivery-retry with a Slack app destination', () => {
     const app = appService(script);
     const ledger = inMemoryLedger(clock.now);
     const log = capturedLogger();
+    const metrics = memoryMetrics();
     const deps = {
       config: memoryConfigStore({ config }),
       delivery: createDelivery({
@@ -79,9 +80,10 @@ describe('delivery-retry with a Slack app destination', () => {
       postTimeoutMs: 5_000,
       logger: log.logger,
       ledger: retryLedger({ ledger, logger: log.logger }),
+      metrics,
       budget: budgetOf(60_000),
     };
-    return { deps, app, ledger, log };
+    return { deps, app, ledger, log, metrics };
   }
   const record = (body: unknown) => ({ messageId: 'm', receiptHandle: 'r', body: JSON.stringify(body), attributes: {} });
 
@@ -96,10 +98,12 @@ describe('delivery-retry with a Slack app destination', () => {
   });
 
   it('posts a queued follow-up as one, and counts it; a parked follow-up leaves the anomaly as it was', async () => {
-    const { deps, app, ledger } = setup([{ kind: 'delivered' }, { kind: 'refused', reason: 'not_in_channel' }]);
+    const { deps, app, ledger, metrics } = setup([{ kind: 'delivered' }, { kind: 'refused', reason: 'not_in_channel' }]);
     await ledger.startAnomaly(anomalyRecordId(message('x'), 'default'));
     await processBatch([record(newJob('d', 'default', message('up'), 'ratelimited', 0, followUp))], deps);
     expect(app.posts[0]?.payload).toEqual({ title: 'EC2 spend rose', anomaly: followUp });
+    expect(metrics.count('Deliveries', { outcome: 'follow_up' })).toBe(1);
+    expect(metrics.count('Deliveries', { outcome: 'delivered' })).toBe(0);
     await processBatch([record(newJob('e', 'default', message('down'), 'ratelimited', 0, followUp))], deps);
     const state = await ledger.startAnomaly(anomalyRecordId(message('x'), 'default'));
     expect(state).toMatchObject({ kind: 'existing', state: { followUps: 1 } });

@@ -63,6 +63,7 @@ function setup() {
     retryQueue,
     deadLetters,
     logger: log.logger,
+    metrics,
     now: clock.now,
     sleep: clock.sleep,
   });
@@ -101,7 +102,9 @@ describe('opening, follow-ups and duplicates at one destination', () => {
       { kind: 'follow_up', firstSeenAt: '2026-11-22T12:00:00Z', updates: 1 },
       { kind: 'follow_up', firstSeenAt: '2026-11-22T12:00:00Z', updates: 2 },
     ]);
+    // Each alert counted once: the opening as delivered, each follow-up as a follow-up.
     expect(s.metrics.count('Deliveries', { outcome: 'follow_up' })).toBe(2);
+    expect(s.metrics.count('Deliveries', { outcome: 'delivered' })).toBe(1);
   });
 
   it('another anomaly, or the same one at another destination, is an opening of its own', async () => {
