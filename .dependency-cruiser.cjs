@@ -4,7 +4,7 @@
 // A new lib/ folder must be given a layer here before anything may import it.
 const LAYERS = [
   ['relay', 'retry', 'rotation'],
-  ['chat-services'],
+  ['chat-services', 'group'],
   ['dedup', 'queue'],
   ['delivery', 'auth', 'routing', 'api-key'],
   ['slack', 'teams', 'googlechat', 'cost-api'],

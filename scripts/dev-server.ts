@@ -41,7 +41,11 @@ process.env['POWERTOOLS_METRICS_DISABLED'] ??= 'true';
 process.env['SLACK_API_URL'] ??= `http://127.0.0.1:${port}${CONSOLE_SLACK_API_PATH}`;
 // The webhook-relay handler's own two lines, with an in-memory ledger when no table is named,
 // so that re-sends and an anomaly's follow-ups behave as in the stack.
-const relay = createRelayFromEnvironment(process.env, process.env['DEDUP_TABLE_NAME'] ? {} : { ledger: inMemoryLedger() });
+// Grouped destinations close with an in-process timer: a storm folds into one message locally too.
+const relay = createRelayFromEnvironment(process.env, {
+  localGroups: true,
+  ...(process.env['DEDUP_TABLE_NAME'] ? {} : { ledger: inMemoryLedger() }),
+});
 const handler = async (event: APIGatewayProxyEventV2, context: Context) =>
   toHttpApiResult(await relay(fromHttpApiEvent(event, context.awsRequestId), invocationBudget(context)));
 

@@ -1,8 +1,9 @@
 // The one esbuild configuration for what is tested, benchmarked and deployed. The build and the
 // benchmark's floors all use it, so their bundles differ only in their source.
 
+import { readFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { build } from 'esbuild';
 
 const BUILTINS = new Set(builtinModules);
@@ -30,8 +31,33 @@ export const builtinsWithoutEsmImport = {
   },
 };
 
+/**
+ * @slack/webhook reads its package.json for the user agent's name and version only; bundled
+ * whole, its scripts, keywords and dependency lists would be parsed on every cold start.
+ */
+const slackWebhookManifest = {
+  name: 'slack-webhook-manifest',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]node_modules[\\/]@slack[\\/]webhook[\\/]package\.json$/ }, async (args) => {
+      const { name, version } = JSON.parse(await readFile(args.path, 'utf8'));
+      return { contents: JSON.stringify({ name, version }), loader: 'json' };
+    });
+  },
+};
+
 /** The file a package that is imported dynamically is bundled to, beside the importer. */
-const lazyFileName = (specifier) => `lazy-${specifier.replace(/^@/, '').replace(/[^a-zA-Z0-9]+/g, '-')}.mjs`;
+const lazyFileName = (specifier) =>
+  isOwnLazyModule(specifier)
+    ? `lazy-${basename(dirname(specifier))}.mjs`
+    : `lazy-${specifier.replace(/^@/, '').replace(/[^a-zA-Z0-9]+/g, '-')}.mjs`;
+
+/**
+ * Our own module whose file name starts with `lazy-` (lib/group/lazy-relay.ts) is bundled on
+ * its own like a package: with esbuild's code splitting, every module it shares with the cold
+ * path would move into a chunk of its own, and the imports and exports between the chunks
+ * would grow the cold path by kilobytes.
+ */
+const isOwnLazyModule = (specifier) => /^(?:\.\.?\/|\/).*\/lazy-[^/]+\.js$/.test(specifier);
 
 /**
  * A package imported with `import()` (SQS, the SDK's credential chain, JOSE) becomes a bundle
@@ -48,6 +74,12 @@ function lazyPackages(found) {
         if (args.kind !== 'dynamic-import') return undefined;
         found.add(args.path);
         return { path: `./${lazyFileName(args.path)}`, external: true };
+      });
+      build.onResolve({ filter: /\/lazy-[^/]+\.js$/ }, (args) => {
+        if (args.kind !== 'dynamic-import') return undefined;
+        const absolute = join(args.resolveDir, args.path);
+        found.add(absolute);
+        return { path: `./${lazyFileName(absolute)}`, external: true };
       });
     },
   };
@@ -78,7 +110,7 @@ export function bundleOptions(entry, outdir, lazy = new Set()) {
     // Prefer ESM builds (the AWS SDK ships both) so unused code can be tree-shaken.
     mainFields: ['module', 'main'],
     logLevel: 'warning',
-    plugins: [builtinsWithoutEsmImport, lazyPackages(lazy)],
+    plugins: [builtinsWithoutEsmImport, slackWebhookManifest, lazyPackages(lazy)],
     // Bundled CommonJS dependencies may call require(); built without an ESM import of node:module.
     banner: { js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);" },
   };

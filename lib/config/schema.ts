@@ -28,6 +28,9 @@ const SERVICE_NAMES: Readonly<Record<DestinationType, string>> = { slack: 'Slack
 // Public (C), private (G) channel or direct message (D) ids; a name could change under the relay.
 const SLACK_CHANNEL_ID = /^[CGD][A-Z0-9]{6,}$/;
 
+// A refinement rather than zod's range checks, which would add their code to every cold start.
+const isGroupWait = (seconds: number) => Number.isInteger(seconds) && seconds >= 10 && seconds <= 900;
+
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const RESERVED_HEADERS = new Set(['authorization', 'content-type', 'content-length', 'host']);
 
@@ -92,6 +95,8 @@ export const destinationSchema = z
     /** A Slack channel id, posted to through the Web API with `slack.botToken` (a Slack app destination). */
     channel: z.optional(z.string().check(z.regex(SLACK_CHANNEL_ID, { message: 'must be a Slack channel id such as C0123ABCD' }))),
     mention: z.optional(z.union([z.string(), teamsMentionSchema])),
+    /** Alerts arriving within the wait become one message (lib/group). */
+    group: z.optional(z.strictObject({ waitSeconds: z.number().check(z.refine(isGroupWait, { message: 'must be 10 to 900 (seconds)' })) })),
   })
   .check(
     z.superRefine((destination, ctx) => {

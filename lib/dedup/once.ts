@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type AnomalyPost, type MessageRef, OPENING } from '../chat/service.js';
 import { destinationType, isSlackApp } from '../config/destination-type.js';
-import type { AttemptResult, Delivery, DeliveryResult, FirstAttempt } from '../delivery/deliver.js';
+import type { Delivery, DeliveryResult, FirstAttempt, FirstResult } from '../delivery/deliver.js';
 import { isoSeconds } from '../format/alert.js';
 import type { Logger } from '../log/logger.js';
 import type { WebhookMessage } from '../message/schema.js';
@@ -40,8 +40,9 @@ function ledgerStep(deps: LedgerDependencies, consequence: string) {
 }
 
 /** What the ledger learns from the first attempt: kept when the destination has the alert or its queue does. */
-const recorded = (result: AttemptResult): 'delivered' | 'queued' | undefined =>
-  result.kind === 'delivered' || result.kind === 'queued' ? result.kind : undefined;
+/** A grouped alert waits for its group's closing as a queued one waits for its retry. */
+const recorded = (result: FirstResult): 'delivered' | 'queued' | undefined =>
+  result.kind === 'delivered' ? 'delivered' : result.kind === 'queued' || result.kind === 'grouped' ? 'queued' : undefined;
 
 /**
  * How long a follow-up for a Slack app destination waits for its opening's message to be known
@@ -148,7 +149,7 @@ export function deliverOnce(deps: OnceDependencies): FirstAttempt {
       // (claimHoldSeconds); a lost record only means a re-send posts again.
       await Promise.all([
         step(budget, target.name, (signal) => (state ? ledger.record(id, state, signal) : ledger.release(id, token, signal))),
-        result.kind === 'queued'
+        state === 'queued'
           ? undefined
           : step(budget, target.name, (signal) => settleAnomaly(ledger, anomalyId, anomaly, outcome, opened, signal)),
       ]);

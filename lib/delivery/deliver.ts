@@ -38,6 +38,8 @@ export type DeliveryResult =
   /** `opened`: where a new opening message now is (Slack app destinations). */
   | { kind: 'delivered'; opened?: MessageRef }
   | { kind: 'queued'; reason: string }
+  /** Waits in its destination's open group, to be posted in one message when the group closes (lib/group). */
+  | { kind: 'grouped' }
   /** Refused for good; parked in the dead-letter queue when there is one. */
   | { kind: 'refused'; reason: string }
   /** Neither delivered nor stored anywhere: only the sender trying again can help. */
@@ -77,6 +79,8 @@ export interface Parcel {
 
 /** What the core itself produces; the dedup kinds come from lib/dedup. */
 export type AttemptResult = Extract<DeliveryResult, { kind: 'delivered' | 'queued' | 'refused' | 'unheld' }>;
+/** What a first attempt may produce: the core's own results, or a place in a group (lib/group). */
+export type FirstResult = AttemptResult | { kind: 'grouped' };
 
 export interface Delivery {
   /** The service for this destination's type. */
@@ -84,7 +88,7 @@ export interface Delivery {
   /** One post: format for the destination's service, post, classify the answer. */
   attempt(target: Target, message: WebhookMessage, budget: InvocationBudget, anomaly?: AnomalyPost): Promise<PostOutcome>;
   /** The relay's first attempt, with its consequences: queued for later, or parked. */
-  first(alert: AlertForTarget, budget: InvocationBudget): Promise<AttemptResult>;
+  first(alert: AlertForTarget, budget: InvocationBudget): Promise<FirstResult>;
   /** A later attempt from the retry queue: what to do next; parking is the caller's to apply with `park`. */
   again(retry: RetryAttempt, budget: InvocationBudget): Promise<Decision>;
   /** Parks a message for a human; false when it could not be parked (it must then stay where it is). */

@@ -21,7 +21,10 @@ export type MetricName =
   /** API-key rotation steps (dimensions outcome, step). */
   | 'Rotations'
   /** The dedup table could not be used; the alert was delivered anyway. */
-  | 'DedupUnavailable';
+  | 'DedupUnavailable'
+  /** Groups of alerts opened, and digests posted when they close (dimension destinationType). */
+  | 'GroupsOpened'
+  | 'DigestsPosted';
 
 export type MetricUnit = 'Count' | 'Milliseconds';
 
@@ -51,7 +54,7 @@ const count = (name: MetricName, dimensions: Record<string, string>, rollups: st
 });
 
 /** What became of an alert at one destination, as the dashboards and alarms count it. */
-export type DeliveryMetricOutcome = 'delivered' | 'queued' | 'parked' | 'unheld' | 'duplicate' | 'follow_up';
+export type DeliveryMetricOutcome = 'delivered' | 'queued' | 'parked' | 'unheld' | 'duplicate' | 'follow_up' | 'grouped';
 
 export const deliveryMetric = (outcome: DeliveryMetricOutcome, destinationType: string): MetricPoint =>
   count('Deliveries', { outcome, destinationType }, [['outcome']]);
@@ -76,3 +79,7 @@ export const rotationMetric = (step: string, outcome: 'succeeded' | 'failed'): M
   count('Rotations', { outcome, step }, [['outcome']]);
 
 export const dedupUnavailableMetric = (): MetricPoint => count('DedupUnavailable', {});
+
+export const groupOpenedMetric = (destinationType: string): MetricPoint => count('GroupsOpened', { destinationType }, [[]]);
+
+export const digestPostedMetric = (destinationType: string): MetricPoint => count('DigestsPosted', { destinationType }, [[]]);

@@ -8,7 +8,7 @@ export interface QueueMessageOps {
 }
 
 /** One message with string attributes (absent ones left out) and an optional delay. */
-async function sendMessage(
+export async function sendMessage(
   sqs: LazySqs,
   queueUrl: string,
   body: string,

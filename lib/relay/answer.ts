@@ -49,9 +49,15 @@ export function answerFor(results: readonly DestinationResult[]): { outcome: Del
   );
   const held = names(results.filter((r) => r.result.kind === 'queued' || (r.result.kind === 'duplicate' && r.result.state === 'queued')));
   const duplicates = names(results.filter((r) => r.result.kind === 'duplicate'));
+  const grouped = names(results.filter((r) => r.result.kind === 'grouped'));
   const inProgress = results.filter((r) => r.result.kind === 'in_progress');
   const unheld = results.filter((r) => r.result.kind === 'unheld');
-  const where = { ...nonEmpty('delivered', has), ...nonEmpty('queued', held), ...nonEmpty('duplicate', duplicates) };
+  const where = {
+    ...nonEmpty('delivered', has),
+    ...nonEmpty('queued', held),
+    ...nonEmpty('grouped', grouped),
+    ...nonEmpty('duplicate', duplicates),
+  };
 
   if (unheld.length > 0 || inProgress.length > 0) {
     const waits = [...unheld, ...inProgress].map((r) => waitSeconds(r.result) ?? 0);
@@ -88,8 +94,8 @@ export function answerFor(results: readonly DestinationResult[]): { outcome: Del
     };
   }
   const everyOneARepeat = duplicates.length === results.length && results.length > 0;
-  if (held.length > 0 && !everyOneARepeat) {
-    return { outcome: 'queued', response: jsonResponse(202, { delivered: has, queued: held, ...nonEmpty('duplicate', duplicates) }) };
+  if ((held.length > 0 || grouped.length > 0) && !everyOneARepeat) {
+    return { outcome: 'queued', response: jsonResponse(202, { delivered: has, queued: held, ...where }) };
   }
   // A re-send that every destination already has (delivered or waiting on the queue) is done: 200.
   return {
@@ -99,6 +105,6 @@ export function answerFor(results: readonly DestinationResult[]): { outcome: Del
 }
 
 export function reasonOf(result: DeliveryResult): string {
-  if (result.kind === 'duplicate' || result.kind === 'in_progress') return result.kind;
+  if (result.kind === 'duplicate' || result.kind === 'in_progress' || result.kind === 'grouped') return result.kind;
   return result.kind === 'delivered' ? 'delivered' : result.reason;
 }

@@ -10,7 +10,7 @@ import { configSourceFor, createRelayConfigStore } from '../config/store.js';
 import { dynamoLedger } from '../dedup/dynamodb.js';
 import type { DeliveryLedger } from '../dedup/ledger.js';
 import { deliverOnce } from '../dedup/once.js';
-import { createDelivery, postTimeoutFrom } from '../delivery/deliver.js';
+import { createDelivery, type Delivery, postTimeoutFrom } from '../delivery/deliver.js';
 import { createLogger, type Logger, logLevelFrom } from '../log/logger.js';
 import { metricsFromEnvironment } from '../metrics/emf.js';
 import { configurationUnavailableMetric, type Metrics } from '../metrics/metrics.js';
@@ -31,6 +31,8 @@ export interface WiringOptions {
   services?: ChatServices;
   /** The ledger when no DEDUP_TABLE_NAME is set (`npm start` keeps one in memory); none by default. */
   ledger?: DeliveryLedger;
+  /** Groups with an in-process timer (`npm start`); in AWS grouping needs the dedup table and the retry queue. */
+  localGroups?: boolean;
 }
 
 /** Wires the relay with real clients from the Lambda environment; one instance per container. */
@@ -66,6 +68,14 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
     now,
     sleep,
   });
+  // Grouping's code loads with the first alert for a grouped destination, off the cold path.
+  let grouping: Promise<typeof import('../group/lazy-relay.js')> | undefined;
+  const wiring = { delivery, logger: log, metrics, now, settings, sqs, options };
+  const first: Delivery['first'] = async (alert, budget) => {
+    if (!alert.target.destination.group) return delivery.first(alert, budget);
+    grouping ??= import('../group/lazy-relay.js');
+    return (await grouping).groupedFirst(wiring, alert, budget);
+  };
   const ledger = settings.DEDUP_TABLE_NAME
     ? dynamoLedger(awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }), {
         tableName: settings.DEDUP_TABLE_NAME,
@@ -82,7 +92,7 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
       graceMs: settings.RELAY_PREVIOUS_CREDENTIALS_GRACE_SECONDS * 1000,
       now,
     }),
-    first: ledger ? deliverOnce({ ledger, delivery, logger: log, metrics, now }) : delivery.first,
+    first: ledger ? deliverOnce({ ledger, delivery: { ...delivery, first }, logger: log, metrics, now }) : first,
     logger: log,
     metrics,
     now,

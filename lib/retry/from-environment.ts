@@ -7,6 +7,7 @@ import { configSourceFor, createRelayConfigStore } from '../config/store.js';
 import { dynamoLedger } from '../dedup/dynamodb.js';
 import { retryLedger } from '../dedup/once.js';
 import { createDelivery, postTimeoutFrom } from '../delivery/deliver.js';
+import { dynamoGroupStore } from '../group/dynamodb.js';
 import { coldStartTracker, createLogger, type Logger, logLevelFrom } from '../log/logger.js';
 import { metricsFromEnvironment } from '../metrics/emf.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -78,6 +79,7 @@ export function createRetryWorkerFromEnvironment(
     metrics,
     ...(settings.DEDUP_TABLE_NAME
       ? {
+          groups: dynamoGroupStore(awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }), { tableName: settings.DEDUP_TABLE_NAME }),
           ledger: retryLedger({
             ledger: dynamoLedger(awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }), {
               tableName: settings.DEDUP_TABLE_NAME,

@@ -6,11 +6,15 @@ import type { RetryLedger } from '../dedup/once.js';
 import type { Delivery } from '../delivery/deliver.js';
 import { QUEUE_CALL_BUDGET_MS } from '../delivery/deliver.js';
 import { parseDeliveryJob } from '../delivery/job.js';
+import { closeGroup } from '../group/close.js';
+import { type GroupCloseJob, parseGroupCloseJob } from '../group/job.js';
+import type { GroupStore } from '../group/store.js';
 import type { Logger } from '../log/logger.js';
 import { configurationUnavailableMetric, deliveryMetric, type Metrics, noMetrics, retryAttemptMetric } from '../metrics/metrics.js';
 import type { QueueMessageOps } from '../queue/sqs.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
+import { type Sleep, sleep } from '../shared/sleep.js';
 import type { Pacer } from './pacer.js';
 
 /** The fields of an SQS record this function reads (Lambda's SQSRecord has them all). */
@@ -36,6 +40,9 @@ export interface RetryDependencies {
   /** Tells the dedup table what became of a queued alert; without it nothing is remembered. */
   ledger?: RetryLedger;
   budget: InvocationBudget;
+  /** Where grouped alerts wait (the dedup table); without it a closing job is parked as malformed. */
+  groups?: GroupStore;
+  sleep?: Sleep;
 }
 
 export type BatchResult = { batchItemFailures: Array<{ itemIdentifier: string }> };
@@ -86,6 +93,8 @@ function changeVisibility(deps: RetryDependencies, record: QueueRecord, seconds:
 async function processRecord(record: QueueRecord, deps: RetryDependencies): Promise<RecordOutcome> {
   const { delivery, budget } = deps;
   const job = parseDeliveryJob(record.body);
+  const closing = job || !deps.groups ? undefined : parseGroupCloseJob(record.body);
+  if (closing && deps.groups) return closeRecord(record, closing, deps, deps.groups);
   if (!job) return parked(await delivery.park({ body: record.body, reason: 'malformed_message' }, budget));
   const log = deps.logger.child({ deliveryId: job.deliveryId, destination: job.destination });
 
@@ -153,5 +162,55 @@ async function processRecord(record: QueueRecord, deps: RetryDependencies): Prom
     log.warn('could not set when to retry; the queue visibility timeout applies', { error: errorReason(error) }),
   );
   log.warn('delivery will be retried', { attempts, reason: decision.reason, delaySeconds: decision.delaySeconds });
+  return 'retry_later';
+}
+
+/** A group's closing job: post what the group holds, as one message or digests, like any alert. */
+async function closeRecord(record: QueueRecord, job: GroupCloseJob, deps: RetryDependencies, store: GroupStore): Promise<RecordOutcome> {
+  const { delivery, budget } = deps;
+  let loaded: LoadedConfig;
+  try {
+    loaded = await budget.stepIfPending('configuration', CONFIG_READ_BUDGET_MS, deps.config.current());
+  } catch {
+    metrics(deps).add(configurationUnavailableMetric());
+    return 'retry_later';
+  }
+  const destination = loaded.config.destinations[job.destination];
+  if (!destination || !Object.hasOwn(loaded.config.destinations, job.destination)) {
+    return parked(await delivery.park({ body: record.body, reason: 'destination_not_configured', destination: job.destination }, budget));
+  }
+  const botToken = isSlackApp(destination) ? loaded.config.slack?.botToken : undefined;
+  const target = { name: job.destination, destination, ...(botToken ? { botToken } : {}) };
+  const key = delivery.serviceFor(destination).paceKey(addressOf(destination));
+  const wait = deps.pacer.delayFor(key);
+  if (!budget.fits(wait + deps.postTimeoutMs + AFTER_POST_MS)) {
+    await changeVisibility(deps, record, Math.ceil(wait / 1000) + 1).catch(() => undefined);
+    return 'not_attempted';
+  }
+  await deps.pacer.wait(key, deps.minIntervalMs ?? delivery.serviceFor(destination).minIntervalMs);
+  const closeDeps = {
+    store,
+    delivery,
+    logger: deps.logger,
+    ...(deps.metrics ? { metrics: deps.metrics } : {}),
+    ...(deps.ledger ? { ledger: deps.ledger } : {}),
+    now: Date.now,
+    sleep: deps.sleep ?? sleep,
+    reserveMs: AFTER_POST_MS,
+    postTimeoutMs: deps.postTimeoutMs,
+  };
+  const outcome = await closeGroup(job, target, closeDeps, budget);
+  if (outcome.kind === 'closed') return 'delivered';
+  if (outcome.kind === 'park') {
+    metrics(deps).add(deliveryMetric('parked', destinationType(destination)));
+    return parked(await delivery.park({ body: record.body, reason: outcome.reason, destination: job.destination }, budget));
+  }
+  if (outcome.retryAfterMs !== undefined) deps.pacer.holdFor(key, outcome.retryAfterMs);
+  await changeVisibility(deps, record, outcome.delaySeconds).catch(() => undefined);
+  deps.logger.warn('group closing will be retried', {
+    destination: job.destination,
+    reason: outcome.reason,
+    delaySeconds: outcome.delaySeconds,
+  });
   return 'retry_later';
 }

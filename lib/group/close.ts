@@ -1,0 +1,102 @@
+import type { MessageRef } from '../chat/service.js';
+import { destinationType, isSlackApp } from '../config/destination-type.js';
+import type { RetryLedger } from '../dedup/once.js';
+import { retryDelaySeconds } from '../delivery/decide.js';
+import type { Delivery, Target } from '../delivery/deliver.js';
+import type { Logger } from '../log/logger.js';
+import { digestPostedMetric, type Metrics, noMetrics } from '../metrics/metrics.js';
+import type { InvocationBudget } from '../shared/deadline.js';
+import type { Sleep } from '../shared/sleep.js';
+import { digestParts } from './digest.js';
+import type { GroupCloseJob } from './job.js';
+import { GROUP_CALL_BUDGET_MS } from './join.js';
+import type { GroupStore } from './store.js';
+
+export interface CloseDependencies {
+  store: GroupStore;
+  delivery: Delivery;
+  logger: Logger;
+  metrics?: Metrics;
+  /** Told that each grouped alert is delivered, and where an anomaly's opening message now is. */
+  ledger?: RetryLedger;
+  now: () => number;
+  sleep: Sleep;
+  /** Kept free after each post for the calls that record it. */
+  reserveMs: number;
+  postTimeoutMs: number;
+}
+
+export type CloseOutcome =
+  /** Every message of the group is posted (or it had been, by an earlier closing). */
+  | { kind: 'closed'; posts: number }
+  /** Not finished: the closing job waits on the retry queue, and resumes after what is posted. */
+  | { kind: 'retry'; reason: string; delaySeconds: number; retryAfterMs?: number }
+  /** The chat service refused for good: the closing job is parked for a human. */
+  | { kind: 'park'; reason: string };
+
+/** How many grouped alerts' records are written side by side once the group is posted. */
+const SETTLE_CONCURRENCY = 10;
+
+/**
+ * Closes a group: no alert can join it any more, its messages are posted in order (each
+ * recorded, so a closing that is tried again or delivered twice posts nothing twice), and the
+ * alerts' text is forgotten. A retryable failure leaves the rest to the retry queue.
+ */
+export async function closeGroup(
+  job: GroupCloseJob,
+  target: Target,
+  deps: CloseDependencies,
+  budget: InvocationBudget,
+): Promise<CloseOutcome> {
+  const step = <T>(work: (signal: AbortSignal) => Promise<T>) => budget.step('dedup_table', GROUP_CALL_BUDGET_MS, work);
+  const group = await step((signal) => deps.store.take(job.destination, job.groupId, signal));
+  if (!group) return { kind: 'closed', posts: 0 };
+  const service = isSlackApp(target.destination) ? 'slackApp' : destinationType(target.destination);
+  const parts = digestParts(group.entries, service, deps.now());
+  const interval = deps.delivery.serviceFor(target.destination).minIntervalMs;
+  let opened: MessageRef | undefined;
+  for (let i = group.postedParts; i < parts.length; i++) {
+    const part = parts[i]!;
+    if (i > group.postedParts) {
+      if (!budget.fits(interval + deps.postTimeoutMs + deps.reserveMs))
+        return { kind: 'retry', reason: 'invocation_ending', delaySeconds: 1 };
+      await deps.sleep(interval);
+    }
+    const outcome = await deps.delivery.attempt(target, part.message, budget, part.anomaly);
+    if (outcome.kind === 'refused') return { kind: 'park', reason: outcome.reason };
+    if (outcome.kind === 'retryable') {
+      return {
+        kind: 'retry',
+        reason: outcome.reason,
+        delaySeconds: retryDelaySeconds(outcome, 1),
+        ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
+      };
+    }
+    if (i === 0 && outcome.opened) opened = outcome.opened;
+    await step((signal) => deps.store.posted(job.destination, job.groupId, i + 1, signal));
+    if (group.entries.length > 1) (deps.metrics ?? noMetrics).add(digestPostedMetric(destinationType(target.destination)));
+  }
+  const { ledger } = deps;
+  if (ledger) {
+    for (let i = 0; i < group.entries.length; i += SETTLE_CONCURRENCY) {
+      await Promise.all(
+        group.entries.slice(i, i + SETTLE_CONCURRENCY).map(({ message, anomaly }) =>
+          ledger.settle(
+            {
+              message,
+              destination: job.destination,
+              outcome: 'delivered',
+              ...(anomaly ? { anomaly } : {}),
+              // An anomaly first seen in a digest threads its follow-ups under the digest's message.
+              ...(opened && anomaly?.kind !== 'follow_up' ? { opened } : {}),
+            },
+            budget,
+          ),
+        ),
+      );
+    }
+  }
+  await step((signal) => deps.store.flushed(job.destination, job.groupId, signal));
+  deps.logger.info('group closed', { destination: job.destination, alerts: group.entries.length, posts: parts.length - group.postedParts });
+  return { kind: 'closed', posts: parts.length - group.postedParts };
+}

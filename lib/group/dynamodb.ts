@@ -1,0 +1,138 @@
+import { createHash } from 'node:crypto';
+import { type AwsJsonCall, AwsServiceError } from '../aws/json-client.js';
+import type { GroupEntry, GroupStore, JoinOutcome } from './store.js';
+import { MAX_GROUP_ALERTS } from './store.js';
+
+/** A flushed group's item lives this long, without the alerts' text, so a late closing job finds it flushed. */
+export const FLUSHED_GROUP_SECONDS = 3_600;
+/** An open group that never closes (its closing job lost for good) leaves the table this long after it should have closed. */
+const UNCLOSED_GROUP_SECONDS = 86_400;
+
+const seconds = (ms: number) => Math.floor(ms / 1000);
+const isConditionFailure = (error: unknown): error is AwsServiceError =>
+  error instanceof AwsServiceError && error.code === 'ConditionalCheckFailedException';
+
+type GroupItem = { state?: { S?: string }; alerts?: { M?: Record<string, { S?: string }> }; postedParts?: { N?: string } };
+
+const idOf = (destination: string) => `group#${createHash('sha256').update(destination).digest('hex')}`;
+const encode = (entry: GroupEntry) => ({ S: JSON.stringify(entry) });
+
+function entriesOf(item: GroupItem): GroupEntry[] {
+  return Object.values(item.alerts?.M ?? {})
+    .map((value) => JSON.parse(value.S ?? 'null') as GroupEntry | null)
+    .filter((entry): entry is GroupEntry => entry !== null)
+    .sort((a, b) => a.at - b.at);
+}
+
+/**
+ * Each grouped destination's open group in the dedup table: one item (`group#…`) whose
+ * `alerts` map is keyed by each alert's delivery record id, so concurrent relays join with one
+ * conditional update each and a re-sent alert joins once. The alerts' text is removed when the
+ * group is flushed.
+ */
+export function dynamoGroupStore(dynamo: AwsJsonCall, options: { tableName: string; now?: () => number }): GroupStore {
+  const { tableName: TableName } = options;
+  const now = options.now ?? Date.now;
+  const update = async (input: Record<string, unknown>, signal?: AbortSignal) => {
+    try {
+      return { ok: true as const, result: await dynamo('UpdateItem', { TableName, ...input }, signal) };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      return { ok: false as const, item: error.fields['Item'] as GroupItem | undefined };
+    }
+  };
+  return {
+    async join(destination, entry, signal): Promise<JoinOutcome> {
+      const answer = await update(
+        {
+          Key: { id: { S: idOf(destination) } },
+          UpdateExpression: 'SET alerts.#key = :entry',
+          ConditionExpression: '#state = :open AND attribute_not_exists(alerts.#key) AND size(alerts) < :max AND expiresAt > :now',
+          ExpressionAttributeNames: { '#state': 'state', '#key': entry.key },
+          ExpressionAttributeValues: {
+            ':open': { S: 'open' },
+            ':entry': encode(entry),
+            ':max': { N: String(MAX_GROUP_ALERTS) },
+            ':now': { N: String(seconds(now())) },
+          },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+        signal,
+      );
+      if (answer.ok) return { kind: 'joined' };
+      const state = answer.item?.state?.S;
+      if (state === 'open' && answer.item?.alerts?.M?.[entry.key]) return { kind: 'duplicate' };
+      return state === 'open' || state === 'closing' ? { kind: 'busy' } : { kind: 'none' };
+    },
+    async open(destination, groupId, entry, waitSeconds, signal) {
+      const t = seconds(now());
+      try {
+        await dynamo(
+          'PutItem',
+          {
+            TableName,
+            Item: {
+              id: { S: idOf(destination) },
+              state: { S: 'open' },
+              groupId: { S: groupId },
+              alerts: { M: { [entry.key]: encode(entry) } },
+              postedParts: { N: '0' },
+              expiresAt: { N: String(t + waitSeconds + UNCLOSED_GROUP_SECONDS) },
+            },
+            ConditionExpression: 'attribute_not_exists(id) OR #state = :flushed OR expiresAt < :now',
+            ExpressionAttributeNames: { '#state': 'state' },
+            ExpressionAttributeValues: { ':flushed': { S: 'flushed' }, ':now': { N: String(t) } },
+          },
+          signal,
+        );
+        return true;
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+        return false;
+      }
+    },
+    async take(destination, groupId, signal) {
+      const answer = await update(
+        {
+          Key: { id: { S: idOf(destination) } },
+          UpdateExpression: 'SET #state = :closing',
+          ConditionExpression: 'groupId = :group AND #state IN (:open, :closing)',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':group': { S: groupId }, ':open': { S: 'open' }, ':closing': { S: 'closing' } },
+          ReturnValues: 'ALL_NEW',
+        },
+        signal,
+      );
+      if (!answer.ok) return undefined;
+      const item = answer.result['Attributes'] as GroupItem;
+      return { entries: entriesOf(item), postedParts: Number(item.postedParts?.N ?? '0') };
+    },
+    async posted(destination, groupId, parts, signal) {
+      await update(
+        {
+          Key: { id: { S: idOf(destination) } },
+          UpdateExpression: 'SET postedParts = :parts',
+          ConditionExpression: 'groupId = :group',
+          ExpressionAttributeValues: { ':group': { S: groupId }, ':parts': { N: String(parts) } },
+        },
+        signal,
+      );
+    },
+    async flushed(destination, groupId, signal) {
+      await update(
+        {
+          Key: { id: { S: idOf(destination) } },
+          UpdateExpression: 'SET #state = :flushed, expiresAt = :expires REMOVE alerts',
+          ConditionExpression: 'groupId = :group',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: {
+            ':group': { S: groupId },
+            ':flushed': { S: 'flushed' },
+            ':expires': { N: String(seconds(now()) + FLUSHED_GROUP_SECONDS) },
+          },
+        },
+        signal,
+      );
+    },
+  };
+}

@@ -1,0 +1,23 @@
+import * as z from 'zod/mini';
+import { parseJson } from '../shared/json.js';
+
+/**
+ * The delayed message on the retry queue that closes a group: which destination and which of
+ * its groups, nothing else. The alerts wait in the table, never in a queue message.
+ */
+export const groupCloseJobSchema = z.strictObject({
+  version: z.literal(2),
+  kind: z.literal('group_close'),
+  destination: z.string().check(z.minLength(1), z.maxLength(200)),
+  groupId: z.string().check(z.regex(/^[0-9a-f-]{36}$/)),
+});
+
+export type GroupCloseJob = z.infer<typeof groupCloseJobSchema>;
+
+/** The closing job in a queue message body; undefined for anything that is not exactly one. */
+export function parseGroupCloseJob(body: string): GroupCloseJob | undefined {
+  const json = parseJson(body);
+  if (!json.ok) return undefined;
+  const result = groupCloseJobSchema.safeParse(json.value);
+  return result.success ? result.data : undefined;
+}

@@ -1,0 +1,89 @@
+import type { AnomalyPost } from '../chat/service.js';
+import type { WebhookMessage } from '../message/schema.js';
+
+/** One alert in a group: when it joined, the validated message, and its place in its anomaly. */
+export interface GroupEntry {
+  /** Its delivery record id (lib/dedup/fingerprint.ts), so that a re-send joins once. */
+  key: string;
+  at: number;
+  message: WebhookMessage;
+  anomaly?: AnomalyPost;
+}
+
+export type JoinOutcome =
+  | { kind: 'joined' }
+  /** No group is open: the alert may open one. */
+  | { kind: 'none' }
+  /** The same alert is already in the open group. */
+  | { kind: 'duplicate' }
+  /** The group is closing or full: this alert is delivered on its own. */
+  | { kind: 'busy' };
+
+/** A group as its closer takes it: no alert can join it any more. */
+export interface TakenGroup {
+  entries: GroupEntry[];
+  /** Digest messages already posted, so that a closing tried again resumes after them. */
+  postedParts: number;
+}
+
+/**
+ * The open group of each grouped destination. `groupId` tells one group from the next at the
+ * same destination, so a closing job that arrives twice, or late, closes nothing else.
+ */
+export interface GroupStore {
+  /** Joins the destination's open group, when there is one. */
+  join(destination: string, entry: GroupEntry, signal?: AbortSignal): Promise<JoinOutcome>;
+  /** Opens group `groupId` with this alert; false when another one opened first. */
+  open(destination: string, groupId: string, entry: GroupEntry, waitSeconds: number, signal?: AbortSignal): Promise<boolean>;
+  /** Closes group `groupId` to joiners and returns it; undefined when it is flushed or gone. */
+  take(destination: string, groupId: string, signal?: AbortSignal): Promise<TakenGroup | undefined>;
+  /** `parts` digest messages of the group are posted. */
+  posted(destination: string, groupId: string, parts: number, signal?: AbortSignal): Promise<void>;
+  /** Everything is posted: the alerts' text is forgotten, and the destination may open a new group. */
+  flushed(destination: string, groupId: string, signal?: AbortSignal): Promise<void>;
+}
+
+/** The most alerts one group holds; later ones are delivered on their own, so a table item stays far below its size limit. */
+export const MAX_GROUP_ALERTS = 200;
+
+type MemoryGroup = { groupId: string; state: 'open' | 'closing' | 'flushed'; entries: GroupEntry[]; postedParts: number };
+
+/** The store in this process's memory, with the table's rules: for `npm start` and tests. */
+export function inMemoryGroupStore(): GroupStore & { groups: Map<string, MemoryGroup> } {
+  const groups = new Map<string, MemoryGroup>();
+  const current = (destination: string, groupId: string) => {
+    const group = groups.get(destination);
+    return group?.groupId === groupId ? group : undefined;
+  };
+  return {
+    groups,
+    async join(destination, entry) {
+      const group = groups.get(destination);
+      if (!group || group.state === 'flushed') return { kind: 'none' };
+      if (group.state !== 'open' || group.entries.length >= MAX_GROUP_ALERTS) return { kind: 'busy' };
+      if (group.entries.some((e) => e.key === entry.key)) return { kind: 'duplicate' };
+      group.entries.push(entry);
+      return { kind: 'joined' };
+    },
+    async open(destination, groupId, entry) {
+      const group = groups.get(destination);
+      if (group && group.state !== 'flushed') return false;
+      groups.set(destination, { groupId, state: 'open', entries: [entry], postedParts: 0 });
+      return true;
+    },
+    async take(destination, groupId) {
+      const group = current(destination, groupId);
+      if (!group || group.state === 'flushed') return undefined;
+      group.state = 'closing';
+      return { entries: [...group.entries], postedParts: group.postedParts };
+    },
+    async posted(destination, groupId, parts) {
+      const group = current(destination, groupId);
+      if (group) group.postedParts = parts;
+    },
+    async flushed(destination, groupId) {
+      const group = current(destination, groupId);
+      if (group) Object.assign(group, { state: 'flushed', entries: [] });
+    },
+  };
+}
