@@ -14,11 +14,15 @@ export interface DigestPart {
  * limit (lib/*\/format.ts) with room for escaping, so the formatter never has to cut a line off.
  */
 export const DIGEST_BODY_CHARS: Readonly<Record<DestinationType | 'slackApp', number>> = {
-  slack: 2_300,
-  slackApp: 2_300,
-  teams: 5_000,
-  googlechat: 5_000,
+  slack: 2_400,
+  slackApp: 2_400,
+  teams: 5_600,
+  googlechat: 5_600,
 };
+
+// Characters a formatter may escape: each is counted as five, the longest escape (`&amp;`).
+const ESCAPED = /[&<>*_~`\\[\]#|]/g;
+const escapedLength = (line: string) => line.length + (line.match(ESCAPED)?.length ?? 0) * 4;
 
 /** How much of each field a digest line shows: enough to tell alerts apart. */
 const LINE_LIMITS = { title: 60, account: 24, message: 32 } as const;
@@ -63,12 +67,13 @@ export function digestParts(entries: readonly GroupEntry[], service: Destination
   let size = budget;
   for (const { entry } of ordered) {
     const line = digestLine(entry);
-    if (size + line.length + 1 > budget || chunks.length === 0) {
+    const length = escapedLength(line) + 1;
+    if (size + length > budget || chunks.length === 0) {
       chunks.push([]);
       size = 0;
     }
     chunks.at(-1)!.push(line);
-    size += line.length + 1;
+    size += length;
   }
   const kinds = new Set(entries.map((e) => e.message.metadata.object_type));
   const objectType = kinds.size === 1 ? [...kinds][0]! : 'alert';

@@ -184,7 +184,7 @@ async function closeRecord(record: QueueRecord, job: GroupCloseJob, deps: RetryD
   const key = delivery.serviceFor(destination).paceKey(addressOf(destination));
   const wait = deps.pacer.delayFor(key);
   if (!budget.fits(wait + deps.postTimeoutMs + AFTER_POST_MS)) {
-    await changeVisibility(deps, record, Math.ceil(wait / 1000) + 1).catch(() => undefined);
+    await settleVisibility(deps, record, Math.ceil(wait / 1000) + 1);
     return 'not_attempted';
   }
   await deps.pacer.wait(key, deps.minIntervalMs ?? delivery.serviceFor(destination).minIntervalMs);
@@ -206,11 +206,20 @@ async function closeRecord(record: QueueRecord, job: GroupCloseJob, deps: RetryD
     return parked(await delivery.park({ body: record.body, reason: outcome.reason, destination: job.destination }, budget));
   }
   if (outcome.retryAfterMs !== undefined) deps.pacer.holdFor(key, outcome.retryAfterMs);
-  await changeVisibility(deps, record, outcome.delaySeconds).catch(() => undefined);
+  await settleVisibility(deps, record, outcome.delaySeconds);
   deps.logger.warn('group closing will be retried', {
     destination: job.destination,
     reason: outcome.reason,
     delaySeconds: outcome.delaySeconds,
   });
   return 'retry_later';
+}
+
+/** A late visibility change only means SQS's own visibility timeout applies. */
+async function settleVisibility(deps: RetryDependencies, record: QueueRecord, seconds: number): Promise<void> {
+  try {
+    await changeVisibility(deps, record, seconds);
+  } catch {
+    // The queue's visibility timeout brings the record back instead.
+  }
 }

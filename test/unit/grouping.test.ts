@@ -1,0 +1,306 @@
+import { describe, expect, it } from 'vitest';
+import type { ChatService, PostOutcome } from '../../lib/chat/service.js';
+import { createChatServices } from '../../lib/chat-services/create.js';
+import { relayConfigSchema } from '../../lib/config/schema.js';
+import { anomalyRecordId } from '../../lib/dedup/fingerprint.js';
+import { deliverOnce, retryLedger } from '../../lib/dedup/once.js';
+import { createDelivery, type FirstAttempt } from '../../lib/delivery/deliver.js';
+import { digestParts } from '../../lib/group/digest.js';
+import type { GroupCloseJob } from '../../lib/group/job.js';
+import { parseGroupCloseJob } from '../../lib/group/job.js';
+import { joinGroup } from '../../lib/group/join.js';
+import { inMemoryGroupStore } from '../../lib/group/store.js';
+import { type WebhookMessage, webhookMessageSchema } from '../../lib/message/schema.js';
+import { createPacer } from '../../lib/retry/pacer.js';
+import { processBatch, type QueueRecord } from '../../lib/retry/process-batch.js';
+import { budgetOf } from '../helpers/budget.js';
+import { googleChatCardTexts, googleChatViolations, teamsTexts, teamsViolations } from '../helpers/chat-limits.js';
+import { capturedLogger, manualClock } from '../helpers/fake-delivery-ports.js';
+import { memoryConfigStore } from '../helpers/memory-config-store.js';
+import { memoryLedger } from '../helpers/memory-ledger.js';
+import { memoryMetrics } from '../helpers/memory-metrics.js';
+import { type ReceivedMessage, slackLimitViolations } from '../helpers/slack-limits.js';
+
+const SLACK_URL = 'https://hooks.slack.com/services/T0/B0/storm-secret';
+const config = relayConfigSchema.parse({
+  auth: { method: 'none' },
+  slack: { botToken: 'xoxb-grouping-test' },
+  destinations: {
+    default: { url: 'https://hooks.slack.com/services/T0/B9/plain' },
+    storm: { url: SLACK_URL, group: { waitSeconds: 60 } },
+    teams: { url: 'https://prod-1.westus.logic.azure.com/workflows/x/triggers/manual/paths/invoke?sig=S', group: { waitSeconds: 30 } },
+    chat: { url: 'https://chat.googleapis.com/v1/spaces/AAAA/messages?key=K&token=T', group: { waitSeconds: 30 } },
+    app: { channel: 'C0123ABCD', group: { waitSeconds: 30 } },
+  },
+});
+
+const alert = (n: number, extra: { title?: string; message?: string; account?: string } = {}): WebhookMessage =>
+  webhookMessageSchema.parse({
+    metadata: { object_type: 'anomaly_alert' },
+    payload: {
+      title: extra.title ?? `Spend spike ${n} in EC2`,
+      message: extra.message ?? `Up ${n}% today`,
+      account_id: extra.account ?? `1234567890${String(n % 100).padStart(2, '0')}`,
+    },
+  });
+
+/** The real formatters, with posts recorded and answered from a script (then delivered). */
+function recording(real: ChatService, opened = false) {
+  const payloads: unknown[] = [];
+  const answers: PostOutcome[] = [];
+  const service: ChatService = {
+    ...real,
+    post: async (_address, payload) => {
+      payloads.push(payload);
+      const next = answers.shift();
+      if (next) return next;
+      return opened
+        ? { kind: 'delivered', opened: { channel: 'C0123ABCD', ts: `1700000000.${String(payloads.length).padStart(6, '0')}` } }
+        : { kind: 'delivered' };
+    },
+  };
+  return { service, payloads, answer: (...next: PostOutcome[]) => answers.push(...next) };
+}
+
+function setup() {
+  const clock = manualClock();
+  const log = capturedLogger();
+  const metrics = memoryMetrics();
+  const real = createChatServices();
+  const slack = recording(real.slack);
+  const teams = recording(real.teams);
+  const chat = recording(real.googlechat);
+  const app = recording(real.slackApp, true);
+  const services = { slack: slack.service, teams: teams.service, googlechat: chat.service, slackApp: app.service };
+  const delivery = createDelivery({ services, postTimeoutMs: 5_000, logger: log.logger, metrics, now: clock.now, sleep: clock.sleep });
+  const store = inMemoryGroupStore();
+  const ledger = memoryLedger(clock.now);
+  const scheduled: Array<{ job: GroupCloseJob; delaySeconds: number }> = [];
+  const grouping = { store, logger: log.logger, metrics, now: clock.now };
+  const schedule = async (job: GroupCloseJob, delaySeconds: number) => {
+    scheduled.push({ job, delaySeconds });
+  };
+  const join = joinGroup({ ...grouping, schedule }, delivery.first);
+  const first: FirstAttempt = deliverOnce({ ledger, delivery: { ...delivery, first: join }, logger: log.logger, metrics, now: clock.now });
+  const visibility: number[] = [];
+  let received = 0;
+  /** The retry worker receiving the closing jobs scheduled so far (or the given ones). */
+  const close = async (jobs = scheduled.map((s) => s.job)) => {
+    const records: QueueRecord[] = jobs.map((job) => ({
+      messageId: `m${++received}`,
+      receiptHandle: `rh${received}`,
+      body: JSON.stringify(job),
+      attributes: { ApproximateReceiveCount: '1' },
+    }));
+    return processBatch(records, {
+      config: memoryConfigStore({ config }),
+      delivery,
+      messages: { changeVisibility: async (_handle, seconds) => void visibility.push(seconds) },
+      pacer: createPacer(clock.now, clock.sleep),
+      maxAttempts: 5,
+      postTimeoutMs: 5_000,
+      logger: log.logger,
+      metrics,
+      ledger: retryLedger({ ledger, logger: log.logger, metrics }),
+      groups: store,
+      sleep: clock.sleep,
+      budget: budgetOf(() => 600_000),
+    });
+  };
+  const target = (name: string) => ({
+    name,
+    destination: config.destinations[name]!,
+    ...(name === 'app' ? { botToken: 'xoxb-grouping-test' } : {}),
+  });
+  let requests = 0;
+  const send = (name: string, message: WebhookMessage) =>
+    first({ deliveryId: `r${++requests}`, target: target(name), message }, budgetOf(10_000));
+  return {
+    send,
+    close,
+    scheduled,
+    slack,
+    teams,
+    chat,
+    app,
+    metrics,
+    store,
+    ledger,
+    visibility,
+    log,
+    join,
+    target,
+    clock,
+    schedule,
+    grouping,
+  };
+}
+
+const slackText = (payload: unknown) => JSON.stringify(payload);
+
+describe('grouping per destination: an alert storm becomes one message', () => {
+  it('folds 120 alerts into at most 3 Slack posts within its limits, naming every alert, after the wait', async () => {
+    const { send, close, scheduled, slack, metrics } = setup();
+    const results = [];
+    for (let i = 1; i <= 120; i++) results.push(await send('storm', alert(i)));
+    expect(results.every((r) => r.kind === 'grouped')).toBe(true);
+    // Nothing is posted before the group closes; one closing job waits for the whole wait.
+    expect(slack.payloads).toHaveLength(0);
+    expect(scheduled).toEqual([{ job: expect.objectContaining({ kind: 'group_close', destination: 'storm' }), delaySeconds: 60 }]);
+
+    expect(await close()).toEqual({ batchItemFailures: [] });
+    expect(slack.payloads.length).toBeGreaterThan(0);
+    expect(slack.payloads.length).toBeLessThanOrEqual(3);
+    for (const payload of slack.payloads) expect(slackLimitViolations(payload as ReceivedMessage)).toEqual([]);
+    const text = slack.payloads.map(slackText).join('\n');
+    for (let i = 1; i <= 120; i++) expect(text).toContain(`Spend spike ${i} in EC2 ·`);
+    expect(metrics.count('GroupsOpened')).toBe(1);
+    expect(metrics.count('Deliveries', { outcome: 'grouped' })).toBe(120);
+    expect(metrics.count('DigestsPosted')).toBe(slack.payloads.length);
+  });
+
+  it('posts a lone alert as itself once the wait is over', async () => {
+    const { send, close, slack } = setup();
+    const lone = alert(7);
+    expect(await send('storm', lone)).toEqual({ kind: 'grouped' });
+    await close();
+    expect(slack.payloads).toEqual([createChatServices().slack.format(lone, config.destinations['storm']!)]);
+  });
+
+  it('leaves destinations without grouping as they were: posted at once, nothing scheduled', async () => {
+    const { send, scheduled, slack } = setup();
+    expect(await send('default', alert(1))).toEqual({ kind: 'delivered' });
+    expect(slack.payloads).toHaveLength(1);
+    expect(scheduled).toHaveLength(0);
+  });
+
+  it('splits a digest too large for one message into several, dropping no alert and naming the most important first', async () => {
+    const { send, close, slack } = setup();
+    const long = 'x'.repeat(300);
+    for (let i = 1; i <= 80; i++) await send('storm', alert(i, { title: `Alert ${i} ${long}`, message: long }));
+    await send('storm', alert(81, { title: 'Critical: runaway GPU fleet' }));
+    await close();
+    expect(slack.payloads.length).toBeGreaterThan(1);
+    for (const payload of slack.payloads) expect(slackLimitViolations(payload as ReceivedMessage)).toEqual([]);
+    const all = slack.payloads.map(slackText).join('\n');
+    for (let i = 1; i <= 80; i++) expect(all).toContain(`Alert ${i} x`);
+    expect(slackText(slack.payloads[0])).toContain('part 1 of');
+    expect(slackText(slack.payloads[0]).indexOf('runaway GPU')).toBeLessThan(slackText(slack.payloads[0]).indexOf('Alert 1 x'));
+  });
+
+  it('when the chat service is down at closing, the digest comes later through the retry queue, once', async () => {
+    const { send, close, slack, scheduled, visibility } = setup();
+    for (let i = 1; i <= 5; i++) await send('storm', alert(i));
+    slack.answer({ kind: 'retryable', reason: 'http_503' });
+    const job = scheduled[0]!.job;
+    expect((await close([job])).batchItemFailures).toHaveLength(1);
+    expect(visibility).toHaveLength(1);
+    // Back again: posted now; the same closing job delivered once more posts nothing.
+    expect(await close([job])).toEqual({ batchItemFailures: [] });
+    expect(await close([job])).toEqual({ batchItemFailures: [] });
+    const delivered = slack.payloads.slice(1);
+    expect(delivered).toHaveLength(1);
+    for (let i = 1; i <= 5; i++) expect(slackText(delivered[0])).toContain(`Spend spike ${i} in EC2`);
+  });
+
+  it('resumes a split digest after the part that was posted, when a later part failed', async () => {
+    const { send, close, slack, scheduled } = setup();
+    const long = 'y'.repeat(300);
+    for (let i = 1; i <= 40; i++) await send('storm', alert(i, { title: `Alert ${i} ${long}` }));
+    slack.answer({ kind: 'delivered' }, { kind: 'retryable', reason: 'http_429', retryAfterMs: 2_000 });
+    const job = scheduled[0]!.job;
+    await close([job]);
+    const firstTry = slack.payloads.length;
+    await close([job]);
+    const parts = digestParts(
+      Array.from({ length: 40 }, (_, i) => ({ key: String(i), at: i, message: alert(i + 1, { title: `Alert ${i + 1} ${long}` }) })),
+      'slack',
+      0,
+    );
+    // One part posted, one refused with 429, then the rest: every part exactly once.
+    expect(slack.payloads.length - 1).toBe(parts.length);
+    expect(firstTry).toBe(2);
+    expect(slackText(slack.payloads[2])).toContain(`part 2 of ${parts.length}`);
+  });
+
+  it('names a re-sent alert once inside a window, and a re-send after the closing is a duplicate', async () => {
+    const { send, close, slack } = setup();
+    await send('storm', alert(1));
+    expect(await send('storm', alert(1))).toEqual({ kind: 'duplicate', state: 'queued' });
+    await send('storm', alert(2));
+    await close();
+    const blocks = JSON.stringify((slack.payloads[0] as ReceivedMessage).blocks);
+    expect(blocks.split('Spend spike 1 in EC2').length - 1).toBe(1);
+    expect(await send('storm', alert(1))).toEqual({ kind: 'duplicate', state: 'delivered' });
+    expect(slack.payloads).toHaveLength(1);
+  });
+
+  it('the group itself names an alert once even without the ledger', async () => {
+    const { join, target, store } = setup();
+    await join({ deliveryId: 'a', target: target('storm'), message: alert(3) }, budgetOf(10_000));
+    await join({ deliveryId: 'b', target: target('storm'), message: alert(3) }, budgetOf(10_000));
+    expect(store.groups.get('storm')?.entries).toHaveLength(1);
+  });
+
+  it('concurrent relays joining one group: one group, every alert once; the losing opener closes nothing', async () => {
+    const { grouping, schedule, scheduled, close, slack, target } = setup();
+    const failAlone = async () => {
+      throw new Error('no alert may go alone here');
+    };
+    const relays = [joinGroup({ ...grouping, schedule }, failAlone), joinGroup({ ...grouping, schedule }, failAlone)];
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        relays[i % 2]!({ deliveryId: `c${i}`, target: target('storm'), message: alert(i + 1) }, budgetOf(10_000)),
+      ),
+    );
+    expect(results.every((r) => r.kind === 'grouped')).toBe(true);
+    await close();
+    expect(slack.payloads).toHaveLength(1);
+    for (let i = 1; i <= 30; i++) expect(slackText(slack.payloads[0])).toContain(`Spend spike ${i} in EC2`);
+    expect(scheduled.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('posts Teams and Google Chat digests within their limits, naming every alert', async () => {
+    const { send, close, teams, chat } = setup();
+    for (let i = 1; i <= 60; i++) {
+      await send('teams', alert(i));
+      await send('chat', alert(i));
+    }
+    await close();
+    expect(teams.payloads.length).toBeGreaterThan(0);
+    expect(chat.payloads.length).toBeGreaterThan(0);
+    for (const p of teams.payloads) expect(teamsViolations(p)).toEqual([]);
+    for (const p of chat.payloads) expect(googleChatViolations(p)).toEqual([]);
+    const teamsAll = teams.payloads.flatMap(teamsTexts).join('\n');
+    const chatAll = chat.payloads.flatMap(googleChatCardTexts).join('\n');
+    for (let i = 1; i <= 60; i++) {
+      expect(teamsAll).toContain(`Spend spike ${i} in EC2`);
+      expect(chatAll).toContain(`Spend spike ${i} in EC2`);
+    }
+  });
+
+  it("threads a Slack app anomaly first seen in a digest under the digest's message", async () => {
+    const { send, close, app, ledger, scheduled } = setup();
+    await send('app', alert(1));
+    await send('app', alert(2));
+    await close();
+    expect(app.payloads).toHaveLength(1);
+    const digestRef = { channel: 'C0123ABCD', ts: '1700000000.000001' };
+    expect(ledger.anomalies.get(anomalyRecordId(alert(1), 'app'))?.opening).toEqual(digestRef);
+    // A later figure for anomaly 1 is its follow-up, posted (alone in its group) into the digest's thread.
+    await send('app', alert(1, { message: 'Spend up further' }));
+    await close([scheduled.at(-1)!.job]);
+    expect(app.payloads[1]).toMatchObject({ anomaly: { kind: 'follow_up', updates: 1, opening: digestRef } });
+  });
+
+  it('keeps secrets out of the closing job and the group', async () => {
+    const { send, scheduled, store } = setup();
+    await send('storm', alert(1));
+    await send('app', alert(1));
+    const stored = JSON.stringify([...store.groups.values()]) + JSON.stringify(scheduled);
+    expect(stored).not.toContain('storm-secret');
+    expect(stored).not.toContain('xoxb-grouping-test');
+    expect(parseGroupCloseJob(JSON.stringify(scheduled[0]!.job))).toEqual(scheduled[0]!.job);
+    expect(parseGroupCloseJob(JSON.stringify({ ...scheduled[0]!.job, url: SLACK_URL }))).toBeUndefined();
+  });
+});
