@@ -1,5 +1,5 @@
 import type { MessageRef } from '../chat/service.js';
-import { destinationType, isSlackApp } from '../config/destination-type.js';
+import { addressOf, destinationType, isSlackApp } from '../config/destination-type.js';
 import type { RetryLedger } from '../dedup/once.js';
 import { retryDelaySeconds } from '../delivery/decide.js';
 import type { Delivery, Target } from '../delivery/deliver.js';
@@ -10,6 +10,7 @@ import type { Sleep } from '../shared/sleep.js';
 import { digestParts } from './digest.js';
 import type { GroupCloseJob } from './job.js';
 import { GROUP_CALL_BUDGET_MS } from './join.js';
+import { slackDigest } from './slack-digest.js';
 import type { GroupStore } from './store.js';
 
 export interface CloseDependencies {
@@ -62,7 +63,20 @@ export async function closeGroup(
         return { kind: 'retry', reason: 'invocation_ending', delaySeconds: 1 };
       await deps.sleep(interval);
     }
-    const outcome = await deps.delivery.attempt(target, part.message, budget, part.anomaly);
+    const outcome =
+      service === 'slack' && part.digest
+        ? await deps.delivery
+            .serviceFor(target.destination)
+            .post(
+              addressOf(target.destination),
+              slackDigest(
+                part.digest.title,
+                part.digest.lines,
+                typeof target.destination.mention === 'string' ? target.destination.mention : undefined,
+              ),
+              { timeoutMs: Math.max(1, budget.ms(deps.postTimeoutMs, deps.reserveMs)) },
+            )
+        : await deps.delivery.attempt(target, part.message, budget, part.anomaly);
     if (outcome.kind === 'refused') return { kind: 'park', reason: outcome.reason };
     if (outcome.kind === 'retryable') {
       return {

@@ -7,6 +7,8 @@ import type { GroupEntry } from './store.js';
 export interface DigestPart {
   message: WebhookMessage;
   anomaly?: AnomalyPost;
+  /** A digest's alert lines, for a service whose digest is built from them (lib/group/slack-digest.ts). */
+  digest?: { title: string; lines: string[] };
 }
 
 /**
@@ -14,7 +16,8 @@ export interface DigestPart {
  * limit (lib/*\/format.ts) with room for escaping, so the formatter never has to cut a line off.
  */
 export const DIGEST_BODY_CHARS: Readonly<Record<DestinationType | 'slackApp', number>> = {
-  slack: 2_400,
+  // Several sections of SLACK_LIMITS.body each (slack-digest.ts), within the message's total.
+  slack: 6_600,
   slackApp: 2_400,
   teams: 5_600,
   googlechat: 5_600,
@@ -25,7 +28,7 @@ const ESCAPED = /[&<>*_~`\\[\]#|]/g;
 const escapedLength = (line: string) => line.length + (line.match(ESCAPED)?.length ?? 0) * 4;
 
 /** How much of each field a digest line shows: enough to tell alerts apart. */
-const LINE_LIMITS = { title: 60, account: 24, message: 32 } as const;
+const LINE_LIMITS = { title: 60, account: 24, message: 40 } as const;
 
 // Only the words the platform's own texts use for severity; anything else keeps its arrival order.
 const RANKS: ReadonlyArray<RegExp> = [/\bcritical\b/i, /\b(?:high|severe)\b/i, /\b(?:medium|warning)\b/i];
@@ -77,11 +80,13 @@ export function digestParts(entries: readonly GroupEntry[], service: Destination
   }
   const kinds = new Set(entries.map((e) => e.message.metadata.object_type));
   const objectType = kinds.size === 1 ? [...kinds][0]! : 'alert';
+  const titleOf = (i: number) => `${entries.length} alerts grouped${chunks.length > 1 ? ` (part ${i + 1} of ${chunks.length})` : ''}`;
   return chunks.map((lines, i) => ({
+    digest: { title: titleOf(i), lines },
     message: {
       metadata: { object_type: objectType, timestamp: new Date(now).toISOString(), destination_url: undefined },
       payload: {
-        title: `${entries.length} alerts grouped${chunks.length > 1 ? ` (part ${i + 1} of ${chunks.length})` : ''}`,
+        title: titleOf(i),
         message: lines.join('\n'),
         cloud_provider_type: undefined,
         account_id: undefined,

@@ -154,7 +154,7 @@ describe('grouping as the relay wires it', () => {
     expect(slack.posts).toHaveLength(0);
     await vi.advanceTimersByTimeAsync(10_000);
     expect(slack.posts).toHaveLength(1);
-    expect(slack.posts[0]?.payload.title).toBe('2 alerts grouped');
+    expect(JSON.stringify(slack.posts[0]?.payload)).toContain('2 alerts grouped');
   });
 
   it('without the table and the queue (and not npm start), each alert is delivered on its own', async () => {

@@ -19,7 +19,7 @@ import { capturedLogger, manualClock } from '../helpers/fake-delivery-ports.js';
 import { memoryConfigStore } from '../helpers/memory-config-store.js';
 import { memoryLedger } from '../helpers/memory-ledger.js';
 import { memoryMetrics } from '../helpers/memory-metrics.js';
-import { type ReceivedMessage, slackLimitViolations } from '../helpers/slack-limits.js';
+import { liveSpecialForms, type ReceivedMessage, slackLimitViolations } from '../helpers/slack-limits.js';
 
 const SLACK_URL = 'https://hooks.slack.com/services/T0/B0/storm-secret';
 const config = relayConfigSchema.parse({
@@ -206,14 +206,14 @@ describe('grouping per destination: an alert storm becomes one message', () => {
   it('resumes a split digest after the part that was posted, when a later part failed', async () => {
     const { send, close, slack, scheduled } = setup();
     const long = 'y'.repeat(300);
-    for (let i = 1; i <= 40; i++) await send('storm', alert(i, { title: `Alert ${i} ${long}` }));
+    for (let i = 1; i <= 120; i++) await send('storm', alert(i, { title: `Alert ${i} ${long}` }));
     slack.answer({ kind: 'delivered' }, { kind: 'retryable', reason: 'http_429', retryAfterMs: 2_000 });
     const job = scheduled[0]!.job;
     await close([job]);
     const firstTry = slack.payloads.length;
     await close([job]);
     const parts = digestParts(
-      Array.from({ length: 40 }, (_, i) => ({ key: String(i), at: i, message: alert(i + 1, { title: `Alert ${i + 1} ${long}` }) })),
+      Array.from({ length: 120 }, (_, i) => ({ key: String(i), at: i, message: alert(i + 1, { title: `Alert ${i + 1} ${long}` }) })),
       'slack',
       0,
     );
@@ -291,6 +291,14 @@ describe('grouping per destination: an alert storm becomes one message', () => {
     await send('app', alert(1, { message: 'Spend up further' }));
     await close([scheduled.at(-1)!.job]);
     expect(app.payloads[1]).toMatchObject({ anomaly: { kind: 'follow_up', updates: 1, opening: digestRef } });
+  });
+
+  it('keeps sender text inert in a Slack digest', async () => {
+    const { send, close, slack } = setup();
+    await send('storm', alert(1, { title: '<!channel> pay <https://evil.example|here>', message: '*bold* <@U123>' }));
+    await send('storm', alert(2));
+    await close();
+    expect(liveSpecialForms(slack.payloads[0] as ReceivedMessage)).toEqual([]);
   });
 
   it('keeps secrets out of the closing job and the group', async () => {

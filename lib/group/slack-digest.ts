@@ -1,0 +1,30 @@
+import { escapeMrkdwnAndTruncate, truncate } from '../format/text.js';
+import { SLACK_LIMITS, type SlackBlock, type SlackMessage } from '../slack/format.js';
+
+/**
+ * A digest for a Slack incoming webhook: the title as its header, then the alert lines in as
+ * many sections as they need, each within the section limit the formatter keeps
+ * (SLACK_LIMITS.body). One alert's section would cut a long digest off; several sections
+ * carry three times as many alerts per message, within the message's total.
+ */
+export function slackDigest(title: string, lines: readonly string[], mention?: string): SlackMessage {
+  const sections: string[] = [];
+  let current = '';
+  for (const line of lines) {
+    // Sender text, escaped like every alert's, so that it can never form a mention or link.
+    const escaped = escapeMrkdwnAndTruncate(line, SLACK_LIMITS.body);
+    if (current && current.length + 1 + escaped.length > SLACK_LIMITS.body) {
+      sections.push(current);
+      current = escaped;
+    } else current = current ? `${current}\n${escaped}` : escaped;
+  }
+  if (current) sections.push(current);
+  const prefix = mention ? `${mention} ` : '';
+  const blocks: SlackBlock[] = [
+    { type: 'header', text: { type: 'plain_text', text: truncate(`:bell: ${title}`, SLACK_LIMITS.header), emoji: true } },
+    ...sections.map(
+      (text, i): SlackBlock => ({ type: 'section', text: { type: 'mrkdwn', text: i === 0 ? prefix + text : text, verbatim: true } }),
+    ),
+  ];
+  return { text: prefix + title, blocks };
+}
