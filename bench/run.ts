@@ -22,6 +22,7 @@ import { type ChildArgs, type ContainerRun, type Runtime, runContainer } from '.
 import { LAMBDA_REGION, lambdaEnvironment, lambdaNodeArgs, lambdaNodeBinary, nodeVersion, readRelayTemplate } from './lambda.js';
 import { type BundleSize, bundleSize, isSdkOrigin } from './sizes.js';
 import { median, percentile } from './stats.js';
+import { measureStorm, STORM, STORM_BUDGET, stormRows } from './storm.js';
 import { printTable, type Row } from './table.js';
 
 // The benchmark's own clients (creating secrets) run on whatever Node runs the benchmark.
@@ -154,7 +155,29 @@ try {
   proxy = await startAwsProxy(moto.url);
   slack = await startFakeSlack();
   slackApi = await startFakeSlackApi(BOT_TOKEN);
-  const results = await measure(proxy, slack, slackApi);
+  const measured = await measure(proxy, slack, slackApi);
+  const storm = await measureStorm(moto.url);
+  console.log(`\nStorm: ${STORM.alerts} alerts in ${STORM.seconds} s to one Slack webhook that takes one message a second (429 above it)`);
+  printTable(['run', 'posts', '429s', 'named', 'last post, s'], stormRows(storm));
+  const stormBudgets = [
+    { budget: `grouped storm: <= ${STORM_BUDGET.posts} posts`, value: storm.grouped.posts, pass: storm.pass.posts },
+    {
+      budget: `grouped storm: last post <= wait + ${STORM_BUDGET.lastPostAfterWaitSeconds} s`,
+      value: storm.grouped.lastPostMs / 1000,
+      pass: storm.pass.lastPost,
+    },
+    { budget: 'grouped storm: every alert named', value: storm.grouped.named, pass: storm.pass.everyAlert },
+  ];
+  printTable(
+    ['budget', 'value', 'verdict'],
+    stormBudgets.map((b): Row => [b.budget, String(b.value), verdict(b.pass)]),
+  );
+  const results = {
+    ...measured,
+    storm,
+    budgets: [...measured.budgets, ...stormBudgets],
+    failedBudgets: [...measured.failedBudgets, ...stormBudgets.filter((b) => !b.pass).map((b) => b.budget)],
+  };
   writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   console.log('\nwrote bench/results.json');
 } finally {

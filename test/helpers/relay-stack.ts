@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { httpApiEvent } from '../../scripts/http-api-event.js';
 import { awsEnvironment, createSecret, secretsClient } from './aws.js';
 import { type RunningBundle, startBundle } from './bundle.js';
@@ -41,13 +43,17 @@ export async function startRelayStack(
   moto: string,
   extraDestinations: string[] = [],
   extraEnv: Record<string, string> = {},
+  /** More options per destination, such as `group`. */
+  destinationOptions: Record<string, Record<string, unknown>> = {},
 ): Promise<RelayStack> {
   const slack = await startFakeSlack();
   const paths: Record<string, string> = { default: '/services/T0/B0/default' };
   for (const [i, name] of extraDestinations.entries()) paths[name] = `/services/T0/B${i + 1}/${name}`;
   const secretId = await createSecret(secretsClient(moto), {
     auth: { method: 'none' },
-    destinations: Object.fromEntries(Object.entries(paths).map(([name, path]) => [name, { url: slack.url(path) }])),
+    destinations: Object.fromEntries(
+      Object.entries(paths).map(([name, path]) => [name, { url: slack.url(path), ...destinationOptions[name] }]),
+    ),
     routes: extraDestinations.map((name) => ({ when: { accountId: [name] }, to: [name] })),
   });
   const sqs = sqsClient(moto);
@@ -94,4 +100,23 @@ export async function startRelayStack(
 export function titleOf(body: unknown): string {
   const blocks = (body as { blocks?: Array<{ type: string; text?: { text: string } }> }).blocks ?? [];
   return blocks.find((b) => b.type === 'header')?.text?.text ?? '';
+}
+
+/** A dedup table in moto, as the stack creates it; its name goes in DEDUP_TABLE_NAME. */
+export async function createDedupTable(moto: string): Promise<{ name: string; dynamo: DynamoDBClient }> {
+  const dynamo = new DynamoDBClient({
+    endpoint: moto,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
+  });
+  const name = `dedup-${randomUUID().slice(0, 8)}`;
+  await dynamo.send(
+    new CreateTableCommand({
+      TableName: name,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+    }),
+  );
+  return { name, dynamo };
 }
