@@ -138,6 +138,16 @@ function setup() {
 
 const slackText = (payload: unknown) => JSON.stringify(payload);
 
+/** Posts at once through the core, to one service. */
+const createDeliveryFor = (slack: ChatService) =>
+  createDelivery({
+    services: { ...createChatServices(), slack },
+    postTimeoutMs: 5_000,
+    logger: capturedLogger().logger,
+    now: Date.now,
+    sleep: async () => undefined,
+  }).first;
+
 describe('grouping per destination: an alert storm becomes one message', () => {
   it('folds 120 alerts into at most 3 Slack posts within its limits, naming every alert, after the wait', async () => {
     const { send, close, scheduled, slack, metrics } = setup();
@@ -291,6 +301,28 @@ describe('grouping per destination: an alert storm becomes one message', () => {
     await send('app', alert(1, { message: 'Spend up further' }));
     await close([scheduled.at(-1)!.job]);
     expect(app.payloads[1]).toMatchObject({ anomaly: { kind: 'follow_up', updates: 1, opening: digestRef } });
+  });
+
+  it('never holds an alert back: a failing table or queue, or a closing group, posts it on its own', async () => {
+    const { grouping, schedule, target, slack, store, log } = setup();
+    const broken = { ...store, join: async () => Promise.reject(new Error('ProvisionedThroughputExceededException')) };
+    const alone = joinGroup({ ...grouping, store: broken, schedule }, (a, b) => createDeliveryFor(slack.service)(a, b));
+    expect(await alone({ deliveryId: 'x', target: target('storm'), message: alert(1) }, budgetOf(10_000))).toEqual({ kind: 'delivered' });
+    expect(log.lines.join('\n')).toContain('grouping unavailable');
+    const noQueue = joinGroup(
+      { ...grouping, schedule: async () => Promise.reject(new Error('queue down')) },
+      createDeliveryFor(slack.service),
+    );
+    expect(await noQueue({ deliveryId: 'y', target: target('storm'), message: alert(2) }, budgetOf(10_000))).toEqual({ kind: 'delivered' });
+    await joinGroup({ ...grouping, schedule }, createDeliveryFor(slack.service))(
+      { deliveryId: 'z', target: target('storm'), message: alert(3) },
+      budgetOf(10_000),
+    );
+    const groupId = store.groups.get('storm')!.groupId;
+    await store.take('storm', groupId);
+    const late = joinGroup({ ...grouping, schedule }, createDeliveryFor(slack.service));
+    expect(await late({ deliveryId: 'w', target: target('storm'), message: alert(4) }, budgetOf(10_000))).toEqual({ kind: 'delivered' });
+    expect(slack.payloads).toHaveLength(3);
   });
 
   it('keeps sender text inert in a Slack digest', async () => {
