@@ -54,6 +54,8 @@ describe.skipIf(!moto)('an alert storm to a grouped Slack destination, through t
       return group?.['state']?.S === 'flushed' && group['alerts'] === undefined;
     };
     expect(await waitFor(flushed, 10_000, 200)).toBe(true);
+    const { Items = [] } = await table.dynamo.send(new ScanCommand({ TableName: table.name }));
+    expect(JSON.stringify(Items)).not.toContain(path);
     expect(stack.retry.output()).not.toContain('/services/');
     expect(stack.relay.output()).not.toContain('/services/');
   });
