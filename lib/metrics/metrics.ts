@@ -24,7 +24,9 @@ export type MetricName =
   | 'DedupUnavailable'
   /** Groups of alerts opened, and digests posted when they close (dimension destinationType). */
   | 'GroupsOpened'
-  | 'DigestsPosted';
+  | 'DigestsPosted'
+  /** Triage actions taken from chat (dimensions action, destinationType). */
+  | 'TriageActions';
 
 export type MetricUnit = 'Count' | 'Milliseconds';
 
@@ -83,3 +85,6 @@ export const dedupUnavailableMetric = (): MetricPoint => count('DedupUnavailable
 export const groupOpenedMetric = (destinationType: string): MetricPoint => count('GroupsOpened', { destinationType }, [[]]);
 
 export const digestPostedMetric = (destinationType: string): MetricPoint => count('DigestsPosted', { destinationType }, [[]]);
+
+export const triageActionMetric = (action: string, destinationType: string): MetricPoint =>
+  count('TriageActions', { action, destinationType }, [['action']]);

@@ -1,0 +1,60 @@
+import * as z from 'zod/mini';
+
+export const triageActionSchema = z.enum(['acknowledge', 'expected', 'snooze', 'reopen']);
+export type TriageAction = z.infer<typeof triageActionSchema>;
+
+export const SNOOZE_SECONDS = 24 * 3600;
+
+/** An anomaly's triage state at one destination; ids, names and times only, never alert text. */
+export const triageStateSchema = z.object({
+  state: z.enum(['open', 'acknowledged', 'expected', 'snoozed']),
+  /** Epoch seconds when a snooze ends. */
+  until: z.optional(z.number()),
+  by: z.optional(z.string()),
+  at: z.optional(z.number()),
+});
+export type TriageState = z.infer<typeof triageStateSchema>;
+
+/** One audit entry: who did what and when. */
+export interface TriageAudit {
+  who: string;
+  action: TriageAction;
+  at: number;
+}
+
+export const OPEN: TriageState = { state: 'open' };
+
+/** The state an action leads to; the audit entry records it whatever the state was before. */
+export function applyTriage(action: TriageAction, who: string, nowSeconds: number): TriageState {
+  switch (action) {
+    case 'acknowledge':
+      return { state: 'acknowledged', by: who, at: nowSeconds };
+    case 'expected':
+      return { state: 'expected', by: who, at: nowSeconds };
+    case 'snooze':
+      return { state: 'snoozed', until: nowSeconds + SNOOZE_SECONDS, by: who, at: nowSeconds };
+    case 'reopen':
+      return { state: 'open', by: who, at: nowSeconds };
+  }
+}
+
+/** A snooze holds until its end; after that the anomaly is open again without anyone writing it. */
+export function effectiveState(state: TriageState, nowSeconds: number): TriageState {
+  if (state.state === 'snoozed' && (state.until ?? 0) <= nowSeconds) return { state: 'open' };
+  return state;
+}
+
+export const isSnoozed = (state: TriageState | undefined, nowSeconds: number): boolean =>
+  state !== undefined && effectiveState(state, nowSeconds).state === 'snoozed';
+
+const PAST: Record<TriageAction, string> = {
+  acknowledge: 'Acknowledged',
+  expected: 'Marked expected',
+  snooze: 'Snoozed for 24 h',
+  reopen: 'Reopened',
+};
+
+/** "Acknowledged by Dana at 2026-…Z": the line messages and follow-ups show. */
+export function describeTriage(action: TriageAction, who: string, nowSeconds: number): string {
+  return `${PAST[action]} by ${who} at ${new Date(nowSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z')}`;
+}

@@ -1,0 +1,311 @@
+import { createHmac } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../lib/log/logger.js';
+import { followUpRequest } from '../../lib/triage/follow-up.js';
+import { createTriageHandler, type SlackBlock, type TriagePorts, triageButtons } from '../../lib/triage/handle.js';
+import { escapeHtml, renderTriagePage } from '../../lib/triage/page.js';
+import { isSnoozed, SNOOZE_SECONDS } from '../../lib/triage/state.js';
+import { memoryTriageStore } from '../../lib/triage/store.js';
+import { signTriageToken, verifyTriageToken } from '../../lib/triage/token.js';
+import { budgetOf } from '../helpers/budget.js';
+import { memoryMetrics } from '../helpers/memory-metrics.js';
+
+const SIGNING_SECRET = 'signing-secret-value-8f3a';
+const TOKEN_KEY = 'triage-key-value-7d1c-abcdefghijkl-0123456789';
+const BOT_TOKEN = 'xoxb-bot-token-value';
+const ANOMALY = 'anomaly#abc123#finops';
+const T0 = Date.UTC(2026, 10, 24, 9, 0, 0);
+
+function setup(overrides: Partial<TriagePorts> = {}) {
+  let nowMs = T0;
+  const lines: string[] = [];
+  const store = memoryTriageStore();
+  const metrics = memoryMetrics();
+  const updates: Array<{ blocks: SlackBlock[]; text: string }> = [];
+  const followUps: Array<{ destination: string; text: string }> = [];
+  const ports: TriagePorts = {
+    tokenKey: async () => TOKEN_KEY,
+    slackSigningSecret: async () => SIGNING_SECRET,
+    store,
+    updateSlackMessage: async (_opening, blocks, text) => {
+      updates.push({ blocks, text });
+    },
+    postFollowUp: async (token, text) => {
+      followUps.push({ destination: token.d, text });
+    },
+    metrics,
+    logger: createLogger({ sink: (line) => lines.push(line) }),
+    now: () => nowMs,
+    ...overrides,
+  };
+  const handle = createTriageHandler(ports);
+  return {
+    handle,
+    store,
+    metrics,
+    lines,
+    updates,
+    followUps,
+    advance: (ms: number) => {
+      nowMs += ms;
+    },
+    now: () => nowMs,
+  };
+}
+
+function clickBody(action: string, user = { id: 'U042', username: 'dana' }) {
+  const payload = {
+    type: 'block_actions',
+    user,
+    actions: [{ action_id: `triage_${action}`, value: ANOMALY }],
+    container: { channel_id: 'C0123ABCD', message_ts: '1700000000.000100' },
+    message: {
+      text: 'Cost anomaly',
+      blocks: [{ type: 'section', block_id: 'alert', text: { type: 'mrkdwn', text: 'Spend up' } }, triageButtons(ANOMALY, true)],
+    },
+  };
+  return `payload=${encodeURIComponent(JSON.stringify(payload))}`;
+}
+
+function signed(body: string, atMs: number, secret = SIGNING_SECRET) {
+  const timestamp = String(Math.floor(atMs / 1000));
+  const signature = `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
+  return { 'x-slack-request-timestamp': timestamp, 'x-slack-signature': signature };
+}
+
+const click = (t: ReturnType<typeof setup>, body: string, headers: Record<string, string>) =>
+  t.handle({ method: 'POST', path: '/slack/interactions', headers, body }, budgetOf(3_000));
+
+const pageToken = (nowMs = T0, key = TOKEN_KEY) =>
+  signTriageToken(key, { a: ANOMALY, d: 'finops', t: 'EC2 <script>alert(1)</script> spend', c: '123456789012' }, nowMs);
+
+describe('Slack clicks', () => {
+  it('a validly signed click records the action, counts it and shows who did what on the opening message', async () => {
+    const t = setup();
+    const body = clickBody('acknowledge');
+    const answer = await click(t, body, signed(body, T0));
+    expect(answer.statusCode).toBe(200);
+    expect(t.store.records.get(ANOMALY)?.triage).toMatchObject({ state: 'acknowledged', by: 'dana' });
+    expect(t.store.records.get(ANOMALY)?.audit).toEqual([{ who: 'dana', action: 'acknowledge', at: T0 / 1000 }]);
+    expect(t.metrics.count('TriageActions', { action: 'acknowledge', destinationType: 'slack' })).toBe(1);
+    const blocks = t.updates[0]?.blocks ?? [];
+    expect(JSON.stringify(blocks)).toContain('Acknowledged by <@U042> at 2026-11-24T09:00:00Z');
+    expect(blocks.find((b) => b.block_id === 'alert')).toBeDefined();
+    const buttons = blocks.find((b) => b.block_id === 'triage_actions') as { elements: Array<{ text: { text: string } }> };
+    expect(buttons.elements.map((e) => e.text.text)).toEqual(['Reopen']);
+  });
+
+  it('reopen brings the three buttons back', async () => {
+    const t = setup();
+    const body = clickBody('reopen');
+    await click(t, body, signed(body, T0));
+    const buttons = t.updates[0]?.blocks.find((b) => b.block_id === 'triage_actions') as { elements: Array<{ text: { text: string } }> };
+    expect(buttons.elements.map((e) => e.text.text)).toEqual(['Acknowledge', 'Expected', 'Snooze 24 h']);
+  });
+
+  it.each([
+    ['a wrong signature', (body: string) => signed(body, T0, 'another-secret')],
+    ['a stale timestamp', (body: string) => signed(body, T0 - 301_000)],
+    ['missing headers', () => ({})],
+    ['a timestamp from the future', (body: string) => signed(body, T0 + 301_000)],
+  ])('%s gets 401 and changes nothing', async (_name, headersFor) => {
+    const t = setup();
+    const body = clickBody('acknowledge');
+    const answer = await click(t, body, headersFor(body) as Record<string, string>);
+    expect(answer.statusCode).toBe(401);
+    expect(t.store.records.size).toBe(0);
+    expect(t.updates).toEqual([]);
+  });
+
+  it('a replay of an old request is refused, both later and at once', async () => {
+    const t = setup();
+    const body = clickBody('snooze');
+    const headers = signed(body, T0);
+    expect((await click(t, body, headers)).statusCode).toBe(200);
+    expect((await click(t, body, headers)).statusCode).toBe(401);
+    t.advance(10 * 60_000);
+    expect((await click(t, body, headers)).statusCode).toBe(401);
+    expect(t.store.records.get(ANOMALY)?.audit).toHaveLength(1);
+  });
+
+  it('a body changed after signing is refused', async () => {
+    const t = setup();
+    const headers = signed(clickBody('acknowledge'), T0);
+    expect((await click(t, clickBody('expected'), headers)).statusCode).toBe(401);
+  });
+
+  it('a hung Slack is cut off in time: the answer still comes, the state is recorded', async () => {
+    const t = setup({
+      updateSlackMessage: (_o, _b, _t, signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+    });
+    const body = clickBody('expected');
+    const answer = await click(t, body, signed(body, T0));
+    expect(answer.statusCode).toBe(200);
+    expect(t.store.records.get(ANOMALY)?.triage.state).toBe('expected');
+  });
+
+  it('a hung table is cut off and nothing claims it was done', async () => {
+    const t = setup({
+      store: {
+        read: async () => undefined,
+        apply: (_i, _s, _e, signal) => new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason))),
+      },
+    });
+    const body = clickBody('expected');
+    expect((await click(t, body, signed(body, T0))).statusCode).toBe(200);
+    expect(t.updates).toEqual([]);
+  });
+
+  it('no signing secret configured: 401', async () => {
+    const t = setup({ slackSigningSecret: async () => undefined });
+    const body = clickBody('acknowledge');
+    expect((await click(t, body, signed(body, T0))).statusCode).toBe(401);
+  });
+
+  it('the signing secret never appears in logs or answers', async () => {
+    const t = setup();
+    const body = clickBody('acknowledge');
+    const answers = [await click(t, body, signed(body, T0)), await click(t, body, signed(body, T0, 'x'))];
+    expect(JSON.stringify([answers, t.lines, t.metrics.points])).not.toContain(SIGNING_SECRET);
+  });
+});
+
+describe('snooze', () => {
+  it('holds for 24 hours and then ends on its own', async () => {
+    const t = setup();
+    const body = clickBody('snooze');
+    await click(t, body, signed(body, T0));
+    const state = t.store.records.get(ANOMALY)?.triage;
+    expect(isSnoozed(state, T0 / 1000 + SNOOZE_SECONDS - 1)).toBe(true);
+    expect(isSnoozed(state, T0 / 1000 + SNOOZE_SECONDS)).toBe(false);
+    expect(isSnoozed(undefined, T0 / 1000)).toBe(false);
+  });
+});
+
+describe('triage page', () => {
+  const page = (t: ReturnType<typeof setup>, method: string, token: string, body = '') =>
+    t.handle({ method, path: `/triage/${token}`, headers: {}, body }, budgetOf(10_000));
+
+  it('GET shows the anomaly, escaped, with strict headers, and changes nothing', async () => {
+    const t = setup();
+    const answer = await page(t, 'GET', pageToken());
+    expect(answer.statusCode).toBe(200);
+    expect(answer.body).toContain('EC2 &lt;script&gt;alert(1)&lt;/script&gt; spend');
+    expect(answer.body).not.toContain('<script>');
+    expect(answer.body).toContain('123456789012');
+    expect(answer.headers['content-security-policy']).toContain("default-src 'none'");
+    expect(answer.headers['referrer-policy']).toBe('no-referrer');
+    expect(answer.headers['cache-control']).toBe('no-store');
+    expect(t.store.records.size).toBe(0);
+    expect(t.followUps).toEqual([]);
+  });
+
+  it('POST applies the action with the name typed, posts the follow-up and shows the history', async () => {
+    const t = setup();
+    const answer = await page(t, 'POST', pageToken(), 'action=acknowledge&name=Dana');
+    expect(answer.statusCode).toBe(200);
+    expect(t.store.records.get(ANOMALY)?.triage).toMatchObject({ state: 'acknowledged', by: 'Dana' });
+    expect(t.followUps).toEqual([{ destination: 'finops', text: 'Acknowledged by Dana at 2026-11-24T09:00:00Z' }]);
+    expect(answer.body).toContain('Acknowledged by Dana');
+    expect(t.metrics.count('TriageActions', { action: 'acknowledge', destinationType: 'page' })).toBe(1);
+  });
+
+  it('a hostile name is stored as text and escaped on the page', async () => {
+    const t = setup();
+    const name = '<img src=x onerror=alert(1)>"\'&';
+    const answer = await page(t, 'POST', pageToken(), `action=expected&name=${encodeURIComponent(name)}`);
+    expect(answer.body).not.toContain('<img');
+    expect(answer.body).toContain(escapeHtml(name));
+  });
+
+  it('without a name the action is by "someone"; an unknown action is refused', async () => {
+    const t = setup();
+    await page(t, 'POST', pageToken(), 'action=snooze');
+    expect(t.store.records.get(ANOMALY)?.triage.by).toBe('someone');
+    expect((await page(t, 'POST', pageToken(), 'action=delete')).statusCode).toBe(400);
+  });
+
+  it('a chat that cannot take the follow-up is said so on the page', async () => {
+    const t = setup({ postFollowUp: async () => Promise.reject(new Error('down')) });
+    const answer = await page(t, 'POST', pageToken(), 'action=acknowledge');
+    expect(answer.body).toContain('the chat could not be told');
+  });
+
+  it.each([
+    ['tampered', () => pageToken().replace(/^./, (c) => (c === 'e' ? 'f' : 'e'))],
+    ['signed with another key', () => pageToken(T0, 'x'.repeat(64))],
+    ['expired', () => pageToken(T0 - 31 * 86_400_000)],
+    ['malformed', () => 'not-a-token'],
+  ])('a %s token gets 403 and changes nothing', async (_name, token) => {
+    const t = setup();
+    for (const method of ['GET', 'POST']) {
+      const answer = await page(t, method, token(), 'action=acknowledge');
+      expect(answer.statusCode).toBe(403);
+    }
+    expect(t.store.records.size).toBe(0);
+    expect(t.followUps).toEqual([]);
+  });
+
+  it('without a key, /triage answers 404; other paths 404', async () => {
+    const t = setup({ tokenKey: async () => undefined });
+    expect((await page(t, 'GET', pageToken())).statusCode).toBe(404);
+    expect((await t.handle({ method: 'GET', path: '/other', headers: {}, body: '' }, budgetOf(1000))).statusCode).toBe(404);
+  });
+
+  it('a failing table answers 503, never with a secret', async () => {
+    const t = setup({ store: { read: async () => Promise.reject(new Error('boom')), apply: async () => undefined } });
+    const answer = await page(t, 'GET', pageToken());
+    expect(answer.statusCode).toBe(503);
+    expect(JSON.stringify([answer, t.lines])).not.toContain(TOKEN_KEY);
+  });
+});
+
+describe('tokens', () => {
+  it('name one anomaly at one destination and expire after 30 days', () => {
+    const token = pageToken();
+    expect(verifyTriageToken(TOKEN_KEY, token, T0 + 29 * 86_400_000)).toMatchObject({ ok: true, token: { a: ANOMALY, d: 'finops' } });
+    expect(verifyTriageToken(TOKEN_KEY, token, T0 + 30 * 86_400_000)).toEqual({ ok: false, reason: 'expired' });
+  });
+
+  it('never contain the key', () => {
+    expect(pageToken()).not.toContain(TOKEN_KEY);
+  });
+});
+
+describe('page rendering', () => {
+  it('shows a snooze with its end and the history', () => {
+    const html = renderTriagePage({
+      title: 'T',
+      account: 'A',
+      nowSeconds: 100,
+      record: { triage: { state: 'snoozed', until: 200, by: 'x' }, audit: [{ who: 'x', action: 'snooze', at: 100 }] },
+    });
+    expect(html).toContain('Snoozed by x until 1970-01-01T00:03:20Z');
+    expect(html).toContain('snooze by x');
+  });
+});
+
+describe('follow-ups per destination', () => {
+  const token = { a: ANOMALY, d: 'd', t: 'T', c: 'A', e: 1, k: 'cost-alert-abc' };
+  it('Google Chat replies in the anomaly thread', () => {
+    const request = followUpRequest(
+      { url: 'https://chat.googleapis.com/v1/spaces/S/messages?key=k&token=t' },
+      token,
+      'Acknowledged',
+      undefined,
+    );
+    expect(request.address).toContain('messageReplyOption=REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD');
+    expect(request.body).toEqual({ text: 'Acknowledged', thread: { threadKey: 'cost-alert-abc' } });
+  });
+  it('a Slack app destination replies in the opening thread', () => {
+    const request = followUpRequest({ channel: 'C0123ABCD' }, token, 'Acknowledged', { channel: 'C0123ABCD', ts: '1.2' });
+    expect(request).toMatchObject({ slackApi: true, body: { channel: 'C0123ABCD', thread_ts: '1.2', text: 'Acknowledged' } });
+    expect(JSON.stringify(request)).not.toContain(BOT_TOKEN);
+  });
+  it('Teams gets a card, a Slack webhook plain text', () => {
+    expect(
+      JSON.stringify(followUpRequest({ url: 'https://x.logic.azure.com/workflows/1', type: 'teams' }, token, 'Hi', undefined).body),
+    ).toContain('AdaptiveCard');
+    expect(followUpRequest({ url: 'https://hooks.slack.com/services/T/B/C' }, token, 'Hi', undefined).body).toEqual({ text: 'Hi' });
+  });
+});
