@@ -201,6 +201,15 @@ describe('least privilege', () => {
       'secretsmanager:PutSecretValue ApiKeySecret',
       'secretsmanager:UpdateSecretVersionStage ApiKeySecret',
     ]);
+    // Triage reads and writes an anomaly's item, never deletes or queues; the key is its own secret.
+    const [triageId] = functionNamed('triage') ?? [];
+    expect(grants(triageId as string)).toEqual([
+      'dynamodb:GetItem DedupTable',
+      'dynamodb:UpdateItem DedupTable',
+      'secretsmanager:GetSecretValue RelayConfigSecret',
+      'secretsmanager:GetSecretValue TriageKeySecret',
+    ]);
+    expect(template.Resources['TriageKeySecret']?.Properties?.['GenerateSecretString']).toMatchObject({ PasswordLength: 64 });
   });
 
   describe('the check catches', () => {
@@ -360,13 +369,20 @@ describe('rotation', () => {
 describe('HTTP API, logs and alarms', () => {
   const [[apiId, api] = []] = resourcesOfType(template, 'AWS::Serverless::HttpApi');
 
-  it('one route, POST /webhook, payload 2.0, to the relay', () => {
+  it('POST /webhook to the relay; the Slack interactions and the triage page to the triage function; payload 2.0', () => {
     const routes = functions.flatMap(([id, r]) =>
       Object.values((r.Properties?.['Events'] ?? {}) as Record<string, { Type: string; Properties: Record<string, unknown> }>)
         .filter((e) => e.Type === 'HttpApi')
         .map((e) => ({ id, ...e.Properties })),
     );
-    expect(routes).toEqual([{ id: relayId, ApiId: { Ref: apiId }, Method: 'POST', Path: '/webhook', PayloadFormatVersion: '2.0' }]);
+    const [triageId] = functionNamed('triage') ?? [];
+    const route = (id: unknown, Method: string, Path: string) => ({ id, ApiId: { Ref: apiId }, Method, Path, PayloadFormatVersion: '2.0' });
+    expect(routes).toEqual([
+      route(relayId, 'POST', '/webhook'),
+      route(triageId, 'POST', '/slack/interactions'),
+      route(triageId, 'GET', '/triage/{token}'),
+      route(triageId, 'POST', '/triage/{token}'),
+    ]);
   });
 
   it('default-route throttling and access logs without headers', () => {
@@ -411,6 +427,7 @@ describe('HTTP API, logs and alarms', () => {
       [
         `Errors ${relayId}`,
         `Errors ${retryId}`,
+        `Errors ${functionNamed('triage')?.[0]}`,
         `5xx ${apiId}`,
         `ApproximateNumberOfMessagesVisible ${deadLetterQueueId}`,
         `ApproximateAgeOfOldestMessage ${deliveryQueueId}`,
