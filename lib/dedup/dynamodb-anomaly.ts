@@ -5,14 +5,24 @@ import type { AnomalyState, AnomalyTable } from './ledger.js';
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
-type AnomalyItem = { firstSeen?: { N?: string }; followUps?: { N?: string }; channel?: { S?: string }; ts?: { S?: string } };
+type AnomalyItem = {
+  firstSeen?: { N?: string };
+  followUps?: { N?: string };
+  channel?: { S?: string };
+  ts?: { S?: string };
+  triage?: { S?: string };
+  triageUntil?: { N?: string };
+};
 
 function anomalyState(item: AnomalyItem | undefined, t: number): AnomalyState {
   const firstSeen = Number(item?.firstSeen?.N);
   const followUps = Number(item?.followUps?.N);
   const channel = item?.channel?.S;
   const ts = item?.ts?.S;
+  // The triage function writes these on the same item; the conditional write returns them for free.
+  const snoozedUntil = item?.triage?.S === 'snoozed' ? Number(item.triageUntil?.N) : Number.NaN;
   return {
+    ...(Number.isFinite(snoozedUntil) ? { snoozedUntil } : {}),
     firstSeen: Number.isFinite(firstSeen) ? firstSeen : t,
     followUps: Number.isFinite(followUps) ? followUps : 0,
     ...(channel && ts ? { opening: { channel, ts } } : {}),

@@ -17,6 +17,8 @@ export interface AnomalyState {
   followUps: number;
   /** Where its opening message is (Slack app destinations), once it is posted. */
   opening?: MessageRef;
+  /** Epoch seconds until which someone snoozed it here (lib/triage): nothing is posted before. */
+  snoozedUntil?: number;
 }
 
 /** The first delivery of an anomaly opens it; any other finds its state. */

@@ -8,7 +8,7 @@ type Entry = { state: 'claimed' | 'delivered' | 'queued'; claimUntil?: number; t
  * that a re-send and an anomaly's follow-ups behave locally as they do in the stack. Nothing
  * expires; a local session is short.
  */
-export function inMemoryLedger(now: () => number = Date.now): DeliveryLedger {
+export function inMemoryLedger(now: () => number = Date.now, snoozedUntil?: (anomalyId: string) => number | undefined): DeliveryLedger {
   const entries = new Map<string, Entry>();
   const anomalies = new Map<string, AnomalyState>();
   const seconds = () => Math.floor(now() / 1000);
@@ -32,7 +32,9 @@ export function inMemoryLedger(now: () => number = Date.now): DeliveryLedger {
     },
     async startAnomaly(id) {
       const state = anomalies.get(id);
-      if (state) return { kind: 'existing', state: { ...state } };
+      // Under npm start the triage page's in-memory store holds snoozes, as the anomaly item does in AWS.
+      const until = snoozedUntil?.(id);
+      if (state) return { kind: 'existing', state: { ...state, ...(until !== undefined ? { snoozedUntil: until } : {}) } };
       anomalies.set(id, anomaly(id));
       return { kind: 'opened' };
     },

@@ -130,6 +130,13 @@ export function deliverOnce(deps: OnceDependencies): FirstAttempt {
     let anomaly: AnomalyPost = OPENING;
     if (claim) {
       if (start?.kind === 'existing') {
+        if ((start.state.snoozedUntil ?? 0) > Math.floor(now() / 1000)) {
+          // Released, not recorded: a re-send after the snooze ends is posted.
+          await step(budget, target.name, (signal) => ledger.release(id, token, signal));
+          logger.info('anomaly is snoozed at this destination; not posted', { destination: target.name, outcome: 'snoozed' });
+          metrics.add(deliveryMetric('snoozed', destinationType(target.destination)));
+          return { kind: 'snoozed' };
+        }
         const waiting = isSlackApp(target.destination) && !start.state.opening;
         if (waiting && Math.floor(now() / 1000) - start.state.firstSeen < OPENING_PENDING_SECONDS) {
           await step(budget, target.name, (signal) => ledger.release(id, token, signal));

@@ -40,6 +40,8 @@ export type DeliveryResult =
   | { kind: 'queued'; reason: string }
   /** Waits in its destination's open group, to be posted in one message when the group closes (lib/group). */
   | { kind: 'grouped' }
+  /** Someone snoozed its anomaly at this destination (lib/triage): not posted until the snooze ends. */
+  | { kind: 'snoozed' }
   /** Refused for good; parked in the dead-letter queue when there is one. */
   | { kind: 'refused'; reason: string }
   /** Neither delivered nor stored anywhere: only the sender trying again can help. */

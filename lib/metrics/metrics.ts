@@ -56,7 +56,7 @@ const count = (name: MetricName, dimensions: Record<string, string>, rollups: st
 });
 
 /** What became of an alert at one destination, as the dashboards and alarms count it. */
-export type DeliveryMetricOutcome = 'delivered' | 'queued' | 'parked' | 'unheld' | 'duplicate' | 'follow_up' | 'grouped';
+export type DeliveryMetricOutcome = 'delivered' | 'queued' | 'parked' | 'unheld' | 'duplicate' | 'follow_up' | 'grouped' | 'snoozed';
 
 export const deliveryMetric = (outcome: DeliveryMetricOutcome, destinationType: string): MetricPoint =>
   count('Deliveries', { outcome, destinationType }, [['outcome']]);

@@ -50,6 +50,7 @@ export function answerFor(results: readonly DestinationResult[]): { outcome: Del
   const held = names(results.filter((r) => r.result.kind === 'queued' || (r.result.kind === 'duplicate' && r.result.state === 'queued')));
   const duplicates = names(results.filter((r) => r.result.kind === 'duplicate'));
   const grouped = names(results.filter((r) => r.result.kind === 'grouped'));
+  const snoozed = names(results.filter((r) => r.result.kind === 'snoozed'));
   const inProgress = results.filter((r) => r.result.kind === 'in_progress');
   const unheld = results.filter((r) => r.result.kind === 'unheld');
   const where = {
@@ -57,6 +58,7 @@ export function answerFor(results: readonly DestinationResult[]): { outcome: Del
     ...nonEmpty('queued', held),
     ...nonEmpty('grouped', grouped),
     ...nonEmpty('duplicate', duplicates),
+    ...nonEmpty('snoozed', snoozed),
   };
 
   if (unheld.length > 0 || inProgress.length > 0) {
@@ -100,11 +102,16 @@ export function answerFor(results: readonly DestinationResult[]): { outcome: Del
   // A re-send that every destination already has (delivered or waiting on the queue) is done: 200.
   return {
     outcome: everyOneARepeat ? 'duplicate' : 'delivered',
-    response: jsonResponse(200, { delivered: names(results), ...nonEmpty('duplicate', duplicates) }),
+    response: jsonResponse(200, {
+      delivered: names(results.filter((r) => r.result.kind !== 'snoozed')),
+      ...nonEmpty('duplicate', duplicates),
+      ...nonEmpty('snoozed', snoozed),
+    }),
   };
 }
 
 export function reasonOf(result: DeliveryResult): string {
-  if (result.kind === 'duplicate' || result.kind === 'in_progress' || result.kind === 'grouped') return result.kind;
+  if (result.kind === 'duplicate' || result.kind === 'in_progress' || result.kind === 'grouped' || result.kind === 'snoozed')
+    return result.kind;
   return result.kind === 'delivered' ? 'delivered' : result.reason;
 }

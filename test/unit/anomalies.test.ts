@@ -416,3 +416,26 @@ describe("the Slack app client against a loopback server that plays Slack's Web 
     expect(await local.post('C0123ABCD', local.format(alert(), { channel: 'C0123ABCD' }), options)).toMatchObject({ kind: 'delivered' });
   });
 });
+
+describe('a snoozed anomaly (lib/triage)', () => {
+  it('is not posted to that destination while the snooze holds, answered 200 under snoozed and counted; posted again after it ends', async () => {
+    const s = setup();
+    await send(s, ops);
+    const id = anomalyRecordId(alert(), 'ops');
+    const state = s.ledger.anomalies.get(id);
+    s.ledger.anomalies.set(id, { ...(state as NonNullable<typeof state>), snoozedUntil: Math.floor(s.clock.now() / 1000) + 86_400 });
+    const held = await send(s, ops, alert('EC2 spend rose', 'up 400%'), 'r2');
+    expect(held).toEqual({ kind: 'snoozed' });
+    expect(s.webhook.posts).toHaveLength(1);
+    expect(s.metrics.count('Deliveries', { outcome: 'snoozed' })).toBe(1);
+    const answer = answerFor([{ destination: 'ops', result: held }]);
+    expect(answer.response.statusCode).toBe(200);
+    expect(JSON.parse(answer.response.body)).toMatchObject({ delivered: [], snoozed: ['ops'] });
+    // Another destination of the same alert is not affected.
+    expect(await send(s, finops, alert('EC2 spend rose', 'up 400%'), 'r2')).toMatchObject({ kind: 'delivered' });
+
+    s.clock.advance(86_400_000);
+    expect(await send(s, ops, alert('EC2 spend rose', 'up 400%'), 'r3')).toEqual({ kind: 'delivered' });
+    expect(s.webhook.posts).toHaveLength(2);
+  });
+});
