@@ -2,6 +2,7 @@
 // floors, on Lambda's Node.js with Lambda's flags and environment, and the calls the relay
 // makes to its dependencies. Prints tables and budgets, and writes bench/results.json.
 
+import { createHmac } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -37,7 +38,8 @@ const WARM_ROUNDS = Math.max(1, Number(process.env['BENCH_WARM_ROUNDS'] ?? 5));
 /** The TTL scenario: deliveries spaced out so that a 1 s configuration TTL expires a few times. */
 const TTL_SCENARIO = { ttlSeconds: 1, deliveries: 30, intervalMs: 100 };
 /** Functions the contract names; the ones not built yet get a note instead of figures. */
-const EXPECTED_FUNCTIONS = ['webhook-relay', 'api-key-rotation', 'delivery-retry'];
+const EXPECTED_FUNCTIONS = ['webhook-relay', 'api-key-rotation', 'delivery-retry', 'triage'];
+const TRIAGE_SIGNING_SECRET = 'bench-triage-signing-secret';
 const RELAY = 'webhook-relay';
 const GET_SECRET = 'secretsmanager.GetSecretValue';
 // Why each budget and its reference: bench/README.md, "Budgets".
@@ -50,6 +52,8 @@ const BUDGET = {
   peakMemoryRatio: 1.2,
   /** The cold path before Slack app destinations, plus 5 KiB: their code must stay off it. */
   relayColdPathKiB: 120,
+  /** The triage function from spawn to the answer of a signed click: a third of Slack's 3 s. */
+  triageColdMs: 1_000,
   /** The relay's own work per warm delivery, its chat services answering in process. */
   ownWorkMedianUs: 30,
   /** The relay warm, against its own work followed by the SDK floor's post in one container. */
@@ -337,6 +341,45 @@ async function measure(proxy: AwsProxy, slack: FakeSlack, slackApi: FakeSlackApi
     peakRssKiB: Math.max(...runs.map((r) => r.maxRssKiB)),
   });
   type ColdFigures = ReturnType<typeof coldFigures>;
+  // The triage function: spawn to the answer of a signed Slack click (the state write and chat.update included).
+  const triageSecret = await createSecret('triage', {
+    auth: { method: 'basic', basic: { username: 'relay', password }, headers: [{ key: 'X-Channel-Token', value: channelToken }] },
+    slack: { botToken: BOT_TOKEN, signingSecret: TRIAGE_SIGNING_SECRET },
+    destinations: { default: { channel: 'CBENCH0001' } },
+  });
+  const clickEvent = (round: number) => {
+    const payload = {
+      type: 'block_actions',
+      user: { id: 'UBENCH', username: 'bench' },
+      actions: [{ action_id: 'triage_acknowledge', value: `anomaly#bench-${round}` }],
+      container: { channel_id: 'CBENCH0001', message_ts: '1700000000.000100' },
+      message: { text: 'bench', blocks: [] },
+    };
+    const clickBody = `payload=${encodeURIComponent(JSON.stringify(payload))}`;
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const signature = `v0=${createHmac('sha256', TRIAGE_SIGNING_SECRET).update(`v0:${timestamp}:${clickBody}`).digest('hex')}`;
+    const file = join(out, 'triage-click.event.json');
+    const headers = {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-slack-request-timestamp': timestamp,
+      'x-slack-signature': signature,
+    };
+    writeFileSync(file, JSON.stringify(httpApiEvent({ path: '/slack/interactions', headers, body: clickBody })));
+    return file;
+  };
+  const triageCold: ContainerRun[] = [];
+  for (let round = 0; round < COLD_RUNS; round++) {
+    const bundle = bundlePath('triage');
+    const result = await container(
+      ['cold', bundle, clickEvent(round)],
+      environment(bundle, { RELAY_CONFIG_SECRET_ID: triageSecret, DEDUP_TABLE_NAME: tableName, SLACK_API_URL: slackApi.url }),
+    );
+    if (result.run.firstStatus !== 200) throw new Error(`cold triage: answered ${result.run.firstStatus}\n${result.run.output}`);
+    triageCold.push(result.run);
+  }
+  const triageColdMs = median(triageCold.map((r) => r.wallMs));
+  console.log(`triage cold start (spawn to the answer of a signed click): median ${ms(triageColdMs)} ms`);
+
   const coldOf = Object.fromEntries(kinds.map((kind) => [kind, coldFigures(cold[kind])])) as Record<Subject, ColdFigures>;
   // Each run against the one of the same round: load from elsewhere on the machine hits both alike.
   const pairedRatio = (a: Subject, b: Subject) => ratio(median(cold[a].map((run, i) => run.wallMs / cold[b][i]!.wallMs)), 1);
@@ -505,6 +548,11 @@ async function measure(proxy: AwsProxy, slack: FakeSlack, slackApi: FakeSlackApi
       budget: `relay peak memory <= ${BUDGET.peakMemoryRatio} x limit floor (median of cold maxRSS)`,
       value: memoryRatio,
       pass: memoryRatio <= BUDGET.peakMemoryRatio,
+    },
+    {
+      budget: `triage cold start (spawn to a signed click's answer) <= ${BUDGET.triageColdMs} ms`,
+      value: Number(ms(triageColdMs)),
+      pass: triageColdMs <= BUDGET.triageColdMs,
     },
     { budget: `relay cold path <= ${BUDGET.relayColdPathKiB} KiB`, value: Number(kib(relaySize.coldPathBytes)), pass: relayColdPathPass },
     { budget: `relay's own work, chat in process: median <= ${BUDGET.ownWorkMedianUs} µs`, value: ownWorkUs, pass: ownWorkPass },

@@ -1,0 +1,151 @@
+import { createHmac } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { AwsJsonCall } from '../../lib/aws/json-client.js';
+import { createLogger } from '../../lib/log/logger.js';
+import type { NodeFetch } from '../../lib/transport/fetch-over-node-http.js';
+import { dynamoTriageStore } from '../../lib/triage/dynamodb.js';
+import { createTriageFromEnvironment } from '../../lib/triage/from-environment.js';
+import { triageButtons } from '../../lib/triage/handle.js';
+import { memoryTriageStore } from '../../lib/triage/store.js';
+import { signTriageToken } from '../../lib/triage/token.js';
+import { budgetOf } from '../helpers/budget.js';
+import { memoryMetrics } from '../helpers/memory-metrics.js';
+
+const BOT_TOKEN = 'xoxb-wiring-bot-token';
+const SIGNING_SECRET = 'wiring-signing-secret';
+const KEY = 'wiring-triage-key-0123456789abcdefghijklmnop';
+
+describe('the triage state on the anomaly item', () => {
+  it('reads state, snooze end, audit and opening; writes state and appends the audit entry in one UpdateItem', async () => {
+    const calls: Array<{ operation: string; input: Record<string, unknown> }> = [];
+    const dynamo: AwsJsonCall = async (operation, input) => {
+      calls.push({ operation, input });
+      if (operation !== 'GetItem') return {};
+      return {
+        Item: {
+          id: { S: 'anomaly#1' },
+          triage: { S: 'snoozed' },
+          triageUntil: { N: '200' },
+          triageAt: { N: '100' },
+          triageBy: { S: 'dana' },
+          channel: { S: 'C1' },
+          ts: { S: '1.2' },
+          audit: { L: [{ M: { who: { S: 'dana' }, action: { S: 'snooze' }, at: { N: '100' } } }, { M: { action: { S: 'bogus' } } }] },
+        },
+      };
+    };
+    const store = dynamoTriageStore(dynamo, 'table');
+    expect(await store.read('anomaly#1')).toEqual({
+      triage: { state: 'snoozed', until: 200, at: 100, by: 'dana' },
+      audit: [{ who: 'dana', action: 'snooze', at: 100 }],
+      opening: { channel: 'C1', ts: '1.2' },
+    });
+    await store.apply('anomaly#1', { state: 'snoozed', until: 300, by: 'x', at: 1 }, { who: 'x', action: 'snooze', at: 1 });
+    await store.apply('anomaly#1', { state: 'open', by: 'x', at: 2 }, { who: 'x', action: 'reopen', at: 2 });
+    const updates = calls.filter((c) => c.operation === 'UpdateItem').map((c) => String(c.input['UpdateExpression']));
+    expect(updates[0]).toContain('triageUntil = :until');
+    expect(updates[1]).toContain('REMOVE triageUntil');
+    expect(updates[0]).toContain('list_append');
+  });
+
+  it('an item without triage attributes reads as open', async () => {
+    const store = dynamoTriageStore(async () => ({ Item: { id: { S: 'a' }, triage: { S: 'weird' } } }), 't');
+    expect(await store.read('a')).toEqual({ triage: { state: 'open' }, audit: [] });
+    expect(await dynamoTriageStore(async () => ({}), 't').read('a')).toBeUndefined();
+  });
+});
+
+function wiring(env: Record<string, string> = {}, key: string | null = KEY) {
+  const dir = mkdtempSync(join(tmpdir(), 'triage-'));
+  writeFileSync(
+    join(dir, 'relay.json'),
+    JSON.stringify({
+      auth: { method: 'none' },
+      slack: { botToken: BOT_TOKEN, signingSecret: SIGNING_SECRET },
+      destinations: {
+        default: { channel: 'C0123ABCD' },
+        gchat: { type: 'googlechat', url: 'https://chat.googleapis.com/v1/spaces/S/messages?key=k' },
+      },
+    }),
+  );
+  const requests: Array<{ url: string; body: string; authorization: string | undefined }> = [];
+  const transport: NodeFetch = async (input, init) => {
+    const headers = (init?.headers ?? {}) as Record<string, string>;
+    requests.push({ url: String(input), body: String(init?.body), authorization: headers['authorization'] });
+    return new Response('{"ok":true}', { status: 200 }) as never;
+  };
+  const lines: string[] = [];
+  const store = memoryTriageStore();
+  const triage = createTriageFromEnvironment(
+    { RELAY_CONFIG_SECRET_ID: `file:${join(dir, 'relay.json')}`, SLACK_API_URL: 'http://127.0.0.1:9/api/', ...env },
+    { transport, store, logger: createLogger({ sink: (l) => lines.push(l) }), metrics: memoryMetrics(), ...(key ? { tokenKey: key } : {}) },
+  );
+  return { triage, requests, lines, store };
+}
+
+describe('triage wiring', () => {
+  it('a signed click updates the message through chat.update with the bot token', async () => {
+    const w = wiring();
+    const payload = {
+      type: 'block_actions',
+      user: { id: 'U1', username: 'dana' },
+      actions: [{ action_id: 'triage_expected', value: 'anomaly#1' }],
+      container: { channel_id: 'C0123ABCD', message_ts: '1.2' },
+      message: { text: 't', blocks: [triageButtons('anomaly#1', true)] },
+    };
+    const body = `payload=${encodeURIComponent(JSON.stringify(payload))}`;
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const signature = `v0=${createHmac('sha256', SIGNING_SECRET).update(`v0:${timestamp}:${body}`).digest('hex')}`;
+    const answer = await w.triage(
+      {
+        method: 'POST',
+        path: '/slack/interactions',
+        headers: { 'x-slack-request-timestamp': timestamp, 'x-slack-signature': signature },
+        body,
+      },
+      budgetOf(3_000),
+    );
+    expect(answer.statusCode).toBe(200);
+    expect(w.requests[0]?.url).toBe('http://127.0.0.1:9/api/chat.update');
+    expect(w.requests[0]?.authorization).toBe(`Bearer ${BOT_TOKEN}`);
+    expect(w.lines.join('\n')).not.toContain(BOT_TOKEN);
+  });
+
+  it('the page posts the follow-up to the Google Chat destination and to a Slack app thread', async () => {
+    const w = wiring();
+    const gchat = signTriageToken(KEY, { a: 'anomaly#g', d: 'gchat', t: 'T', c: 'A', k: 'cost-alert-x' }, Date.now());
+    const answer = await w.triage(
+      { method: 'POST', path: `/triage/${gchat}`, headers: {}, body: 'action=acknowledge&name=Dana' },
+      budgetOf(10_000),
+    );
+    expect(answer.statusCode).toBe(200);
+    expect(w.requests[0]?.url).toContain('messageReplyOption=REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD');
+    expect(JSON.parse(w.requests[0]?.body ?? '{}')).toMatchObject({ thread: { threadKey: 'cost-alert-x' } });
+
+    await w.store.apply('anomaly#s', { state: 'open' }, { who: 'x', action: 'reopen', at: 1 });
+    w.store.records.set('anomaly#s', { ...(w.store.records.get('anomaly#s') as never), opening: { channel: 'C0123ABCD', ts: '9.9' } });
+    const app = signTriageToken(KEY, { a: 'anomaly#s', d: 'default', t: 'T', c: 'A' }, Date.now());
+    await w.triage({ method: 'POST', path: `/triage/${app}`, headers: {}, body: 'action=snooze' }, budgetOf(10_000));
+    expect(w.requests[1]?.url).toBe('http://127.0.0.1:9/api/chat.postMessage');
+    expect(JSON.parse(w.requests[1]?.body ?? '{}')).toMatchObject({ thread_ts: '9.9' });
+  });
+
+  it('a token for a destination no longer configured applies without a follow-up', async () => {
+    const w = wiring();
+    const token = signTriageToken(KEY, { a: 'anomaly#x', d: 'gone', t: 'T', c: 'A' }, Date.now());
+    expect(
+      (await w.triage({ method: 'POST', path: `/triage/${token}`, headers: {}, body: 'action=expected' }, budgetOf(10_000))).statusCode,
+    ).toBe(200);
+    expect(w.requests).toEqual([]);
+  });
+
+  it('without a key the page is 404; an invalid environment answers 503', async () => {
+    const w = wiring({}, null);
+    expect((await w.triage({ method: 'GET', path: '/triage/x.y', headers: {}, body: '' }, budgetOf(1_000))).statusCode).toBe(404);
+    const bad = wiring({ SLACK_API_URL: 'ftp://nope' });
+    expect((await bad.triage({ method: 'GET', path: '/triage/x.y', headers: {}, body: '' }, budgetOf(1_000))).statusCode).toBe(503);
+  });
+});
