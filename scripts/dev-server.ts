@@ -1,10 +1,14 @@
 // `npm start`: the relay on http://127.0.0.1:3000/webhook through the same Lambda handler.
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { inMemoryLedger } from '../lib/dedup/memory.js';
 import { fromHttpApiEvent, toHttpApiResult } from '../lib/inbound/api-gateway.js';
 import { createRelayFromEnvironment } from '../lib/relay/from-environment.js';
 import { invocationBudget } from '../lib/shared/deadline.js';
+import { createTriageFromEnvironment } from '../lib/triage/from-environment.js';
+import { effectiveState } from '../lib/triage/state.js';
+import { memoryTriageStore } from '../lib/triage/store.js';
 import { CONSOLE_SLACK_API_PATH, consoleTypeOf, createConsoleSlackApi, handleConsoleRequest } from './console-chat.js';
 import { chooseConfiguration, configurationProblems } from './dev-config.js';
 import { httpApiEvent } from './http-api-event.js';
@@ -42,9 +46,20 @@ process.env['SLACK_API_URL'] ??= `http://127.0.0.1:${port}${CONSOLE_SLACK_API_PA
 // The webhook-relay handler's own two lines, with an in-memory ledger when no table is named,
 // so that re-sends and an anomaly's follow-ups behave as in the stack.
 // Grouped destinations close with an in-process timer: a storm folds into one message locally too.
+// Triage state in memory too, shared with the ledger so that a snooze holds follow-ups back;
+// the link key is made per session, as the stack generates its own.
+const triageStore = memoryTriageStore();
+const snoozedUntil = (id: string) => {
+  const triage = triageStore.records.get(id)?.triage;
+  return triage && effectiveState(triage, Math.floor(Date.now() / 1000)).state === 'snoozed' ? triage.until : undefined;
+};
 const relay = createRelayFromEnvironment(process.env, {
   localGroups: true,
-  ...(process.env['DEDUP_TABLE_NAME'] ? {} : { ledger: inMemoryLedger() }),
+  ...(process.env['DEDUP_TABLE_NAME'] ? {} : { ledger: inMemoryLedger(Date.now, snoozedUntil) }),
+});
+const triage = createTriageFromEnvironment(process.env, {
+  ...(process.env['DEDUP_TABLE_NAME'] ? {} : { store: triageStore }),
+  ...(process.env['TRIAGE_KEY_SECRET_ID'] ? {} : { tokenKey: randomBytes(32).toString('hex') }),
 });
 const handler = async (event: APIGatewayProxyEventV2, context: Context) =>
   toHttpApiResult(await relay(fromHttpApiEvent(event, context.awsRequestId), invocationBudget(context)));
@@ -69,6 +84,17 @@ const server = createServer((req, res) => {
     }
     if (isPreviewPath(path)) {
       await handlePreviewRequest(path, req, res, deliveries);
+      return;
+    }
+    if (path === '/slack/interactions' || path.startsWith('/triage/')) {
+      const headers: Record<string, string | undefined> = {};
+      for (const [name, value] of Object.entries(req.headers)) headers[name] = Array.isArray(value) ? value.join(',') : value;
+      const started = Date.now();
+      const answer = await triage(
+        { method: req.method ?? 'GET', path, headers, body: Buffer.concat(chunks).toString('utf8') },
+        invocationBudget({ getRemainingTimeInMillis: () => FUNCTION_TIMEOUT_MS - (Date.now() - started) }),
+      );
+      res.writeHead(answer.statusCode, answer.headers).end(answer.body);
       return;
     }
     if (path !== '/webhook') {

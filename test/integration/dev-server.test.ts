@@ -99,6 +99,15 @@ describe('npm start (local dev server) with the embedded default configuration',
     expect(second.out).toContain('PORT=3001 npm start');
   });
 
+  it('serves the triage endpoints: an unsigned click gets 401, a forged triage link 403, and neither changes anything', async () => {
+    const base = url.replace(/\/webhook$/, '');
+    const click = await fetch(`${base}/slack/interactions`, { method: 'POST', body: 'payload=%7B%7D' });
+    expect(click.status).toBe(401);
+    const page = await fetch(`${base}/triage/eyJhIjoieCJ9.forged`);
+    expect(page.status).toBe(403);
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+  });
+
   it('answers bad samples with their contract status', async () => {
     const sent = await run([join(root, 'scripts/send.ts'), join(root, 'events/bad/missing-payload.json'), '--url', url], {});
     expect(sent.out).toContain('HTTP 422');

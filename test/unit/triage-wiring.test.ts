@@ -125,8 +125,7 @@ describe('triage wiring', () => {
     expect(w.requests[0]?.url).toContain('messageReplyOption=REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD');
     expect(JSON.parse(w.requests[0]?.body ?? '{}')).toMatchObject({ thread: { threadKey: 'cost-alert-x' } });
 
-    await w.store.apply('anomaly#s', { state: 'open' }, { who: 'x', action: 'reopen', at: 1 });
-    w.store.records.set('anomaly#s', { ...(w.store.records.get('anomaly#s') as never), opening: { channel: 'C0123ABCD', ts: '9.9' } });
+    w.store.records.set('anomaly#s', { triage: { state: 'open' }, audit: [], opening: { channel: 'C0123ABCD', ts: '9.9' } });
     const app = signTriageToken(KEY, { a: 'anomaly#s', d: 'default', t: 'T', c: 'A' }, Date.now());
     await w.triage({ method: 'POST', path: `/triage/${app}`, headers: {}, body: 'action=snooze' }, budgetOf(10_000));
     expect(w.requests[1]?.url).toBe('http://127.0.0.1:9/api/chat.postMessage');
