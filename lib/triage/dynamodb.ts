@@ -4,6 +4,9 @@ import type { TriageRecord, TriageStore } from './store.js';
 
 type Attribute = { S?: string; N?: string; L?: Array<{ M?: Record<string, Attribute> }> };
 
+/** A triage link lives 30 days; state written for an anomaly the table had forgotten lives as long. */
+const TRIAGE_ITEM_SECONDS = 30 * 86_400;
+
 const ACTIONS = new Set<string>(['acknowledge', 'expected', 'snooze', 'reopen']);
 
 function recordOf(item: Record<string, Attribute>): TriageRecord {
@@ -43,8 +46,12 @@ export function dynamoTriageStore(dynamo: AwsJsonCall, tableName: string): Triag
         ':at': { N: String(entry.at) },
         ':entry': { L: [{ M: { who: { S: entry.who }, action: { S: entry.action }, at: { N: String(entry.at) } } }] },
         ':empty': { L: [] },
+        // An anomaly whose item already expired gets one that expires with the longest link,
+        // so triage never leaves an item behind for good.
+        ':expires': { N: String(entry.at + TRIAGE_ITEM_SECONDS) },
       };
-      let expression = 'SET triage = :state, triageBy = :by, triageAt = :at, audit = list_append(if_not_exists(audit, :empty), :entry)';
+      let expression =
+        'SET triage = :state, triageBy = :by, triageAt = :at, audit = list_append(if_not_exists(audit, :empty), :entry), expiresAt = if_not_exists(expiresAt, :expires)';
       if (state.until !== undefined) {
         expression += ', triageUntil = :until';
         values[':until'] = { N: String(state.until) };

@@ -49,6 +49,8 @@ describe('the triage state on the anomaly item', () => {
     expect(updates[0]).toContain('triageUntil = :until');
     expect(updates[1]).toContain('REMOVE triageUntil');
     expect(updates[0]).toContain('list_append');
+    // An item the relay's table had already forgotten still expires.
+    expect(updates[0]).toContain('expiresAt = if_not_exists(expiresAt, :expires)');
   });
 
   it('an item without triage attributes reads as open', async () => {
