@@ -3,7 +3,7 @@ import type { LoadedConfig } from '../config/load.js';
 import type { RelayConfigStore } from '../config/store.js';
 import { CONFIG_READ_BUDGET_MS } from '../config/store.js';
 import type { RetryLedger } from '../dedup/once.js';
-import type { Delivery } from '../delivery/deliver.js';
+import type { Delivery, Target } from '../delivery/deliver.js';
 import { QUEUE_CALL_BUDGET_MS } from '../delivery/deliver.js';
 import { parseDeliveryJob } from '../delivery/job.js';
 import { closeGroup } from '../group/close.js';
@@ -98,22 +98,10 @@ async function processRecord(record: QueueRecord, deps: RetryDependencies): Prom
   if (!job) return parked(await delivery.park({ body: record.body, reason: 'malformed_message' }, budget));
   const log = deps.logger.child({ deliveryId: job.deliveryId, destination: job.destination });
 
-  let loaded: LoadedConfig;
-  try {
-    loaded = await budget.stepIfPending('configuration', CONFIG_READ_BUDGET_MS, deps.config.current());
-  } catch {
-    // The store has logged why; the message stays on the queue until the configuration is
-    // fixed. The metric is what the "retry worker blocked" alarm watches: handing records
-    // back is not an error Lambda would count.
-    metrics(deps).add(configurationUnavailableMetric());
-    return 'retry_later';
-  }
-  if (!Object.hasOwn(loaded.config.destinations, job.destination)) {
-    return parked(await delivery.park({ body: record.body, reason: 'destination_not_configured', destination: job.destination }, budget));
-  }
-  const destination = loaded.config.destinations[job.destination]!;
-  const botToken = isSlackApp(destination) ? loaded.config.slack?.botToken : undefined;
-  const target = { name: job.destination, destination, ...(botToken ? { botToken } : {}) };
+  const found = await configuredTarget(record, job.destination, deps);
+  if ('outcome' in found) return found.outcome;
+  const { target } = found;
+  const { destination } = target;
   const service = delivery.serviceFor(destination);
   const key = service.paceKey(addressOf(destination));
 
@@ -165,22 +153,42 @@ async function processRecord(record: QueueRecord, deps: RetryDependencies): Prom
   return 'retry_later';
 }
 
+/**
+ * The destination a queued record names, as configured now, with what posting to it takes; or
+ * what becomes of the record when there is none: handed back while the configuration cannot be
+ * read, parked when it no longer names the destination.
+ */
+async function configuredTarget(
+  record: QueueRecord,
+  name: string,
+  deps: RetryDependencies,
+): Promise<{ target: Target } | { outcome: RecordOutcome }> {
+  let loaded: LoadedConfig;
+  try {
+    loaded = await deps.budget.stepIfPending('configuration', CONFIG_READ_BUDGET_MS, deps.config.current());
+  } catch {
+    // The store has logged why; the message stays on the queue until the configuration is
+    // fixed. The metric is what the "retry worker blocked" alarm watches: handing records
+    // back is not an error Lambda would count.
+    metrics(deps).add(configurationUnavailableMetric());
+    return { outcome: 'retry_later' };
+  }
+  if (!Object.hasOwn(loaded.config.destinations, name)) {
+    const reason = 'destination_not_configured';
+    return { outcome: parked(await deps.delivery.park({ body: record.body, reason, destination: name }, deps.budget)) };
+  }
+  const destination = loaded.config.destinations[name]!;
+  const botToken = isSlackApp(destination) ? loaded.config.slack?.botToken : undefined;
+  return { target: { name, destination, ...(botToken ? { botToken } : {}) } };
+}
+
 /** A group's closing job: post what the group holds, as one message or digests, like any alert. */
 async function closeRecord(record: QueueRecord, job: GroupCloseJob, deps: RetryDependencies, store: GroupStore): Promise<RecordOutcome> {
   const { delivery, budget } = deps;
-  let loaded: LoadedConfig;
-  try {
-    loaded = await budget.stepIfPending('configuration', CONFIG_READ_BUDGET_MS, deps.config.current());
-  } catch {
-    metrics(deps).add(configurationUnavailableMetric());
-    return 'retry_later';
-  }
-  const destination = loaded.config.destinations[job.destination];
-  if (!destination || !Object.hasOwn(loaded.config.destinations, job.destination)) {
-    return parked(await delivery.park({ body: record.body, reason: 'destination_not_configured', destination: job.destination }, budget));
-  }
-  const botToken = isSlackApp(destination) ? loaded.config.slack?.botToken : undefined;
-  const target = { name: job.destination, destination, ...(botToken ? { botToken } : {}) };
+  const found = await configuredTarget(record, job.destination, deps);
+  if ('outcome' in found) return found.outcome;
+  const { target } = found;
+  const { destination } = target;
   const key = delivery.serviceFor(destination).paceKey(addressOf(destination));
   const wait = deps.pacer.delayFor(key);
   if (!budget.fits(wait + deps.postTimeoutMs + AFTER_POST_MS)) {
