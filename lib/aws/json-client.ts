@@ -54,6 +54,10 @@ export class AwsServiceError extends Error {
   }
 }
 
+/** A conditional write (or delete) whose condition did not hold: the answer carries the stored item. */
+export const isConditionFailure = (error: unknown): error is AwsServiceError =>
+  error instanceof AwsServiceError && error.code === 'ConditionalCheckFailedException';
+
 /** One operation: input in, the answer's JSON out; rejects with AwsServiceError, a TimeoutError (node-request.ts) or a network error. */
 export type AwsJsonCall = (operation: string, input: Record<string, unknown>, signal?: AbortSignal) => Promise<Record<string, unknown>>;
 

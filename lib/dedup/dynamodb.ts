@@ -1,4 +1,4 @@
-import { type AwsJsonCall, AwsServiceError } from '../aws/json-client.js';
+import { type AwsJsonCall, isConditionFailure } from '../aws/json-client.js';
 import type { AnomalyTable, ClaimOutcome, DeliveryLedger } from './ledger.js';
 
 export interface DynamoLedgerOptions {
@@ -9,8 +9,6 @@ export interface DynamoLedgerOptions {
 }
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
-const isConditionFailure = (error: unknown): error is AwsServiceError =>
-  error instanceof AwsServiceError && error.code === 'ConditionalCheckFailedException';
 
 type StoredItem = { state?: { S?: string }; claimToken?: { S?: string }; claimUntil?: { N?: string } };
 

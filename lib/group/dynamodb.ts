@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type AwsJsonCall, AwsServiceError } from '../aws/json-client.js';
+import { type AwsJsonCall, isConditionFailure } from '../aws/json-client.js';
 import type { GroupEntry, GroupStore, JoinOutcome } from './store.js';
 import { MAX_GROUP_ALERTS } from './store.js';
 
@@ -9,8 +9,6 @@ export const FLUSHED_GROUP_SECONDS = 3_600;
 const UNCLOSED_GROUP_SECONDS = 86_400;
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
-const isConditionFailure = (error: unknown): error is AwsServiceError =>
-  error instanceof AwsServiceError && error.code === 'ConditionalCheckFailedException';
 
 type GroupItem = { state?: { S?: string }; alerts?: { M?: Record<string, { S?: string }> }; postedParts?: { N?: string } };
 
