@@ -1,6 +1,6 @@
 import { createAuthenticator } from '../auth/authenticate.js';
 import { createRequestAuthenticator } from '../auth/request-authenticator.js';
-import { createSsoVerifier } from '../auth/sso/verify.js';
+import { lazySsoVerifier } from '../auth/sso-verifier.js';
 import { lazySqs } from '../aws/clients.js';
 import { awsJsonClient, DYNAMODB } from '../aws/json-client.js';
 import { DYNAMODB_LIMITS } from '../aws/limits.js';
@@ -86,8 +86,8 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
   return createRelay({
     config: store,
     authenticate: createRequestAuthenticator({
-      // Creating the verifier costs nothing: the identity provider is first asked with the first token.
-      check: createAuthenticator(createSsoVerifier({ keysLifetimeMs: settings.SSO_KEYS_MAX_AGE_SECONDS * 1000 })),
+      // Creating the verifier costs nothing: its code loads, and the identity provider is first asked, with the first token.
+      check: createAuthenticator(lazySsoVerifier({ keysLifetimeMs: settings.SSO_KEYS_MAX_AGE_SECONDS * 1000 })),
       store,
       graceMs: settings.RELAY_PREVIOUS_CREDENTIALS_GRACE_SECONDS * 1000,
       now,

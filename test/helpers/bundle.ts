@@ -1,5 +1,6 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -18,9 +19,13 @@ export interface RunningBundle {
   stop(): Promise<void>;
 }
 
-/** Starts `dist/<name>/index.mjs` in a fresh Node process with exactly `env` (plus PATH). */
+/**
+ * Starts `dist/<name>/index.mjs` in a fresh Node process with exactly `env` (plus PATH);
+ * `name` may instead be the absolute path of a folder such as a copy of one under dist/.
+ */
 export async function startBundle(name: string, env: Record<string, string>): Promise<RunningBundle> {
-  const child: ChildProcess = fork(fileURLToPath(new URL('./bundle-runner.mjs', import.meta.url)), [`${root}dist/${name}/index.mjs`], {
+  const folder = isAbsolute(name) ? name : `${root}dist/${name}`;
+  const child: ChildProcess = fork(fileURLToPath(new URL('./bundle-runner.mjs', import.meta.url)), [join(folder, 'index.mjs')], {
     env: { PATH: process.env['PATH'] ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });

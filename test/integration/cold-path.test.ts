@@ -92,7 +92,9 @@ describe.skipIf(!moto)('the relay bundle’s cold path', () => {
     const copy = join(dir, 'webhook-relay');
     cpSync(join(root, 'dist', 'webhook-relay'), copy, { recursive: true });
     const lazy = readdirSync(copy).filter((file) => file.startsWith('lazy-'));
-    expect(lazy).toEqual(expect.arrayContaining(['lazy-aws-sdk-client-sqs.mjs', 'lazy-aws-sdk-credential-provider-node.mjs']));
+    expect(lazy).toEqual(
+      expect.arrayContaining(['lazy-aws-sdk-client-sqs.mjs', 'lazy-aws-sdk-credential-provider-node.mjs', 'lazy-sso.mjs']),
+    );
     for (const file of lazy) rmSync(join(copy, file));
     slack.reset();
     proxy.reset();
@@ -157,5 +159,35 @@ describe.skipIf(!moto)('the relay bundle’s cold path', () => {
     } finally {
       await relay.stop();
     }
+  });
+});
+
+interface Metafile {
+  outputs: Record<string, { inputs: Record<string, unknown>; imports: Array<{ path: string; kind: string; external?: boolean }> }>;
+}
+
+/** The sources in dist/webhook-relay/`file` and, with `withStaticImports`, in every chunk it imports statically, recursively. */
+function bundledInputs(meta: Metafile, file: string, withStaticImports: boolean): string[] {
+  const outputs = new Set<string>();
+  const visit = (path: string) => {
+    if (outputs.has(path)) return;
+    outputs.add(path);
+    if (!withStaticImports) return;
+    for (const imported of meta.outputs[path]!.imports)
+      if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
+  };
+  visit(`dist/webhook-relay/${file}`);
+  return [...outputs].flatMap((path) => Object.keys(meta.outputs[path]!.inputs));
+}
+
+describe('the relay bundle’s cold path, as its esbuild metafile lists it (what bench/sizes.ts counts)', () => {
+  it('holds no SSO verification: a configuration without SSO never parses bearer tokens, discovery or key sets', () => {
+    const meta = JSON.parse(readFileSync(join(root, 'dist', 'meta', 'webhook-relay.json'), 'utf8')) as Metafile;
+    const sso = (inputs: string[]) => inputs.filter((input) => input.startsWith('lib/auth/sso/'));
+    expect(sso(bundledInputs(meta, 'index.mjs', true))).toEqual([]);
+    // Still deployed: in the bundle that the first delivery needing it loads.
+    expect(sso(bundledInputs(meta, 'lazy-sso.mjs', false))).toEqual(
+      expect.arrayContaining(['lib/auth/sso/verify.ts', 'lib/auth/sso/issuer-keys.ts', 'lib/auth/sso/discovery.ts']),
+    );
   });
 });

@@ -1,6 +1,7 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { base64url, SignJWT } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { httpApiEvent } from '../../scripts/http-api-event.js';
@@ -14,6 +15,7 @@ import { type FakeSlack, startFakeSlack } from '../helpers/slack-server.js';
 // the platform's client gets a token with the client-credentials grant and a custom scope,
 // and the relay verifies it through discovery and the provider's JWKS over HTTP.
 
+const root = fileURLToPath(new URL('../../', import.meta.url));
 const SCOPE = 'cost-alerts';
 const platform: OidcClient = { clientId: 'cost-platform', clientSecret: 'platform-client-secret-6f1d' };
 const stranger: OidcClient = { clientId: 'another-app', clientSecret: 'another-client-secret-93ab' };
@@ -43,9 +45,11 @@ afterEach(async () => {
 afterAll(async () => {
   await provider.close();
   await slack.close();
+  await rm(dir, { recursive: true, force: true });
 });
 
-async function startRelay(issuer = provider.issuer, extra: Record<string, unknown> = {}): Promise<RunningBundle> {
+/** `bundle`: a folder under dist/, or the absolute path of a copy of one. */
+async function startRelay(issuer = provider.issuer, extra: Record<string, unknown> = {}, bundle = 'webhook-relay'): Promise<RunningBundle> {
   const file = join(dir, `config-${running.length}-${Date.now()}.json`);
   await writeFile(
     file,
@@ -54,9 +58,9 @@ async function startRelay(issuer = provider.issuer, extra: Record<string, unknow
       destinations: { default: { url: slack.url() } },
     }),
   );
-  const bundle = await startBundle('webhook-relay', { RELAY_CONFIG_SECRET_ID: `file:${file}` });
-  running.push(bundle);
-  return bundle;
+  const relay = await startBundle(bundle, { RELAY_CONFIG_SECRET_ID: `file:${file}` });
+  running.push(relay);
+  return relay;
 }
 
 /** The bundle runner ends an invocation at `timeoutMs`, as Lambda does: an answer is an answer in time. */
@@ -148,6 +152,24 @@ describe('SSO through the built relay with a real OpenID Connect provider', () =
 
     // And the valid token still works afterwards.
     expect((await deliver(relay, { authorization: `Bearer ${good}` })).statusCode).toBe(200);
+  });
+
+  it('answers 503 while its SSO code cannot be loaded, and loads it with the next delivery rather than stay broken', async () => {
+    // SSO verification is a bundle of its own that the first delivery needing it loads.
+    const copy = join(dir, 'webhook-relay');
+    await cp(join(root, 'dist', 'webhook-relay'), copy, { recursive: true });
+    const sso = join(copy, 'lazy-sso.mjs');
+    await rename(sso, `${sso}.aside`);
+    const relay = await startRelay(provider.issuer, {}, copy);
+    const token = await provider.token(platform, SCOPE);
+    const first = await deliver(relay, { authorization: `Bearer ${token}` });
+    expect([first.statusCode, JSON.parse(first.body)]).toEqual([503, expect.objectContaining({ error: 'authentication_unavailable' })]);
+    expect(relay.logRecords().find((r) => r['message'] === 'delivery')).toMatchObject({ status: 503, reason: 'sso_verifier_not_loaded' });
+    expect(slack.accepted()).toHaveLength(0);
+
+    await rename(`${sso}.aside`, sso);
+    expect((await deliver(relay, { authorization: `Bearer ${token}` })).statusCode).toBe(200);
+    expect(slack.accepted()).toHaveLength(1);
   });
 
   it('answers 503 when the issuer cannot be reached, within bounded time', async () => {

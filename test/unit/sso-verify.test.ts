@@ -2,6 +2,7 @@ import { base64url, SignJWT } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAuthenticator } from '../../lib/auth/authenticate.js';
 import { createSsoVerifier, type SsoVerifierOptions } from '../../lib/auth/sso/verify.js';
+import { lazySsoVerifier } from '../../lib/auth/sso-verifier.js';
 import type { AuthConfig } from '../../lib/config/schema.js';
 import { createSigningKey, type KeyServer, type SigningKey, signToken, startKeyServer } from '../helpers/key-server.js';
 import { freePort } from '../helpers/ports.js';
@@ -390,6 +391,27 @@ describe('SSO keys: withdrawn keys stop working, new keys are found at once', ()
       expect(await verify(bearer(await signToken(rsa, okta({ iss: fresh.issuer, iat: Math.floor(now / 1000) }))), auth)).toMatchObject({
         kind: 'accepted',
       });
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('the relay’s verifier, its code loaded with the first token, keeps its key set for the lifetime it is given', async () => {
+    let now = Date.now();
+    const verify = lazySsoVerifier({ now: () => now, keysLifetimeMs: 600_000 });
+    const fresh = await startKeyServer();
+    fresh.publish([rsa.publicJwk]);
+    try {
+      const auth = ssoAuth({ issuer: fresh.issuer });
+      const token = bearer(await signToken(rsa, okta({ iss: fresh.issuer, exp: Math.floor(now / 1000) + 86_400 })));
+      // Concurrent first tokens share one verifier, and so one download.
+      const outcomes = await Promise.all(Array.from({ length: 20 }, () => verify(token, auth)));
+      expect(outcomes.every((o) => o.kind === 'accepted')).toBe(true);
+      expect(await verify('Bearer not-a-token', auth)).toMatchObject({ kind: 'denied', reason: 'malformed' });
+      expect([fresh.discoveryRequests(), fresh.jwksRequests()]).toEqual([1, 1]);
+      now += 600_001;
+      expect(await verify(token, auth)).toMatchObject({ kind: 'accepted' });
+      expect([fresh.discoveryRequests(), fresh.jwksRequests()]).toEqual([1, 2]);
     } finally {
       await fresh.close();
     }
