@@ -4,7 +4,7 @@
 // A new lib/ folder must be given a layer here before anything may import it.
 const LAYERS = [
   ['relay', 'retry', 'triage', 'rotation'],
-  ['chat-services', 'group'],
+  ['chat-services', 'group', 'triage-link'],
   ['dedup', 'queue'],
   ['delivery', 'auth', 'routing', 'api-key'],
   ['slack', 'teams', 'googlechat', 'cost-api'],

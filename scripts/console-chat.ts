@@ -7,7 +7,8 @@ interface SlackBlock {
   type: string;
   text?: { text: string };
   fields?: Array<{ text: string }>;
-  elements?: Array<{ text: string }>;
+  /** Context elements (text), or an actions block's buttons (text object, and a url for a link). */
+  elements?: Array<{ text: string | { text: string }; url?: string }>;
 }
 interface CardElement {
   type: string;
@@ -17,6 +18,11 @@ interface CardElement {
 
 export const CONSOLE_TYPES = ['slack', 'teams', 'googlechat'] as const;
 export type ConsoleType = (typeof CONSOLE_TYPES)[number];
+
+interface ChatButton {
+  text: string;
+  onClick?: { openLink?: { url?: string } };
+}
 
 const bold = (text: string) => `\x1b[1m${text}\x1b[0m`;
 const dim = (text: string) => `\x1b[2m${text}\x1b[0m`;
@@ -33,9 +39,16 @@ export function renderSlack(message: { text?: string; blocks?: SlackBlock[] }): 
     if (block.type === 'section' && block.text) lines.push(block.text.text);
     if (block.type === 'section' && block.fields) lines.push(block.fields.map((f) => f.text.replace('\n', ' ')).join('   '));
     if (block.type === 'context' && block.elements) lines.push(dim(block.elements.map((e) => e.text).join('  ')));
+    if (block.type === 'actions' && block.elements) lines.push(block.elements.map(button).join('  '));
   }
   return lines.join('\n');
 }
+
+/** A button as the terminal shows it; a link button with its URL, so the triage page is a click away. */
+const button = (b: { text: string | { text: string }; url?: string }): string => {
+  const label = `[${typeof b.text === 'string' ? b.text : b.text.text}]`;
+  return b.url ? `${bold(label)} ${b.url}` : bold(label);
+};
 
 function renderCard(elements: CardElement[]): string {
   return elements
@@ -61,9 +74,12 @@ const CONSOLES: Record<ConsoleType, { show(body: unknown): string[]; answer(res:
   },
   teams: {
     show: (body) => {
-      const card = (body as { attachments?: Array<{ content?: { body?: CardElement[] } }> }).attachments?.[0]?.content;
+      const card = (
+        body as { attachments?: Array<{ content?: { body?: CardElement[]; actions?: Array<{ title: string; url?: string }> } }> }
+      ).attachments?.[0]?.content;
+      const actions = (card?.actions ?? []).map((a) => button({ text: a.title, ...(a.url ? { url: a.url } : {}) }));
       return [
-        `\n── Microsoft Teams card (console destination) ──\n${renderCard(card?.body ?? [])}\n`,
+        `\n── Microsoft Teams card (console destination) ──\n${[renderCard(card?.body ?? []), ...actions].join('\n')}\n`,
         'card JSON (paste into the Adaptive Cards Designer, https://adaptivecards.io/designer, host app "Microsoft Teams"):',
         `${JSON.stringify(card, null, 2)}\n`,
       ];
@@ -74,8 +90,13 @@ const CONSOLES: Record<ConsoleType, { show(body: unknown): string[]; answer(res:
   googlechat: {
     show: (body) => {
       const message = body as { text?: string; cardsV2?: Array<{ card?: unknown }>; thread?: { threadKey?: string } };
+      const card = message.cardsV2?.[0]?.card as { sections?: Array<{ widgets?: Array<{ buttonList?: { buttons?: ChatButton[] } }> }> };
+      const links = (card?.sections ?? [])
+        .flatMap((section) => section.widgets ?? [])
+        .flatMap((widget) => widget.buttonList?.buttons ?? [])
+        .map((b) => button({ text: b.text, ...(b.onClick?.openLink?.url ? { url: b.onClick.openLink.url } : {}) }));
       return [
-        `\n── Google Chat message (console destination) ──\n${message.text ?? ''}\n`,
+        `\n── Google Chat message (console destination) ──\n${[message.text ?? '', ...links].join('\n')}\n`,
         `thread key: ${message.thread?.threadKey ?? ''}`,
         'card JSON (paste into the Card Builder, https://addons.gsuite.google.com/uikit/builder):',
         `${JSON.stringify(message.cardsV2?.[0]?.card, null, 2)}\n`,

@@ -7,7 +7,6 @@ import { fromHttpApiEvent, toHttpApiResult } from '../lib/inbound/api-gateway.js
 import { createRelayFromEnvironment } from '../lib/relay/from-environment.js';
 import { invocationBudget } from '../lib/shared/deadline.js';
 import { createTriageFromEnvironment } from '../lib/triage/from-environment.js';
-import { effectiveState } from '../lib/triage/state.js';
 import { memoryTriageStore } from '../lib/triage/store.js';
 import { CONSOLE_SLACK_API_PATH, consoleTypeOf, createConsoleSlackApi, handleConsoleRequest } from './console-chat.js';
 import { chooseConfiguration, configurationProblems } from './dev-config.js';
@@ -49,17 +48,18 @@ process.env['SLACK_API_URL'] ??= `http://127.0.0.1:${port}${CONSOLE_SLACK_API_PA
 // Triage state in memory too, shared with the ledger so that a snooze holds follow-ups back;
 // the link key is made per session, as the stack generates its own.
 const triageStore = memoryTriageStore();
-const snoozedUntil = (id: string) => {
-  const triage = triageStore.records.get(id)?.triage;
-  return triage && effectiveState(triage, Math.floor(Date.now() / 1000)).state === 'snoozed' ? triage.until : undefined;
-};
+const triageOf = (id: string) => triageStore.records.get(id)?.triage;
+// Messages link to this server's triage page, signed with a key made for the session.
+const sessionKey = process.env['TRIAGE_KEY_SECRET_ID'] ? {} : { key: randomBytes(32).toString('hex') };
 const relay = createRelayFromEnvironment(process.env, {
   localGroups: true,
-  ...(process.env['DEDUP_TABLE_NAME'] ? {} : { ledger: inMemoryLedger(Date.now, snoozedUntil) }),
+  origin: `http://127.0.0.1:${port}`,
+  ...(sessionKey.key ? { triageKey: sessionKey.key } : {}),
+  ...(process.env['DEDUP_TABLE_NAME'] ? {} : { ledger: inMemoryLedger(Date.now, triageOf) }),
 });
 const triage = createTriageFromEnvironment(process.env, {
   ...(process.env['DEDUP_TABLE_NAME'] ? {} : { store: triageStore }),
-  ...(process.env['TRIAGE_KEY_SECRET_ID'] ? {} : { tokenKey: randomBytes(32).toString('hex') }),
+  ...(sessionKey.key ? { tokenKey: sessionKey.key } : {}),
 });
 const handler = async (event: APIGatewayProxyEventV2, context: Context) =>
   toHttpApiResult(await relay(fromHttpApiEvent(event, context.awsRequestId), invocationBudget(context)));

@@ -13,7 +13,24 @@ export interface MessageRef {
  * follow-up names when the anomaly was first seen and how many updates it has had with this
  * one; `opening` is where its first message is, for services that can edit and thread.
  */
-export type AnomalyPost = { kind: 'opening' } | { kind: 'follow_up'; firstSeenAt: string; updates: number; opening?: MessageRef };
+export type AnomalyPost =
+  | { kind: 'opening' }
+  | { kind: 'follow_up'; firstSeenAt: string; updates: number; opening?: MessageRef; triage?: TriageMark };
+
+/** What someone decided about an anomaly at a destination (lib/triage), as its follow-ups show it. */
+export interface TriageMark {
+  state: 'acknowledged' | 'expected';
+  /** A name typed on the triage page or a Slack user's name: untrusted text, escaped like the sender's. */
+  by: string;
+  /** Epoch seconds. */
+  at: number;
+}
+
+/**
+ * What a message offers for triage: a Slack app message carries buttons whose value names its
+ * anomaly, every other message a link to the anomaly's signed triage page.
+ */
+export type TriageControls = { buttons: string } | { link: string };
 
 export const OPENING: AnomalyPost = { kind: 'opening' };
 
@@ -40,7 +57,7 @@ export interface PostOptions {
  */
 export interface ChatService<Payload = unknown> {
   /** The poster's answer classifier names reasons; the formatter owns escaping and size limits. */
-  format(message: WebhookMessage, destination: Destination, anomaly?: AnomalyPost): Payload;
+  format(message: WebhookMessage, destination: Destination, anomaly?: AnomalyPost, triage?: TriageControls): Payload;
   /** `address`: the webhook URL, or a Slack app destination's channel id. */
   post(address: string, payload: Payload, options: PostOptions): Promise<PostOutcome>;
   /** The least time between two posts under one `paceKey`, as the service documents its limit. */

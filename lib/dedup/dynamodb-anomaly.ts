@@ -1,7 +1,7 @@
 // Loaded with import() by dynamodb.ts, and given what it shares with the cold path as
 // arguments: a runtime import of it would move that code into a chunk the cold path loads too.
 import type { AwsJsonCall } from '../aws/json-client.js';
-import type { AnomalyState, AnomalyTable } from './ledger.js';
+import type { AnomalyState, AnomalyTable, AnomalyTriage } from './ledger.js';
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
@@ -12,17 +12,35 @@ type AnomalyItem = {
   ts?: { S?: string };
   triage?: { S?: string };
   triageUntil?: { N?: string };
+  triageBy?: { S?: string };
+  triageAt?: { N?: string };
 };
+
+const TRIAGE_STATES = new Set(['open', 'acknowledged', 'expected', 'snoozed']);
+
+// The triage function writes these on the same item; the conditional write returns them for free.
+function triageOf(item: AnomalyItem | undefined): AnomalyTriage | undefined {
+  const state = item?.triage?.S;
+  if (state === undefined || !TRIAGE_STATES.has(state)) return undefined;
+  const until = Number(item?.triageUntil?.N);
+  const at = Number(item?.triageAt?.N);
+  const by = item?.triageBy?.S;
+  return {
+    state: state as AnomalyTriage['state'],
+    ...(by !== undefined ? { by } : {}),
+    ...(Number.isFinite(at) ? { at } : {}),
+    ...(Number.isFinite(until) ? { until } : {}),
+  };
+}
 
 function anomalyState(item: AnomalyItem | undefined, t: number): AnomalyState {
   const firstSeen = Number(item?.firstSeen?.N);
   const followUps = Number(item?.followUps?.N);
   const channel = item?.channel?.S;
   const ts = item?.ts?.S;
-  // The triage function writes these on the same item; the conditional write returns them for free.
-  const snoozedUntil = item?.triage?.S === 'snoozed' ? Number(item.triageUntil?.N) : Number.NaN;
+  const triage = triageOf(item);
   return {
-    ...(Number.isFinite(snoozedUntil) ? { snoozedUntil } : {}),
+    ...(triage ? { triage } : {}),
     firstSeen: Number.isFinite(firstSeen) ? firstSeen : t,
     followUps: Number.isFinite(followUps) ? followUps : 0,
     ...(channel && ts ? { opening: { channel, ts } } : {}),

@@ -17,8 +17,18 @@ export interface AnomalyState {
   followUps: number;
   /** Where its opening message is (Slack app destinations), once it is posted. */
   opening?: MessageRef;
-  /** Epoch seconds until which someone snoozed it here (lib/triage): nothing is posted before. */
-  snoozedUntil?: number;
+  /** What someone decided about it here (lib/triage); absent while nobody has. */
+  triage?: AnomalyTriage;
+}
+
+/** The triage state on an anomaly's item, as the triage function writes it: names and times, no alert text. */
+export interface AnomalyTriage {
+  state: 'open' | 'acknowledged' | 'expected' | 'snoozed';
+  by?: string;
+  /** Epoch seconds of the change. */
+  at?: number;
+  /** Epoch seconds when a snooze ends: nothing is posted here before. */
+  until?: number;
 }
 
 /** The first delivery of an anomaly opens it; any other finds its state. */

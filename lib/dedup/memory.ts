@@ -1,5 +1,5 @@
 import type { MessageRef } from '../chat/service.js';
-import type { AnomalyState, ClaimOutcome, DeliveryLedger } from './ledger.js';
+import type { AnomalyState, AnomalyTriage, ClaimOutcome, DeliveryLedger } from './ledger.js';
 
 type Entry = { state: 'claimed' | 'delivered' | 'queued'; claimUntil?: number; token?: string };
 
@@ -8,7 +8,7 @@ type Entry = { state: 'claimed' | 'delivered' | 'queued'; claimUntil?: number; t
  * that a re-send and an anomaly's follow-ups behave locally as they do in the stack. Nothing
  * expires; a local session is short.
  */
-export function inMemoryLedger(now: () => number = Date.now, snoozedUntil?: (anomalyId: string) => number | undefined): DeliveryLedger {
+export function inMemoryLedger(now: () => number = Date.now, triageOf?: (anomalyId: string) => AnomalyTriage | undefined): DeliveryLedger {
   const entries = new Map<string, Entry>();
   const anomalies = new Map<string, AnomalyState>();
   const seconds = () => Math.floor(now() / 1000);
@@ -32,9 +32,9 @@ export function inMemoryLedger(now: () => number = Date.now, snoozedUntil?: (ano
     },
     async startAnomaly(id) {
       const state = anomalies.get(id);
-      // Under npm start the triage page's in-memory store holds snoozes, as the anomaly item does in AWS.
-      const until = snoozedUntil?.(id);
-      if (state) return { kind: 'existing', state: { ...state, ...(until !== undefined ? { snoozedUntil: until } : {}) } };
+      // Under npm start the triage page's in-memory store holds the triage state, as the anomaly item does in AWS.
+      const triage = triageOf?.(id);
+      if (state) return { kind: 'existing', state: { ...state, ...(triage ? { triage } : {}) } };
       anomalies.set(id, anomaly(id));
       return { kind: 'opened' };
     },

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type AnomalyPost, type MessageRef, OPENING } from '../chat/service.js';
+import { type AnomalyPost, type MessageRef, OPENING, type TriageMark } from '../chat/service.js';
 import { destinationType, isSlackApp } from '../config/destination-type.js';
 import type { Delivery, DeliveryResult, FirstAttempt, FirstResult } from '../delivery/deliver.js';
 import { isoSeconds } from '../format/alert.js';
@@ -9,7 +9,14 @@ import { dedupUnavailableMetric, deliveryMetric, type Metrics, noMetrics } from 
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
 import { anomalyRecordId, deliveryRecordId } from './fingerprint.js';
-import { type AnomalyStart, type AnomalyState, claimHoldSeconds, type DeliveryLedger, LEDGER_CALL_BUDGET_MS } from './ledger.js';
+import {
+  type AnomalyStart,
+  type AnomalyState,
+  type AnomalyTriage,
+  claimHoldSeconds,
+  type DeliveryLedger,
+  LEDGER_CALL_BUDGET_MS,
+} from './ledger.js';
 
 interface LedgerDependencies {
   ledger: DeliveryLedger;
@@ -53,12 +60,22 @@ export const OPENING_PENDING_SECONDS = 60;
 /** What a follow-up that waits for its opening asks the sender to wait. */
 export const OPENING_WAIT_SECONDS = 5;
 
-const followUpOf = (state: AnomalyState): AnomalyPost => ({
-  kind: 'follow_up',
-  firstSeenAt: isoSeconds(state.firstSeen),
-  updates: state.followUps + 1,
-  ...(state.opening ? { opening: state.opening } : {}),
-});
+/** What its follow-ups say someone decided: acknowledged or expected; a reopened or lapsed snooze says nothing. */
+function markOf(triage: AnomalyTriage | undefined): TriageMark | undefined {
+  if (triage?.state !== 'acknowledged' && triage?.state !== 'expected') return undefined;
+  return { state: triage.state, by: triage.by ?? 'someone', at: triage.at ?? 0 };
+}
+
+const followUpOf = (state: AnomalyState): AnomalyPost => {
+  const mark = markOf(state.triage);
+  return {
+    kind: 'follow_up',
+    firstSeenAt: isoSeconds(state.firstSeen),
+    updates: state.followUps + 1,
+    ...(state.opening ? { opening: state.opening } : {}),
+    ...(mark ? { triage: mark } : {}),
+  };
+};
 
 /** What the anomaly's state learns from a post: where a new opening message is, and one more follow-up. */
 async function settleAnomaly(
@@ -130,7 +147,8 @@ export function deliverOnce(deps: OnceDependencies): FirstAttempt {
     let anomaly: AnomalyPost = OPENING;
     if (claim) {
       if (start?.kind === 'existing') {
-        if ((start.state.snoozedUntil ?? 0) > Math.floor(now() / 1000)) {
+        const { triage } = start.state;
+        if (triage?.state === 'snoozed' && (triage.until ?? 0) > Math.floor(now() / 1000)) {
           // Released, not recorded: a re-send after the snooze ends is posted.
           await step(budget, target.name, (signal) => ledger.release(id, token, signal));
           logger.info('anomaly is snoozed at this destination; not posted', { destination: target.name, outcome: 'snoozed' });

@@ -1,4 +1,4 @@
-import type { AnomalyPost, ChatService, ChatServices, MessageRef, PostOutcome } from '../chat/service.js';
+import type { AnomalyPost, ChatService, ChatServices, MessageRef, PostOutcome, TriageControls } from '../chat/service.js';
 import { addressOf, destinationType, isSlackApp } from '../config/destination-type.js';
 import type { Destination } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
@@ -23,7 +23,27 @@ export interface DeliveryPorts {
   metrics?: Metrics;
   now: () => number;
   sleep: Sleep;
+  /** What each message offers for triage (lib/triage-link); without it, messages offer nothing. */
+  triage?: TriageControlsPort;
 }
+
+/** Where a message's triage link leads: the origin its alert arrived on, carried along with queued work. */
+export interface TriageContext {
+  /** `https://<API domain>`; without it a message carries no link (Slack app buttons need none). */
+  origin?: string | undefined;
+}
+
+/**
+ * The triage controls for one alert at one destination. It may read the link key, so it gets a
+ * deadline; a failure only costs the message its controls, never the alert.
+ */
+export type TriageControlsPort = (
+  alert: { target: Target; message: WebhookMessage; origin?: string | undefined },
+  signal: AbortSignal,
+) => Promise<TriageControls | undefined>;
+
+/** The most the triage controls may take before a message goes without them; the key is read once per container. */
+export const TRIAGE_CONTROLS_BUDGET_MS = 1_000;
 
 /** A configured destination, by the name the configuration gives it. */
 export interface Target {
@@ -31,6 +51,18 @@ export interface Target {
   destination: Destination;
   /** The Slack app's bot token, for a destination that names a channel; from the configuration, never from a job. */
   botToken?: string;
+  /** The Slack app takes clicks (`slack.signingSecret` is set): its messages carry the triage buttons. */
+  buttons?: true;
+}
+
+/** A configured destination with what its Slack app brings: the bot token, and the buttons when clicks are verified. */
+export function targetOf(
+  name: string,
+  destination: Destination,
+  slack: { botToken: string; signingSecret?: string | undefined } | undefined,
+): Target {
+  if (!isSlackApp(destination) || !slack) return { name, destination };
+  return { name, destination, botToken: slack.botToken, ...(slack.signingSecret ? { buttons: true as const } : {}) };
 }
 
 /** What became of one destination after the relay's first attempt. */
@@ -58,6 +90,8 @@ export interface AlertForTarget {
   message: WebhookMessage;
   /** Opening (the default) or follow-up of its anomaly at this destination (lib/dedup). */
   anomaly?: AnomalyPost;
+  /** The origin the alert arrived on, where its triage link leads. */
+  origin?: string | undefined;
 }
 
 /** A relay's first attempt at one destination: the core's own, or the same behind the dedup ledger. */
@@ -87,8 +121,17 @@ export type FirstResult = AttemptResult | { kind: 'grouped' };
 export interface Delivery {
   /** The service for this destination's type. */
   serviceFor(destination: Destination): ChatService;
-  /** One post: format for the destination's service, post, classify the answer. */
-  attempt(target: Target, message: WebhookMessage, budget: InvocationBudget, anomaly?: AnomalyPost): Promise<PostOutcome>;
+  /**
+   * One post: format for the destination's service, post, classify the answer. With `triage`
+   * the message offers its anomaly's triage controls; a digest, which names many, offers none.
+   */
+  attempt(
+    target: Target,
+    message: WebhookMessage,
+    budget: InvocationBudget,
+    anomaly?: AnomalyPost,
+    triage?: TriageContext,
+  ): Promise<PostOutcome>;
   /** The relay's first attempt, with its consequences: queued for later, or parked. */
   first(alert: AlertForTarget, budget: InvocationBudget): Promise<FirstResult>;
   /** A later attempt from the retry queue: what to do next; parking is the caller's to apply with `park`. */
@@ -122,11 +165,23 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
   // A post leaves room for the queue call that may follow it, so the answer is never late.
   const afterPost = ports.retryQueue || ports.deadLetters ? QUEUE_CALL_BUDGET_MS : 0;
 
-  const attempt: Delivery['attempt'] = (target, message, budget, anomaly) => {
+  const controls = async (target: Target, message: WebhookMessage, budget: InvocationBudget, origin: string | undefined) => {
+    const port = ports.triage;
+    if (!port) return undefined;
+    try {
+      return await budget.step('triage_controls', TRIAGE_CONTROLS_BUDGET_MS, (signal) => port({ target, message, origin }, signal));
+    } catch (error) {
+      logger.warn('message posted without its triage controls', { destination: target.name, error: errorReason(error) });
+      return undefined;
+    }
+  };
+
+  const attempt: Delivery['attempt'] = async (target, message, budget, anomaly, triage) => {
     const service = serviceFor(target.destination);
+    const offered = triage ? await controls(target, message, budget, triage.origin) : undefined;
     const timeoutMs = Math.max(1, budget.ms(ports.postTimeoutMs, afterPost));
     const options = target.botToken === undefined ? { timeoutMs } : { timeoutMs, botToken: target.botToken };
-    return service.post(addressOf(target.destination), service.format(message, target.destination, anomaly), options);
+    return service.post(addressOf(target.destination), service.format(message, target.destination, anomaly, offered), options);
   };
 
   const park: Delivery['park'] = async ({ body, reason, destination }, budget) => {
@@ -152,12 +207,13 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
     message: WebhookMessage,
     budget: InvocationBudget,
     anomaly: AnomalyPost | undefined,
+    triage: TriageContext,
   ): Promise<PostOutcome> {
-    const outcome = await attempt(target, message, budget, anomaly);
+    const outcome = await attempt(target, message, budget, anomaly, triage);
     if (outcome.kind !== 'retryable' || outcome.retryAfterMs === undefined) return outcome;
     if (!budget.fits(outcome.retryAfterMs + ports.postTimeoutMs + afterPost)) return outcome;
     await ports.sleep(outcome.retryAfterMs);
-    return attempt(target, message, budget, anomaly);
+    return attempt(target, message, budget, anomaly, triage);
   }
 
   const first: Delivery['first'] = async (alert, budget) => {
@@ -168,12 +224,15 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
     return result;
   };
 
-  async function firstAttempt({ deliveryId, target, message, anomaly }: AlertForTarget, budget: InvocationBudget): Promise<AttemptResult> {
+  async function firstAttempt(
+    { deliveryId, target, message, anomaly, origin }: AlertForTarget,
+    budget: InvocationBudget,
+  ): Promise<AttemptResult> {
     const post = ports.retryQueue ? attempt : attemptWithOneWait;
-    const outcome = await post(target, message, budget, anomaly);
+    const outcome = await post(target, message, budget, anomaly, { origin });
     const decision = decide(outcome, 1);
     if (decision.kind === 'delivered') return decision;
-    const job = newJob(deliveryId, target.name, message, decision.reason, ports.now(), anomaly);
+    const job = newJob(deliveryId, target.name, message, decision.reason, ports.now(), anomaly, origin);
     if (decision.kind === 'park') {
       await park({ body: JSON.stringify(job), reason: decision.reason, destination: target.name }, budget);
       return { kind: 'refused', reason: decision.reason };
@@ -195,7 +254,7 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
   }
 
   const again: Delivery['again'] = async ({ job, target, attempts, maxAttempts }, budget) =>
-    decide(await attempt(target, job.message, budget, job.anomaly), attempts, maxAttempts);
+    decide(await attempt(target, job.message, budget, job.anomaly, { origin: job.origin }), attempts, maxAttempts);
 
   return { serviceFor, attempt, first, again, park };
 }

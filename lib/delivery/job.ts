@@ -19,8 +19,20 @@ const anomalyPostSchema = z.union([
     firstSeenAt: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/)),
     updates: z.number().check(z.int(), z.positive()),
     opening: z.optional(z.strictObject({ channel: slackId, ts: slackId })),
+    triage: z.optional(
+      z.strictObject({
+        state: z.enum(['acknowledged', 'expected']),
+        by: z.string().check(z.maxLength(200)),
+        at: z.number().check(z.int(), z.nonnegative()),
+      }),
+    ),
   }),
 ]);
+
+/** An API's own origin: https, or plain http to a loopback host for local use; nothing else is linked to. */
+export const originSchema = z
+  .string()
+  .check(z.maxLength(300), z.regex(/^(?:https:\/\/[A-Za-z0-9.-]+|http:\/\/(?:127\.0\.0\.1|localhost|\[::1\]))(?::\d{1,5})?$/));
 
 export const deliveryJobSchema = z.strictObject({
   version: z.literal(2),
@@ -31,8 +43,10 @@ export const deliveryJobSchema = z.strictObject({
   firstAttemptAt: z.string().check(z.maxLength(40)),
   lastReason: z.optional(z.string().check(z.maxLength(200))),
   message: webhookMessageSchema,
-  /** A follow-up of its anomaly, so that the retry worker posts it as one (ids and times only, no text). */
+  /** A follow-up of its anomaly, so that the retry worker posts it as one (ids, names and times, no alert text). */
   anomaly: z.optional(anomalyPostSchema),
+  /** Where the alert arrived, so that a retried message links to the same triage page. */
+  origin: z.optional(originSchema),
 });
 
 export type DeliveryJob = z.infer<typeof deliveryJobSchema>;
@@ -44,6 +58,7 @@ export function newJob(
   reason: string,
   now: number,
   anomaly?: AnomalyPost,
+  origin?: string,
 ): DeliveryJob {
   return {
     version: 2,
@@ -54,6 +69,7 @@ export function newJob(
     lastReason: reason,
     message,
     ...(anomaly?.kind === 'follow_up' ? { anomaly } : {}),
+    ...(origin !== undefined && originSchema.safeParse(origin).success ? { origin } : {}),
   };
 }
 

@@ -1,10 +1,16 @@
 import { createHash } from 'node:crypto';
+import type { TriageMark } from '../chat/service.js';
 import { type AlertView, alertView, isoSeconds } from '../format/alert.js';
 import { fitWithin } from '../format/fit.js';
 import { escapeMrkdwn, escapeMrkdwnAndTruncate, singleLine, truncate } from '../format/text.js';
+import { triageName } from '../format/triage.js';
 import type { WebhookMessage } from '../message/schema.js';
 
-export type Widget = { decoratedText: { topLabel: string; text: string; wrapText?: boolean } } | { textParagraph: { text: string } };
+export type Widget =
+  | { decoratedText: { topLabel: string; text: string; wrapText?: boolean } }
+  | { textParagraph: { text: string } }
+  /** A link button: a webhook's card can open a URL, not call back (that needs a Chat app). */
+  | { buttonList: { buttons: [{ text: string; onClick: { openLink: { url: string } } }] } };
 
 /** What a Google Chat incoming webhook takes: notification text, one card, and the thread it belongs in. */
 export interface GoogleChatMessage {
@@ -45,13 +51,26 @@ function timeText(view: AlertView): string | undefined {
   return view.rawTime;
 }
 
-function build(view: AlertView, threadKey: string, mention: string | undefined, bodyLimit: number, update: boolean): GoogleChatMessage {
+/** A follow-up, in the anomaly's thread; `triage` when someone decided about the anomaly. */
+export interface GoogleChatUpdate {
+  triage?: TriageMark | undefined;
+}
+
+function build(
+  view: AlertView,
+  threadKey: string,
+  mention: string | undefined,
+  bodyLimit: number,
+  update: GoogleChatUpdate | undefined,
+  link: string | undefined,
+): GoogleChatMessage {
   const widgets: Widget[] = [];
   if (view.body && bodyLimit > 0) widgets.push({ textParagraph: { text: cardText(view.body, bodyLimit) } });
   for (const { label, value } of view.facts)
     widgets.push({ decoratedText: { topLabel: label, text: cardText(value, GOOGLE_CHAT_LIMITS.fact), wrapText: true } });
   const time = timeText(view);
   if (time) widgets.push({ decoratedText: { topLabel: 'Time', text: cardText(time, GOOGLE_CHAT_LIMITS.time) } });
+  if (link) widgets.push({ buttonList: { buttons: [{ text: 'Triage', onClick: { openLink: { url: link } } }] } });
 
   const account = view.facts.find((f) => f.label === 'Account')?.value;
   // The header renders as plain text; alertView has already dropped control characters.
@@ -61,14 +80,20 @@ function build(view: AlertView, threadKey: string, mention: string | undefined, 
   };
   // The configured mention is the only live `<…>` in the text. Chat shows the text above the
   // card, so it names the alert without repeating the message the card shows.
-  const prefix = `${mention ? `${mention} ` : ''}${update ? 'Update: ' : ''}`;
+  const state = update?.triage ? ` (${update.triage.state} by ${escapeGoogleChatText(triageName(update.triage.by))})` : '';
+  const prefix = `${mention ? `${mention} ` : ''}${update ? `Update${state}: ` : ''}`;
   const text = prefix + truncate(escapeGoogleChatText(`${view.emoji} ${view.title}`), GOOGLE_CHAT_LIMITS.text - prefix.length);
   return { text, cardsV2: [{ cardId: 'cost-alert', card: { header, sections: [{ widgets }] } }], thread: { threadKey } };
 }
 
 /** A cardsV2 message with notification text, within GOOGLE_CHAT_MAX_BYTES; long text is cut with an ellipsis. */
-export function formatGoogleChatMessage(message: WebhookMessage, mention?: string, update = false): GoogleChatMessage {
+export function formatGoogleChatMessage(
+  message: WebhookMessage,
+  mention?: string,
+  update?: GoogleChatUpdate,
+  link?: string,
+): GoogleChatMessage {
   const view = alertView(message);
   const threadKey = threadKeyFor(message);
-  return fitWithin(GOOGLE_CHAT_MAX_BYTES, GOOGLE_CHAT_LIMITS.body, (bodyLimit) => build(view, threadKey, mention, bodyLimit, update));
+  return fitWithin(GOOGLE_CHAT_MAX_BYTES, GOOGLE_CHAT_LIMITS.body, (bodyLimit) => build(view, threadKey, mention, bodyLimit, update, link));
 }

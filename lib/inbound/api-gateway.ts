@@ -5,8 +5,12 @@ export interface HttpApiEventLike {
   headers?: Record<string, string | undefined>;
   body?: string;
   isBase64Encoded?: boolean;
-  requestContext?: { requestId?: string; http?: { method?: string } };
+  requestContext?: { requestId?: string; domainName?: string; http?: { method?: string } };
 }
+
+/** API Gateway names its own host; anything that is not a plain host name gets no link. */
+const originOf = (domainName: string | undefined) =>
+  domainName !== undefined && /^[A-Za-z0-9.-]{1,253}$/.test(domainName) ? { origin: `https://${domainName}` } : {};
 
 export function fromHttpApiEvent(event: HttpApiEventLike, fallbackRequestId: string): HttpRequest {
   // Header names come from outside: defineProperty keeps `__proto__` an ordinary own key.
@@ -21,6 +25,7 @@ export function fromHttpApiEvent(event: HttpApiEventLike, fallbackRequestId: str
     body: event.body,
     isBase64Encoded: event.isBase64Encoded === true,
     requestId: event.requestContext?.requestId ?? fallbackRequestId,
+    ...originOf(event.requestContext?.domainName),
   };
 }
 

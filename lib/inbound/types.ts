@@ -6,6 +6,8 @@ export interface HttpRequest {
   body: string | undefined;
   isBase64Encoded: boolean;
   requestId: string;
+  /** `https://<domain>` the request arrived on (API Gateway's `requestContext.domainName`): where triage links lead. */
+  origin?: string | undefined;
 }
 
 export interface HttpResponse {

@@ -21,6 +21,8 @@ export const relayEnvironmentSchema = z.object({
   DEDUP_TABLE_NAME: text(),
   /** How long a delivery is remembered. */
   DEDUP_WINDOW_SECONDS: whole(86_400, 60),
+  /** The key that signs triage links; unset: messages carry no "Triage" link. */
+  TRIAGE_KEY_SECRET_ID: text(),
   /** Slack's Web API for app destinations; the bot token travels there, so https (plain http only to loopback, for tests). */
   SLACK_API_URL: z.optional(z.string().check(z.trim(), z.refine(isHttpsOrLoopbackUrl, { message: 'must be an https URL' }))),
 });

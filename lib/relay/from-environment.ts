@@ -2,8 +2,8 @@ import { createAuthenticator } from '../auth/authenticate.js';
 import { createRequestAuthenticator } from '../auth/request-authenticator.js';
 import { lazySsoVerifier } from '../auth/sso-verifier.js';
 import { lazySqs } from '../aws/clients.js';
-import { awsJsonClient, DYNAMODB } from '../aws/json-client.js';
-import { DYNAMODB_LIMITS } from '../aws/limits.js';
+import { awsJsonClient, DYNAMODB, SECRETS_MANAGER } from '../aws/json-client.js';
+import { DYNAMODB_LIMITS, SECRETS_MANAGER_READ_LIMITS } from '../aws/limits.js';
 import type { ChatServices } from '../chat/service.js';
 import { createChatServices } from '../chat-services/create.js';
 import { configSourceFor, createRelayConfigStore } from '../config/store.js';
@@ -17,6 +17,7 @@ import { configurationUnavailableMetric, type Metrics } from '../metrics/metrics
 import { sqsDeadLetters, sqsRetryQueue } from '../queue/sqs.js';
 import { readEnvironment } from '../shared/environment.js';
 import { sleep } from '../shared/sleep.js';
+import { triageControls } from '../triage-link/controls.js';
 import { configurationUnavailable } from './answer.js';
 import { relayEnvironmentSchema } from './environment.js';
 import { createRelay, type Relay } from './relay.js';
@@ -33,6 +34,9 @@ export interface WiringOptions {
   ledger?: DeliveryLedger;
   /** Groups with an in-process timer (`npm start`); in AWS grouping needs the dedup table and the retry queue. */
   localGroups?: boolean;
+  /** `npm start`: a triage link key made for the session, and the origin its links lead to (the local server). */
+  triageKey?: string;
+  origin?: string;
 }
 
 /** Wires the relay with real clients from the Lambda environment; one instance per container. */
@@ -58,6 +62,12 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
     now,
   });
   const sqs = lazySqs();
+  const triage = triageControls({
+    keySecretId: settings.TRIAGE_KEY_SECRET_ID,
+    key: options.triageKey,
+    secrets: settings.TRIAGE_KEY_SECRET_ID ? awsJsonClient(SECRETS_MANAGER, { limits: SECRETS_MANAGER_READ_LIMITS }) : undefined,
+    now,
+  });
   const delivery = createDelivery({
     services: options.services ?? createChatServices(undefined, settings.SLACK_API_URL),
     postTimeoutMs: postTimeoutFrom(settings),
@@ -67,6 +77,7 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
     metrics,
     now,
     sleep,
+    triage,
   });
   // Grouping's code loads with the first alert for a grouped destination, off the cold path.
   let grouping: Promise<typeof import('../group/lazy-relay.js')> | undefined;
@@ -83,7 +94,7 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
         now,
       })
     : options.ledger;
-  return createRelay({
+  const relay = createRelay({
     config: store,
     authenticate: createRequestAuthenticator({
       // Creating the verifier costs nothing: its code loads, and the identity provider is first asked, with the first token.
@@ -97,4 +108,9 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
     metrics,
     now,
   });
+  // The link key is read beside the configuration and the table, not after them.
+  return (request, budget) => {
+    triage.prime();
+    return relay(options.origin === undefined ? request : { ...request, origin: options.origin }, budget);
+  };
 }

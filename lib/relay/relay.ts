@@ -1,8 +1,7 @@
 import type { RequestAuthenticator } from '../auth/request-authenticator.js';
-import { isSlackApp } from '../config/destination-type.js';
 import type { LoadedConfig } from '../config/load.js';
 import { CONFIG_READ_BUDGET_MS, type RelayConfigStore } from '../config/store.js';
-import type { FirstAttempt } from '../delivery/deliver.js';
+import { type FirstAttempt, targetOf } from '../delivery/deliver.js';
 import { parseJsonBody, readBody } from '../inbound/request.js';
 import { jsonResponse } from '../inbound/response.js';
 import type { HttpRequest, HttpResponse } from '../inbound/types.js';
@@ -108,10 +107,9 @@ export function createRelay(deps: RelayDependencies): Relay {
     const results: DestinationResult[] = await Promise.all(
       names.map(async (name) => {
         // Routing only yields names the configuration's own schema has checked exist.
-        const destination = loaded.config.destinations[name]!;
-        const botToken = isSlackApp(destination) ? loaded.config.slack?.botToken : undefined;
-        const target = { name, destination, ...(botToken ? { botToken } : {}) };
-        return { destination: name, result: await first({ deliveryId: request.requestId, target, message }, budget) };
+        const target = targetOf(name, loaded.config.destinations[name]!, loaded.config.slack);
+        const alert = { deliveryId: request.requestId, target, message, origin: request.origin };
+        return { destination: name, result: await first(alert, budget) };
       }),
     );
 

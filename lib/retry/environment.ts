@@ -13,6 +13,8 @@ export const retryEnvironmentSchema = z.object({
   DEAD_LETTER_QUEUE_URL: z.optional(text()),
   DEDUP_TABLE_NAME: z.optional(text()),
   DEDUP_WINDOW_SECONDS: z._default(whole(60), 86_400),
+  /** The key that signs triage links; unset: messages carry no "Triage" link. */
+  TRIAGE_KEY_SECRET_ID: z.optional(text()),
   /** Slack's Web API for app destinations; the bot token travels there, so https (plain http only to loopback, for tests). */
   SLACK_API_URL: z.optional(z.string().check(z.trim(), z.refine(isHttpsOrLoopbackUrl, { message: 'must be an https URL' }))),
   /** How long one post to any chat service may take (postTimeoutFrom); SLACK_TIMEOUT_MS is its older name. */

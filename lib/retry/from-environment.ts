@@ -1,6 +1,6 @@
 import { lazySqs } from '../aws/clients.js';
-import { awsJsonClient, DYNAMODB } from '../aws/json-client.js';
-import { DYNAMODB_LIMITS } from '../aws/limits.js';
+import { awsJsonClient, DYNAMODB, SECRETS_MANAGER } from '../aws/json-client.js';
+import { DYNAMODB_LIMITS, SECRETS_MANAGER_READ_LIMITS } from '../aws/limits.js';
 import type { ChatServices } from '../chat/service.js';
 import { createChatServices } from '../chat-services/create.js';
 import { configSourceFor, createRelayConfigStore } from '../config/store.js';
@@ -16,6 +16,7 @@ import type { InvocationBudget } from '../shared/deadline.js';
 import { readEnvironment } from '../shared/environment.js';
 import { ReasonedError } from '../shared/errors.js';
 import { sleep } from '../shared/sleep.js';
+import { triageControls } from '../triage-link/controls.js';
 import { retryEnvironmentSchema } from './environment.js';
 import { createPacer } from './pacer.js';
 import { type BatchResult, processBatch, type QueueRecord } from './process-batch.js';
@@ -70,6 +71,11 @@ export function createRetryWorkerFromEnvironment(
       metrics,
       now: Date.now,
       sleep,
+      triage: triageControls({
+        keySecretId: settings.TRIAGE_KEY_SECRET_ID,
+        secrets: settings.TRIAGE_KEY_SECRET_ID ? awsJsonClient(SECRETS_MANAGER, { limits: SECRETS_MANAGER_READ_LIMITS }) : undefined,
+        now: Date.now,
+      }),
     }),
     messages: sqsMessageOps(sqs, settings.DELIVERY_QUEUE_URL),
     pacer: createPacer(),

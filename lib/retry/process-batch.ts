@@ -1,10 +1,10 @@
-import { addressOf, destinationType, isSlackApp } from '../config/destination-type.js';
+import { addressOf, destinationType } from '../config/destination-type.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { RelayConfigStore } from '../config/store.js';
 import { CONFIG_READ_BUDGET_MS } from '../config/store.js';
 import type { RetryLedger } from '../dedup/once.js';
 import type { Delivery, Target } from '../delivery/deliver.js';
-import { QUEUE_CALL_BUDGET_MS } from '../delivery/deliver.js';
+import { QUEUE_CALL_BUDGET_MS, targetOf } from '../delivery/deliver.js';
 import { parseDeliveryJob } from '../delivery/job.js';
 import { closeGroup } from '../group/close.js';
 import { type GroupCloseJob, parseGroupCloseJob } from '../group/job.js';
@@ -177,9 +177,7 @@ async function configuredTarget(
     const reason = 'destination_not_configured';
     return { outcome: parked(await deps.delivery.park({ body: record.body, reason, destination: name }, deps.budget)) };
   }
-  const destination = loaded.config.destinations[name]!;
-  const botToken = isSlackApp(destination) ? loaded.config.slack?.botToken : undefined;
-  return { target: { name, destination, ...(botToken ? { botToken } : {}) } };
+  return { target: targetOf(name, loaded.config.destinations[name]!, loaded.config.slack) };
 }
 
 /** A group's closing job: post what the group holds, as one message or digests, like any alert. */

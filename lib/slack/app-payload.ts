@@ -1,13 +1,15 @@
-import type { AnomalyPost, PostOutcome } from '../chat/service.js';
+import type { AnomalyPost, PostOutcome, TriageControls } from '../chat/service.js';
 import type { WebhookMessage } from '../message/schema.js';
 import type { NodeFetch } from '../transport/fetch-over-node-http.js';
-import type { editedNote, formatSlackMessage, updateNote } from './format.js';
+import type { editedNote, formatSlackMessage, markText, updateNote } from './format.js';
 
 /** What the app service posts: the validated alert and where it stands; formatting happens in the lazy client. */
 export interface SlackAppPayload {
   message: WebhookMessage;
   mention?: string;
   anomaly: AnomalyPost;
+  /** The triage buttons, when the app takes clicks. */
+  triage?: TriageControls;
 }
 
 /** What the lazily loaded Web API client uses of the code already on the cold path. */
@@ -16,6 +18,7 @@ export interface SlackAppTools {
   formatSlackMessage: typeof formatSlackMessage;
   updateNote: typeof updateNote;
   editedNote: typeof editedNote;
+  markText: typeof markText;
   outcomeWithoutAnswer(error: unknown): PostOutcome;
   parseRetryAfterMs(header: string | null): number | undefined;
 }

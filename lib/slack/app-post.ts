@@ -3,7 +3,8 @@
 // `tools`, since a runtime import would move that code into a chunk the cold path loads too.
 import type { MessageRef, PostOptions, PostOutcome } from '../chat/service.js';
 import type { SlackAppPayload, SlackAppTools } from './app-payload.js';
-import type { SlackMessage } from './format.js';
+import type { SlackBlock, SlackMessage } from './format.js';
+import { triageButtons, triageStatus } from './triage-blocks.js';
 
 /** Slack asks for about one message per second per channel; a 429 without a usable Retry-After waits that long. */
 const DEFAULT_RETRY_AFTER_MS = 1_000;
@@ -68,7 +69,7 @@ export interface SlackAppClientOptions {
  */
 export function createSlackAppPoster(options: SlackAppClientOptions) {
   const { tools } = options;
-  const { transport, formatSlackMessage, updateNote, editedNote } = tools;
+  const { transport, formatSlackMessage, updateNote, editedNote, markText } = tools;
   const base = (options.apiUrl ?? DEFAULT_SLACK_API_URL).replace(/\/?$/, '/');
   const now = options.now ?? Date.now;
 
@@ -100,24 +101,34 @@ export function createSlackAppPoster(options: SlackAppClientOptions) {
     if (!token) return { kind: 'refused', reason: 'not_authed' };
     const { timeoutMs } = postOptions;
     const { anomaly } = payload;
-    if (anomaly.kind === 'opening') return open(channel, formatSlackMessage(payload.message, payload.mention), token, timeoutMs);
+    const buttonsFor = payload.triage && 'buttons' in payload.triage ? payload.triage.buttons : undefined;
+    const mark = anomaly.kind === 'follow_up' ? anomaly.triage : undefined;
+    // What was decided, and the buttons that fit it: the three actions while open, "Reopen" after one.
+    const triage: SlackBlock[] = [
+      ...(mark ? [triageStatus(markText(mark))] : []),
+      ...(buttonsFor ? [triageButtons(buttonsFor, !mark)] : []),
+    ];
+    if (anomaly.kind === 'opening')
+      return open(channel, formatSlackMessage(payload.message, payload.mention, undefined, triage), token, timeoutMs);
 
     const { opening } = anomaly;
     const asUpdate = () =>
       open(
         channel,
-        formatSlackMessage(payload.message, payload.mention, updateNote(anomaly.firstSeenAt, anomaly.updates)),
+        // A new opening in place of a lost one: it carries the buttons and what was decided.
+        formatSlackMessage(payload.message, payload.mention, updateNote(anomaly.firstSeenAt, anomaly.updates), triage),
         token,
         timeoutMs,
       );
     if (!opening) return asUpdate();
 
-    const edited = formatSlackMessage(payload.message, payload.mention, editedNote(anomaly.updates, new Date(now()).toISOString()));
+    // The opening keeps its buttons and says what was decided; the reply in its thread marks the update.
+    const edited = formatSlackMessage(payload.message, payload.mention, editedNote(anomaly.updates, new Date(now()).toISOString()), triage);
     const update = await call('chat.update', { channel: opening.channel, ts: opening.ts, ...message(edited) }, token, timeoutMs);
     if (update.error !== undefined && UNEDITABLE_ERRORS.has(update.error)) return asUpdate();
     if (update.outcome.kind !== 'delivered') return update.outcome;
     // The reply names no one: the opening already did, and a thread reply should not ping again.
-    const reply = formatSlackMessage(payload.message, undefined, updateNote(anomaly.firstSeenAt, anomaly.updates));
+    const reply = formatSlackMessage(payload.message, undefined, updateNote(anomaly.firstSeenAt, anomaly.updates, anomaly.triage));
     const replied = await call(
       'chat.postMessage',
       { channel: opening.channel, thread_ts: opening.ts, ...message(reply) },

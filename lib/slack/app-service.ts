@@ -3,7 +3,7 @@ import type { ChatService } from '../chat/service.js';
 import { parseRetryAfterMs } from '../shared/retry-after.js';
 import { fetchOverNodeHttp, type NodeFetch } from '../transport/fetch-over-node-http.js';
 import type { SlackAppPayload, SlackAppTools } from './app-payload.js';
-import { editedNote, formatSlackMessage, updateNote } from './format.js';
+import { editedNote, formatSlackMessage, markText, updateNote } from './format.js';
 
 /** Slack documents about one chat.postMessage per second per channel; the margin absorbs jitter. */
 export const SLACK_APP_MIN_INTERVAL_MS = 1_100;
@@ -20,6 +20,7 @@ export const slackAppTools = (transport: NodeFetch = fetchOverNodeHttp): SlackAp
   formatSlackMessage,
   updateNote,
   editedNote,
+  markText,
   outcomeWithoutAnswer,
   parseRetryAfterMs: (header) => parseRetryAfterMs(header),
 });
@@ -42,10 +43,11 @@ export function slackAppService(options: SlackAppServiceOptions = {}): ChatServi
     return poster;
   };
   return {
-    format: (message, destination, anomaly) => ({
+    format: (message, destination, anomaly, triage) => ({
       message,
       ...(typeof destination.mention === 'string' ? { mention: destination.mention } : {}),
       anomaly: anomaly ?? { kind: 'opening' },
+      ...(triage ? { triage } : {}),
     }),
     post: async (channel, payload, postOptions) => (await load())(channel, payload, postOptions),
     minIntervalMs: SLACK_APP_MIN_INTERVAL_MS,

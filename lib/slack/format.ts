@@ -1,5 +1,7 @@
+import type { TriageMark } from '../chat/service.js';
 import { type AlertView, alertView, isoSeconds } from '../format/alert.js';
-import { escapeMrkdwnAndTruncate, singleLine, truncate } from '../format/text.js';
+import { escapeMrkdwn, escapeMrkdwnAndTruncate, singleLine, truncate } from '../format/text.js';
+import { triageLine, triageName } from '../format/triage.js';
 import type { WebhookMessage } from '../message/schema.js';
 
 export interface PlainText {
@@ -13,10 +15,20 @@ export interface Mrkdwn {
   /** Always true: Slack must not turn sender URLs, #channel names or @channel-style words into links and mentions. */
   verbatim: true;
 }
+export interface SlackButton {
+  type: 'button';
+  text: PlainText;
+  action_id: string;
+  /** An app button's value: the anomaly it acts on. */
+  value?: string;
+  /** A link button: Slack opens it, and with interactivity on it also sends a click to answer with 200. */
+  url?: string;
+}
 export type SlackBlock =
   | { type: 'header'; text: PlainText }
   | { type: 'section'; text?: Mrkdwn; fields?: Mrkdwn[] }
-  | { type: 'context'; elements: Mrkdwn[] }
+  | { type: 'context'; block_id?: string; elements: Mrkdwn[] }
+  | { type: 'actions'; block_id: string; elements: SlackButton[] }
   | { type: 'divider' };
 
 export interface SlackMessage {
@@ -54,16 +66,26 @@ export function slackDate(iso: string): string {
   return Number.isFinite(epoch) ? `<!date^${epoch}^{date_short_pretty} {time}|${isoSeconds(epoch)}>` : 'an earlier time';
 }
 
-/** A follow-up where nothing can be edited or threaded: a new message that says what it updates. */
-export const updateNote = (firstSeenAt: string, updates: number): SlackNote => ({
-  context: `:repeat: Update ${updates} of an anomaly first seen ${slackDate(firstSeenAt)}`,
-  prefix: 'Update:',
+/** "Acknowledged by Dana at …", escaped: the name is untrusted text. */
+export const markText = (mark: TriageMark) => escapeMrkdwn(triageLine(mark.state, triageName(mark.by), mark.at));
+
+/** A follow-up where nothing can be edited or threaded: a new message that says what it updates, and what was decided. */
+export const updateNote = (firstSeenAt: string, updates: number, mark?: TriageMark): SlackNote => ({
+  context: `:repeat: Update ${updates} of an anomaly first seen ${slackDate(firstSeenAt)}${mark ? ` · ${markText(mark)}` : ''}`,
+  prefix: mark ? `Update (${mark.state}):` : 'Update:',
 });
 
 /** The opening message after follow-ups: its latest content, and how many updates and when. */
 export const editedNote = (updates: number, atIso: string): SlackNote => ({
   context: `:repeat: Updated ${updates} ${updates === 1 ? 'time' : 'times'}, latest ${slackDate(atIso)}; each update is in the thread`,
   prefix: 'Updated:',
+});
+
+/** The "Triage" link button of a webhook message: Slack opens the triage page. */
+export const triageLinkBlock = (url: string): SlackBlock => ({
+  type: 'actions',
+  block_id: 'triage_link',
+  elements: [{ type: 'button', text: { type: 'plain_text', text: 'Triage' }, action_id: 'triage_link', url }],
 });
 
 /** The notification text: kind, title and as much of the message as fits. */
@@ -76,7 +98,13 @@ function summaryLine(view: AlertView): string {
  * Builds the Block Kit message. Everything that came from the sender is escaped so it can
  * never form a mention or link; the only live mention is the one the configuration trusts.
  */
-export function formatSlackMessage(message: WebhookMessage, mention?: string, note?: SlackNote): SlackMessage {
+export function formatSlackMessage(
+  message: WebhookMessage,
+  mention?: string,
+  note?: SlackNote,
+  /** Blocks of our own under the alert: triage controls and status. */
+  extra: SlackBlock[] = [],
+): SlackMessage {
   const view = alertView(message);
   const { title, body } = view;
   const prefix = mention ? `${mention} ` : '';
@@ -104,6 +132,7 @@ export function formatSlackMessage(message: WebhookMessage, mention?: string, no
     type: 'context',
     elements: [{ type: 'mrkdwn', text: time ? `:clock3: ${time}` : 'Sent by the cost platform', verbatim: true }],
   });
+  blocks.push(...extra);
 
   const notice = note ? `${note.prefix} ` : '';
   return { text: prefix + notice + escapeMrkdwnAndTruncate(summaryLine(view), SLACK_LIMITS.fallback), blocks };

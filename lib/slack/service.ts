@@ -1,6 +1,6 @@
 import type { ChatService } from '../chat/service.js';
 import type { NodeFetch } from '../transport/fetch-over-node-http.js';
-import { formatSlackMessage, type SlackMessage, updateNote } from './format.js';
+import { formatSlackMessage, type SlackMessage, triageLinkBlock, updateNote } from './format.js';
 import { createSlackPoster } from './post.js';
 
 /** Slack documents about one message per second per incoming webhook; the margin absorbs jitter. */
@@ -10,11 +10,12 @@ export function slackService(transport?: NodeFetch): ChatService<SlackMessage> {
   return {
     // The configuration only lets a Slack mention (a string) reach a Slack destination.
     // An incoming webhook can neither edit nor thread: a follow-up is a new message marked as an update.
-    format: (message, destination, anomaly) =>
+    format: (message, destination, anomaly, triage) =>
       formatSlackMessage(
         message,
         typeof destination.mention === 'string' ? destination.mention : undefined,
-        anomaly?.kind === 'follow_up' ? updateNote(anomaly.firstSeenAt, anomaly.updates) : undefined,
+        anomaly?.kind === 'follow_up' ? updateNote(anomaly.firstSeenAt, anomaly.updates, anomaly.triage) : undefined,
+        triage && 'link' in triage ? [triageLinkBlock(triage.link)] : [],
       ),
     post: createSlackPoster(transport),
     minIntervalMs: SLACK_MIN_INTERVAL_MS,

@@ -1,7 +1,9 @@
+import type { TriageMark } from '../chat/service.js';
 import type { TeamsMention } from '../config/schema.js';
 import { type AlertView, alertView, isoSeconds } from '../format/alert.js';
 import { fitWithin, withoutControls } from '../format/fit.js';
 import { singleLine, truncate } from '../format/text.js';
+import { triageLine, triageName } from '../format/triage.js';
 import type { WebhookMessage } from '../message/schema.js';
 
 export interface TextBlock {
@@ -28,6 +30,8 @@ export interface AdaptiveCard {
   type: 'AdaptiveCard';
   version: '1.4';
   body: Array<TextBlock | FactSet>;
+  /** A link button; a workflow's card can open a URL but not call back (no Action.Submit). */
+  actions?: [{ type: 'Action.OpenUrl'; title: string; url: string }];
   msteams: { width: 'Full'; entities?: MentionEntity[] };
 }
 /** What a Workflows webhook takes: a message with one Adaptive Card attachment. */
@@ -81,15 +85,24 @@ function timeText(view: AlertView): string | undefined {
 export interface TeamsUpdate {
   firstSeenAt: string;
   updates: number;
+  /** What someone decided about the anomaly: the update says so. */
+  triage?: TriageMark | undefined;
 }
 
-function updateLine({ firstSeenAt, updates }: TeamsUpdate): string {
+function updateLine({ firstSeenAt, updates, triage }: TeamsUpdate): string {
   const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/.test(firstSeenAt) ? firstSeenAt : undefined;
   const when = iso ? `{{DATE(${iso}, SHORT)}} {{TIME(${iso})}}` : 'earlier';
-  return `🔁 Update ${updates} of an anomaly first seen ${when}`;
+  const mark = triage ? ` · ${escapeTeamsText(triageLine(triage.state, triageName(triage.by), triage.at))}` : '';
+  return `🔁 Update ${updates} of an anomaly first seen ${when}${mark}`;
 }
 
-function card(view: AlertView, mention: TeamsMention | undefined, bodyLimit: number, update?: TeamsUpdate): TeamsMessage {
+function card(
+  view: AlertView,
+  mention: TeamsMention | undefined,
+  bodyLimit: number,
+  update: TeamsUpdate | undefined,
+  link: string | undefined,
+): TeamsMessage {
   const body: AdaptiveCard['body'] = [
     ...(update
       ? [{ type: 'TextBlock' as const, text: updateLine(update), isSubtle: true as const, size: 'Small' as const, wrap: true as const }]
@@ -129,6 +142,7 @@ function card(view: AlertView, mention: TeamsMention | undefined, bodyLimit: num
           // 1.4, not 1.5: newer cards posted through a workflow show as an error placeholder.
           version: '1.4',
           body,
+          ...(link ? { actions: [{ type: 'Action.OpenUrl' as const, title: 'Triage', url: link }] as const } : {}),
           msteams: { width: 'Full', ...(entities.length > 0 ? { entities } : {}) },
         },
       },
@@ -137,7 +151,7 @@ function card(view: AlertView, mention: TeamsMention | undefined, bodyLimit: num
 }
 
 /** An Adaptive Card message for a Workflows webhook, within TEAMS_MAX_BYTES; long text is cut with an ellipsis. */
-export function formatTeamsMessage(message: WebhookMessage, mention?: TeamsMention, update?: TeamsUpdate): TeamsMessage {
+export function formatTeamsMessage(message: WebhookMessage, mention?: TeamsMention, update?: TeamsUpdate, link?: string): TeamsMessage {
   const view = alertView(message);
-  return fitWithin(TEAMS_MAX_BYTES, TEAMS_LIMITS.body, (bodyLimit) => card(view, mention, bodyLimit, update));
+  return fitWithin(TEAMS_MAX_BYTES, TEAMS_LIMITS.body, (bodyLimit) => card(view, mention, bodyLimit, update, link));
 }

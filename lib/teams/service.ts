@@ -9,11 +9,12 @@ export const TEAMS_MIN_INTERVAL_MS = 260;
 export function teamsService(transport?: NodeFetch): ChatService<TeamsMessage> {
   return {
     // The configuration only lets a Teams mention ({id, name}) reach a Teams destination.
-    format: (message, destination, anomaly) =>
+    format: (message, destination, anomaly, triage) =>
       formatTeamsMessage(
         message,
         typeof destination.mention === 'object' ? destination.mention : undefined,
         anomaly?.kind === 'follow_up' ? anomaly : undefined,
+        triage && 'link' in triage ? triage.link : undefined,
       ),
     post: createTeamsPoster(transport),
     minIntervalMs: TEAMS_MIN_INTERVAL_MS,

@@ -4,7 +4,11 @@ import type { TriageRecord, TriageStore } from './store.js';
 
 type Attribute = { S?: string; N?: string; L?: Array<{ M?: Record<string, Attribute> }> };
 
-/** A triage link lives 30 days; state written for an anomaly the table had forgotten lives as long. */
+/**
+ * A triaged anomaly is kept as long as the link that changed it works, so that a snooze holds to
+ * its end whatever the dedup window. The template caps that window at this too, so a triage
+ * action never shortens an item's life; a later follow-up sets the window again.
+ */
 const TRIAGE_ITEM_SECONDS = 30 * 86_400;
 
 const ACTIONS = new Set<string>(['acknowledge', 'expected', 'snooze', 'reopen']);
@@ -46,12 +50,10 @@ export function dynamoTriageStore(dynamo: AwsJsonCall, tableName: string): Triag
         ':at': { N: String(entry.at) },
         ':entry': { L: [{ M: { who: { S: entry.who }, action: { S: entry.action }, at: { N: String(entry.at) } } }] },
         ':empty': { L: [] },
-        // An anomaly whose item already expired gets one that expires with the longest link,
-        // so triage never leaves an item behind for good.
         ':expires': { N: String(entry.at + TRIAGE_ITEM_SECONDS) },
       };
       let expression =
-        'SET triage = :state, triageBy = :by, triageAt = :at, audit = list_append(if_not_exists(audit, :empty), :entry), expiresAt = if_not_exists(expiresAt, :expires)';
+        'SET triage = :state, triageBy = :by, triageAt = :at, audit = list_append(if_not_exists(audit, :empty), :entry), expiresAt = :expires';
       if (state.until !== undefined) {
         expression += ', triageUntil = :until';
         values[':until'] = { N: String(state.until) };

@@ -3,7 +3,7 @@ import { destinationType } from '../config/destination-type.js';
 import type { Destination } from '../config/schema.js';
 import { ReasonedError } from '../shared/errors.js';
 import type { NodeFetch } from '../transport/fetch-over-node-http.js';
-import type { TriageToken } from './token.js';
+import type { TriageToken } from '../triage-link/token.js';
 
 /** A follow-up was not taken by its chat service. */
 export class FollowUpFailedError extends ReasonedError {}

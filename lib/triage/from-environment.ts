@@ -8,20 +8,17 @@ import type { InvocationBudget } from '../shared/deadline.js';
 import { readEnvironment } from '../shared/environment.js';
 import { ReasonedError } from '../shared/errors.js';
 import { fetchOverNodeHttp, type NodeFetch } from '../transport/fetch-over-node-http.js';
+import { triageKeyReader } from '../triage-link/key.js';
 import { dynamoTriageStore } from './dynamodb.js';
 import { triageEnvironmentSchema } from './environment.js';
 import { followUpRequest, postFollowUp } from './follow-up.js';
 import { createTriageHandler, type TriageAnswer, type TriagePorts, type TriageRequest } from './handle.js';
 import { memoryTriageStore, type TriageStore } from './store.js';
 
-/** The triage key secret is too short to sign with. */
-export class TriageKeyInvalidError extends ReasonedError {}
-
 /** Slack did not take chat.update. */
 export class SlackUpdateRefusedError extends ReasonedError {}
 
 export const DEFAULT_SLACK_API_URL = 'https://slack.com/api/';
-export const MIN_TRIAGE_KEY_LENGTH = 32;
 
 export interface TriageWiringOptions {
   logger?: Logger;
@@ -59,23 +56,8 @@ export function createTriageFromEnvironment(
     logger: log,
   });
   const secrets = awsJsonClient(SECRETS_MANAGER, { limits: SECRETS_MANAGER_READ_LIMITS });
-  let key: Promise<string | undefined> | undefined = options.tokenKey !== undefined ? Promise.resolve(options.tokenKey) : undefined;
-  const tokenKey = (signal: AbortSignal) => {
-    const secretId = settings.TRIAGE_KEY_SECRET_ID;
-    if (key === undefined && secretId === undefined) return Promise.resolve(undefined);
-    key ??= secrets('GetSecretValue', { SecretId: secretId }, signal).then((output) => {
-      const value = output['SecretString'];
-      if (typeof value !== 'string' || value.length < MIN_TRIAGE_KEY_LENGTH) {
-        throw new TriageKeyInvalidError('The triage key secret is shorter than 32 characters.', 'triage_key_invalid');
-      }
-      return value;
-    });
-    // A failed read is tried again on the next request rather than remembered.
-    key.catch(() => {
-      key = undefined;
-    });
-    return key;
-  };
+  const readKey = settings.TRIAGE_KEY_SECRET_ID ? triageKeyReader(secrets, settings.TRIAGE_KEY_SECRET_ID) : undefined;
+  const tokenKey = async (signal: AbortSignal) => options.tokenKey ?? readKey?.(signal);
   const store =
     options.store ??
     (settings.DEDUP_TABLE_NAME

@@ -1,13 +1,17 @@
 import type { MessageRef } from '../chat/service.js';
+import { isoSeconds } from '../format/alert.js';
+import { escapeMrkdwn } from '../format/text.js';
+import { triageLine, triageName } from '../format/triage.js';
 import type { Logger } from '../log/logger.js';
 import { type Metrics, triageActionMetric } from '../metrics/metrics.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
+import { TRIAGE_ACTION_PREFIX, TRIAGE_ACTIONS_BLOCK, TRIAGE_STATUS_BLOCK, triageButtons, triageStatus } from '../slack/triage-blocks.js';
+import { type TriageToken, verifyTriageToken } from '../triage-link/token.js';
 import { PAGE_HEADERS, renderTriagePage } from './page.js';
 import { createSlackVerifier } from './slack-signature.js';
-import { applyTriage, describeTriage, type TriageAction, triageActionSchema } from './state.js';
+import { applyTriage, type TriageAction, triageActionSchema } from './state.js';
 import type { TriageStore } from './store.js';
-import { type TriageToken, verifyTriageToken } from './token.js';
 
 export interface TriageRequest {
   method: string;
@@ -25,8 +29,11 @@ export interface TriageAnswer {
   body: string;
 }
 
-/** A Slack Block Kit block, as far as triage reads and writes them. */
+/** A Slack Block Kit block of a clicked message, as far as triage reads and writes them. */
 export type SlackBlock = Record<string, unknown> & { block_id?: string };
+
+const notRecorded = (mention: string, atSeconds: number) =>
+  `:warning: ${mention}'s click at ${isoSeconds(atSeconds)} could not be recorded in time; try again.`;
 
 export interface TriagePorts {
   /** The key that signs triage links; undefined when the stack has none (no links, 404). */
@@ -54,32 +61,6 @@ const text = (statusCode: number, body: string): TriageAnswer => ({
   body,
 });
 
-export const TRIAGE_ACTION_PREFIX = 'triage_';
-
-const BUTTONS: Array<[TriageAction, string]> = [
-  ['acknowledge', 'Acknowledge'],
-  ['expected', 'Expected'],
-  ['snooze', 'Snooze 24 h'],
-];
-
-/** The buttons a Slack app message carries: the three actions while open, "Reopen" once one was used. */
-export function triageButtons(anomalyId: string, open: boolean): SlackBlock {
-  const pairs: Array<[TriageAction, string]> = open ? BUTTONS : [['reopen', 'Reopen']];
-  return {
-    type: 'actions',
-    block_id: 'triage_actions',
-    elements: pairs.map(([action, label]) => ({
-      type: 'button',
-      action_id: `${TRIAGE_ACTION_PREFIX}${action}`,
-      text: { type: 'plain_text', text: label },
-      value: anomalyId,
-    })),
-  };
-}
-
-// Slack's mrkdwn needs only these three escaped.
-const slackEscape = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-
 interface SlackClick {
   action: TriageAction;
   anomalyId: string;
@@ -98,7 +79,9 @@ function parseClick(rawBody: string): SlackClick | undefined {
     return undefined;
   }
   const first = (payload['actions'] as Array<{ action_id?: string; value?: string }> | undefined)?.[0];
-  const action = triageActionSchema.safeParse(first?.action_id?.slice(TRIAGE_ACTION_PREFIX.length));
+  const action = triageActionSchema.safeParse(
+    first?.action_id?.startsWith(TRIAGE_ACTION_PREFIX) && first.action_id.slice(TRIAGE_ACTION_PREFIX.length),
+  );
   const user = payload['user'] as { id?: string; username?: string; name?: string } | undefined;
   const container = payload['container'] as { channel_id?: string; message_ts?: string } | undefined;
   const message = payload['message'] as { blocks?: SlackBlock[]; text?: string } | undefined;
@@ -140,33 +123,35 @@ export function createTriageHandler(ports: TriagePorts) {
     // Slack sends other interactions too (a link button's click): nothing to do, but not an error.
     if (!click) return text(200, '');
     const nowSeconds = Math.floor(ports.now() / 1000);
-    const state = applyTriage(click.action, click.userName, nowSeconds);
+    const who = triageName(click.userName);
+    const state = applyTriage(click.action, who, nowSeconds);
+    // Slack's user id renders as a mention of the one who clicked; anything else is shown as text.
+    const mention = /^[UW][A-Z0-9]{1,20}$/.test(click.userId) ? `<@${click.userId}>` : escapeMrkdwn(who);
+    const kept = (without: string[]) => click.blocks.filter((b) => !without.includes(String(b.block_id)));
+    let blocks: SlackBlock[];
     try {
       await budget.step('triage_store', SLACK_STORE_BUDGET_MS, (signal) =>
-        ports.store.apply(click.anomalyId, state, { who: click.userName, action: click.action, at: nowSeconds }, signal),
+        ports.store.apply(click.anomalyId, state, { who, action: click.action, at: nowSeconds }, signal),
       );
+      count(click.action, 'slack');
+      log.info('triage action', { action: click.action, destinationType: 'slack' });
+      blocks = [
+        ...kept([TRIAGE_STATUS_BLOCK, TRIAGE_ACTIONS_BLOCK]),
+        triageStatus(triageLine(click.action, mention, nowSeconds)),
+        triageButtons(click.anomalyId, state.state === 'open'),
+      ];
     } catch (error) {
+      // Cut off in time: the click is answered, and the message says it did not take, buttons as they were.
       log.error('cannot record a triage action', { reason: errorReason(error) });
-      return text(200, '');
+      const actions = click.blocks.filter((b) => b.block_id === TRIAGE_ACTIONS_BLOCK);
+      blocks = [...kept([TRIAGE_STATUS_BLOCK, TRIAGE_ACTIONS_BLOCK]), triageStatus(notRecorded(mention, nowSeconds)), ...actions];
     }
-    count(click.action, 'slack');
-    log.info('triage action', { action: click.action, destinationType: 'slack' });
-    const line = describeTriage(click.action, `<@${click.userId}>`, nowSeconds);
-    const blocks = [
-      ...click.blocks.filter((b) => b.block_id !== 'triage_actions' && b.block_id !== 'triage_status'),
-      {
-        type: 'context',
-        block_id: 'triage_status',
-        elements: [{ type: 'mrkdwn', text: slackEscape(line).replace(/&lt;@(U\w+)&gt;/, '<@$1>') }],
-      },
-      triageButtons(click.anomalyId, state.state === 'open'),
-    ];
     try {
       await budget.step('slack_update', SLACK_UPDATE_BUDGET_MS, (signal) =>
         ports.updateSlackMessage(click.opening, blocks, click.text, signal),
       );
     } catch (error) {
-      // The state is recorded; the message catches up on the next click or follow-up.
+      // The state is recorded; the message shows it with the anomaly's next follow-up.
       log.warn('cannot update the Slack message after a triage action', { reason: errorReason(error) });
     }
     return text(200, '');
@@ -192,14 +177,14 @@ export function createTriageHandler(ports: TriagePorts) {
       const form = new URLSearchParams(request.body);
       const action = triageActionSchema.safeParse(form.get('action'));
       if (!action.success) return text(400, 'Unknown action.');
-      const who = (form.get('name') ?? '').replace(/\s+/g, ' ').trim().slice(0, 80) || 'someone';
+      const who = triageName(form.get('name') ?? '');
       const state = applyTriage(action.data, who, nowSeconds);
       await budget.step('triage_store', SLACK_STORE_BUDGET_MS * 2, (signal) =>
         ports.store.apply(token.a, state, { who, action: action.data, at: nowSeconds }, signal),
       );
       count(action.data, 'page');
       log.info('triage action', { action: action.data, destinationType: 'page' });
-      notice = describeTriage(action.data, who, nowSeconds);
+      notice = triageLine(action.data, who, nowSeconds);
       try {
         await budget.step('follow_up', 3_000, (signal) => ports.postFollowUp(token, notice as string, signal));
       } catch (error) {

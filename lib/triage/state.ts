@@ -46,15 +46,3 @@ export function effectiveState(state: TriageState, nowSeconds: number): TriageSt
 
 export const isSnoozed = (state: TriageState | undefined, nowSeconds: number): boolean =>
   state !== undefined && effectiveState(state, nowSeconds).state === 'snoozed';
-
-const PAST: Record<TriageAction, string> = {
-  acknowledge: 'Acknowledged',
-  expected: 'Marked expected',
-  snooze: 'Snoozed for 24 h',
-  reopen: 'Reopened',
-};
-
-/** "Acknowledged by Dana at 2026-…Z": the line messages and follow-ups show. */
-export function describeTriage(action: TriageAction, who: string, nowSeconds: number): string {
-  return `${PAST[action]} by ${who} at ${new Date(nowSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z')}`;
-}

@@ -4,12 +4,21 @@ interface Text {
   type: string;
   text: string;
 }
+/** A context element (mrkdwn) or an actions block's button. */
+interface Element {
+  type: string;
+  text: string | Text;
+  value?: string;
+  url?: string;
+  action_id?: string;
+}
 interface Block {
   type: string;
   text?: Text;
   fields?: Text[];
-  elements?: Text[];
+  elements?: Element[];
 }
+const textOf = (element: Text | Element): string => (typeof element.text === 'string' ? element.text : element.text.text);
 export interface ReceivedMessage {
   text?: string;
   blocks?: Block[];
@@ -37,7 +46,17 @@ export function slackLimitViolations(message: ReceivedMessage, totalBudget = 8_0
       if (!block.text && !block.fields?.length) problems.push(`block ${i}: section without text or fields`);
     }
     if (block.type === 'context' && (block.elements?.length ?? 0) > 10) problems.push(`block ${i}: over 10 context elements`);
-    total += (block.text?.text.length ?? 0) + [...(block.fields ?? []), ...(block.elements ?? [])].reduce((n, t) => n + t.text.length, 0);
+    if (block.type === 'actions') {
+      if ((block.elements?.length ?? 0) > 25) problems.push(`block ${i}: over 25 actions`);
+      for (const [j, b] of (block.elements ?? []).entries()) {
+        if (textOf(b).length > 75) problems.push(`block ${i} button ${j}: text over 75`);
+        if ((b.value?.length ?? 0) > 2_000) problems.push(`block ${i} button ${j}: value over 2,000`);
+        if ((b.url?.length ?? 0) > 3_000) problems.push(`block ${i} button ${j}: url over 3,000`);
+        if ((b.action_id?.length ?? 0) > 255) problems.push(`block ${i} button ${j}: action_id over 255`);
+      }
+    }
+    total +=
+      (block.text?.text.length ?? 0) + [...(block.fields ?? []), ...(block.elements ?? [])].reduce((n, t) => n + textOf(t).length, 0);
   });
   if (total > totalBudget) problems.push(`total text ${total} over budget ${totalBudget}`);
   return problems;
@@ -50,7 +69,7 @@ export function mrkdwnStrings(message: ReceivedMessage): string[] {
   for (const block of message.blocks ?? []) {
     if (block.type === 'header') continue;
     if (block.text?.type === 'mrkdwn') out.push(block.text.text);
-    for (const t of [...(block.fields ?? []), ...(block.elements ?? [])]) if (t.type === 'mrkdwn') out.push(t.text);
+    for (const t of [...(block.fields ?? []), ...(block.elements ?? [])]) if (t.type === 'mrkdwn') out.push(textOf(t));
   }
   return out;
 }
@@ -84,7 +103,9 @@ export function slackSenderTexts(message: ReceivedMessage, mention?: string): st
     if (block.type === 'section' && block.text) out.push(withoutMention(block.text.text));
     for (const field of block.fields ?? []) out.push(field.text.replace(/^\*[A-Za-z]+\*\n/, ''));
     for (const element of block.elements ?? []) {
-      const time = element.text.replace(/^:clock3: /, '').replace(/^<!date\^\d+\^\{date_short_pretty\} \{time\}\|[\dTZ:-]+>$/, '');
+      const time = textOf(element)
+        .replace(/^:clock3: /, '')
+        .replace(/^<!date\^\d+\^\{date_short_pretty\} \{time\}\|[\dTZ:-]+>$/, '');
       if (time !== 'Sent by the cost platform') out.push(time);
     }
   }

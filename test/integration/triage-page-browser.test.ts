@@ -9,7 +9,7 @@ import { createLogger } from '../../lib/log/logger.js';
 import { invocationBudget } from '../../lib/shared/deadline.js';
 import { createTriageFromEnvironment } from '../../lib/triage/from-environment.js';
 import { memoryTriageStore } from '../../lib/triage/store.js';
-import { signTriageToken } from '../../lib/triage/token.js';
+import { signTriageToken } from '../../lib/triage-link/sign.js';
 import { type FakeChat, startFakeGoogleChat } from '../helpers/chat-servers.js';
 import { closeServer } from '../helpers/loopback-server.js';
 import { memoryMetrics } from '../helpers/memory-metrics.js';

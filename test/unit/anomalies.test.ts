@@ -274,7 +274,7 @@ describe('follow-ups on webhook destinations', () => {
 
   it('Google Chat replies in the anomaly thread, whatever the message or spacing of the title', () => {
     const opening = formatGoogleChatMessage(alert());
-    const followUp = formatGoogleChatMessage(alert('EC2  spend rose', 'up 500%'), undefined, true);
+    const followUp = formatGoogleChatMessage(alert('EC2  spend rose', 'up 500%'), undefined, {});
     expect(followUp.thread).toEqual(opening.thread);
     expect(followUp.text).toMatch(/^Update: /);
     expect(formatGoogleChatMessage(alert('S3 spend rose')).thread).not.toEqual(opening.thread);
@@ -423,7 +423,10 @@ describe('a snoozed anomaly (lib/triage)', () => {
     await send(s, ops);
     const id = anomalyRecordId(alert(), 'ops');
     const state = s.ledger.anomalies.get(id);
-    s.ledger.anomalies.set(id, { ...(state as NonNullable<typeof state>), snoozedUntil: Math.floor(s.clock.now() / 1000) + 86_400 });
+    s.ledger.anomalies.set(id, {
+      ...(state as NonNullable<typeof state>),
+      triage: { state: 'snoozed', until: Math.floor(s.clock.now() / 1000) + 86_400 },
+    });
     const held = await send(s, ops, alert('EC2 spend rose', 'up 400%'), 'r2');
     expect(held).toEqual({ kind: 'snoozed' });
     expect(s.webhook.posts).toHaveLength(1);

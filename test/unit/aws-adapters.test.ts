@@ -214,6 +214,28 @@ describe('the DynamoDB dedup ledger', () => {
     });
     aws.answer('DynamoDB_20120810.PutItem', { error: 'ConditionalCheckFailedException' });
     expect(await ledger().startAnomaly('anomaly#1')).toEqual({ kind: 'existing', state: { firstSeen: t, followUps: 0 } });
+    // The triage function's attributes on the same item come back in the same round trip.
+    const triaged = {
+      ...item,
+      triage: { S: 'snoozed' },
+      triageBy: { S: 'Dana' },
+      triageAt: { N: String(t) },
+      triageUntil: { N: String(t + 86_400) },
+    };
+    aws.answer('DynamoDB_20120810.PutItem', { error: 'ConditionalCheckFailedException', fields: { Item: triaged } });
+    expect((await ledger().startAnomaly('anomaly#1')) as unknown).toMatchObject({
+      state: { triage: { state: 'snoozed', by: 'Dana', at: t, until: t + 86_400 } },
+    });
+    aws.answer('DynamoDB_20120810.PutItem', {
+      error: 'ConditionalCheckFailedException',
+      fields: { Item: { ...item, triage: { S: 'acknowledged' } } },
+    });
+    expect((await ledger().startAnomaly('anomaly#1')) as unknown).toMatchObject({ state: { triage: { state: 'acknowledged' } } });
+    aws.answer('DynamoDB_20120810.PutItem', {
+      error: 'ConditionalCheckFailedException',
+      fields: { Item: { ...item, triage: { S: 'bogus' } } },
+    });
+    expect(await ledger().startAnomaly('anomaly#1')).not.toHaveProperty('state.triage');
     aws.answer('DynamoDB_20120810.PutItem', { error: 'ResourceNotFoundException' });
     await expect(ledger().startAnomaly('anomaly#1')).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
   });

@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AwsJsonCall } from '../../lib/aws/json-client.js';
 import { createLogger } from '../../lib/log/logger.js';
+import { triageButtons } from '../../lib/slack/triage-blocks.js';
 import type { NodeFetch } from '../../lib/transport/fetch-over-node-http.js';
 import { dynamoTriageStore } from '../../lib/triage/dynamodb.js';
 import { createTriageFromEnvironment } from '../../lib/triage/from-environment.js';
-import { triageButtons } from '../../lib/triage/handle.js';
 import { memoryTriageStore } from '../../lib/triage/store.js';
-import { signTriageToken } from '../../lib/triage/token.js';
+import { signTriageToken } from '../../lib/triage-link/sign.js';
 import { budgetOf } from '../helpers/budget.js';
 import { memoryMetrics } from '../helpers/memory-metrics.js';
 
@@ -49,8 +49,11 @@ describe('the triage state on the anomaly item', () => {
     expect(updates[0]).toContain('triageUntil = :until');
     expect(updates[1]).toContain('REMOVE triageUntil');
     expect(updates[0]).toContain('list_append');
-    // An item the relay's table had already forgotten still expires.
-    expect(updates[0]).toContain('expiresAt = if_not_exists(expiresAt, :expires)');
+    // The item outlives the snooze whatever the dedup window, and still expires.
+    const snooze = calls.find((c) => c.operation === 'UpdateItem')?.input['ExpressionAttributeValues'] as Record<string, { N?: string }>;
+    expect(updates[0]).toContain('expiresAt = :expires');
+    expect(Number(snooze[':expires']?.N)).toBeGreaterThanOrEqual(300);
+    expect(Number(snooze[':expires']?.N)).toBe(1 + 30 * 86_400);
   });
 
   it('an item without triage attributes reads as open', async () => {

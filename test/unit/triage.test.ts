@@ -1,12 +1,14 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../lib/log/logger.js';
+import { triageButtons } from '../../lib/slack/triage-blocks.js';
 import { followUpRequest } from '../../lib/triage/follow-up.js';
-import { createTriageHandler, type SlackBlock, type TriagePorts, triageButtons } from '../../lib/triage/handle.js';
+import { createTriageHandler, type SlackBlock, type TriagePorts } from '../../lib/triage/handle.js';
 import { escapeHtml, renderTriagePage } from '../../lib/triage/page.js';
 import { isSnoozed, SNOOZE_SECONDS } from '../../lib/triage/state.js';
 import { memoryTriageStore } from '../../lib/triage/store.js';
-import { signTriageToken, verifyTriageToken } from '../../lib/triage/token.js';
+import { signTriageToken } from '../../lib/triage-link/sign.js';
+import { verifyTriageToken } from '../../lib/triage-link/token.js';
 import { budgetOf } from '../helpers/budget.js';
 import { memoryMetrics } from '../helpers/memory-metrics.js';
 
@@ -144,7 +146,7 @@ describe('Slack clicks', () => {
     expect(t.store.records.get(ANOMALY)?.triage.state).toBe('expected');
   });
 
-  it('a hung table is cut off and nothing claims it was done', async () => {
+  it('a hung table is cut off in time: the message says the click did not take, buttons as they were, nothing counted', async () => {
     const t = setup({
       store: {
         read: async () => undefined,
@@ -153,7 +155,15 @@ describe('Slack clicks', () => {
     });
     const body = clickBody('expected');
     expect((await click(t, body, signed(body, T0))).statusCode).toBe(200);
-    expect(t.updates).toEqual([]);
+    expect(t.updates).toHaveLength(1);
+    const blocks = t.updates[0]?.blocks ?? [];
+    const status = JSON.stringify(blocks.find((b) => b.block_id === 'triage_status'));
+    expect(status).toContain('could not be recorded in time; try again');
+    expect(status).not.toMatch(/Marked expected/);
+    const labels = JSON.stringify(blocks.find((b) => b.block_id === 'triage_actions'));
+    expect(labels).toContain('Acknowledge');
+    expect(labels).not.toContain('Reopen');
+    expect(t.metrics.points).toEqual([]);
   });
 
   it('no signing secret configured: 401', async () => {

@@ -1,0 +1,64 @@
+import type { AwsJsonCall } from '../aws/json-client.js';
+import { destinationType, isSlackApp } from '../config/destination-type.js';
+import { anomalyRecordId } from '../dedup/fingerprint.js';
+import type { TriageControlsPort } from '../delivery/deliver.js';
+import { threadKeyFor } from '../googlechat/format.js';
+import type { LinkSigner } from './lazy-links.js';
+
+/** How long a read of the link key started ahead of time may take. */
+const PRIME_TIMEOUT_MS = 3_000;
+
+export interface TriageControlsOptions {
+  /** TRIAGE_KEY_SECRET_ID: without it (and without `key`) messages carry no link. */
+  keySecretId?: string | undefined;
+  /** A key given directly: `npm start` makes one per session, as the stack generates its own. */
+  key?: string | undefined;
+  /** Where the key is read, when `keySecretId` names it. */
+  secrets?: AwsJsonCall | undefined;
+  now: () => number;
+}
+
+/**
+ * The triage controls of each message: Slack app buttons when the app takes clicks, a signed
+ * link to the triage page for every other destination. The signer, and the key it reads, load
+ * with the first link; `prime` starts both at the start of a request, beside the other reads.
+ */
+export function triageControls(options: TriageControlsOptions): TriageControlsPort & { prime(): void } {
+  const linksOn = options.keySecretId !== undefined || options.key !== undefined;
+  let signer: Promise<LinkSigner> | undefined;
+  const load = () => {
+    signer ??= import('./lazy-links.js').then(({ createLinkSigner }) =>
+      createLinkSigner({ secrets: options.secrets, secretId: options.keySecretId, key: options.key, now: options.now }),
+    );
+    // A failed import is tried again with the next message rather than remembered.
+    signer.catch(() => {
+      signer = undefined;
+    });
+    return signer;
+  };
+  const port: TriageControlsPort = async ({ target, message, origin }, signal) => {
+    const { destination } = target;
+    if (isSlackApp(destination)) return target.buttons ? { buttons: anomalyRecordId(message, target.name) } : undefined;
+    if (!linksOn || origin === undefined) return undefined;
+    const link = await (await load()).link(
+      {
+        origin,
+        anomalyId: anomalyRecordId(message, target.name),
+        destination: target.name,
+        message,
+        threadKey: destinationType(destination) === 'googlechat' ? threadKeyFor(message) : undefined,
+      },
+      signal,
+    );
+    return { link };
+  };
+  return Object.assign(port, {
+    prime() {
+      if (linksOn)
+        load().then(
+          (loaded) => loaded.prime(AbortSignal.timeout(PRIME_TIMEOUT_MS)),
+          () => {},
+        );
+    },
+  });
+}

@@ -1,0 +1,54 @@
+// Imported with import() by controls.ts on the first message that needs a triage link, so a
+// relay without a link key never loads it. It is bundled on its own: what it shares with the
+// cold path (the Secrets Manager client) comes in as arguments.
+import type { AwsJsonCall } from '../aws/json-client.js';
+import type { WebhookMessage } from '../message/schema.js';
+import { TriageKeyInvalidError, triageKeyReader } from './key.js';
+import { signTriageToken, type TriageTokenFields } from './sign.js';
+
+/** What a link shows on the page: one line each, short, so the link stays short. */
+const TITLE_MAX = 150;
+const ACCOUNT_MAX = 100;
+const line = (text: string | undefined, max: number) => (text ?? '').replace(/\s+/g, ' ').trim().slice(0, max);
+
+export interface LinkAlert {
+  origin: string;
+  anomalyId: string;
+  destination: string;
+  message: WebhookMessage;
+  threadKey?: string | undefined;
+}
+
+/** Signs triage links with the stack's key; `prime` starts reading the key before the first link is due. */
+export function createLinkSigner(options: {
+  secrets?: AwsJsonCall | undefined;
+  secretId?: string | undefined;
+  key?: string | undefined;
+  now: () => number;
+}) {
+  const readKey = options.secretId && options.secrets ? triageKeyReader(options.secrets, options.secretId) : undefined;
+  const key = async (signal?: AbortSignal): Promise<string> => {
+    if (options.key !== undefined) return options.key;
+    if (!readKey) throw new TriageKeyInvalidError('No triage key is configured.', 'triage_key_missing');
+    return readKey(signal);
+  };
+  return {
+    prime(signal: AbortSignal): void {
+      key(signal).catch(() => {});
+    },
+    async link(alert: LinkAlert, signal: AbortSignal): Promise<string> {
+      const { payload } = alert.message;
+      const name = line(payload.account_name, ACCOUNT_MAX);
+      const id = line(payload.account_id, ACCOUNT_MAX);
+      const fields: TriageTokenFields = {
+        a: alert.anomalyId,
+        d: alert.destination,
+        t: line(payload.title, TITLE_MAX),
+        c: name && id ? `${name} (${id})` : name || id,
+        ...(alert.threadKey ? { k: alert.threadKey } : {}),
+      };
+      return `${alert.origin}/triage/${signTriageToken(await key(signal), fields, options.now())}`;
+    },
+  };
+}
+export type LinkSigner = ReturnType<typeof createLinkSigner>;

@@ -1,0 +1,27 @@
+import { createHmac } from 'node:crypto';
+
+/** How long a triage link works: long enough for an anomaly's life, short enough that a leaked link dies. */
+export const TRIAGE_TOKEN_DAYS = 30;
+
+/** What a link names and carries; `e`, its expiry, is added when it is signed. */
+export interface TriageTokenFields {
+  /** The anomaly's record id (`anomaly#…`). */
+  a: string;
+  /** The destination's name in the relay configuration. */
+  d: string;
+  /** The alert's title and account, as the page shows them. */
+  t: string;
+  c: string;
+  /** Google Chat's thread key of the anomaly, so that a follow-up lands in its thread. */
+  k?: string;
+}
+
+export const triageMac = (key: string, body: string): string => createHmac('sha256', key).update(body).digest('base64url');
+
+/** `<base64url JSON>.<base64url HMAC-SHA256>`; the MAC covers the encoded body exactly as sent. */
+export function signTriageToken(key: string, fields: TriageTokenFields, nowMs: number): string {
+  const body = Buffer.from(JSON.stringify({ ...fields, e: Math.floor(nowMs / 1000) + TRIAGE_TOKEN_DAYS * 86_400 }), 'utf8').toString(
+    'base64url',
+  );
+  return `${body}.${triageMac(key, body)}`;
+}
