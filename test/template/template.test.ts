@@ -179,6 +179,7 @@ describe('least privilege', () => {
       'dynamodb:PutItem DedupTable',
       'dynamodb:UpdateItem DedupTable',
       'secretsmanager:GetSecretValue RelayConfigSecret',
+      'secretsmanager:GetSecretValue TriageKeySecret',
       'sqs:SendMessage DeliveryQueue,DeliveryDeadLetterQueue',
     ]);
     const [retryId] = functionNamed('delivery-retry') ?? [];
@@ -187,6 +188,7 @@ describe('least privilege', () => {
       'dynamodb:PutItem DedupTable',
       'dynamodb:UpdateItem DedupTable',
       'secretsmanager:GetSecretValue RelayConfigSecret',
+      'secretsmanager:GetSecretValue TriageKeySecret',
       'sqs:ChangeMessageVisibility DeliveryQueue',
       'sqs:DeleteMessage DeliveryQueue',
       'sqs:GetQueueAttributes DeliveryQueue',
@@ -252,7 +254,10 @@ describe('least privilege', () => {
     it('a function that could not read its own secret', () => {
       const t = clone(template);
       (t.Resources[relayId as string]?.Properties as Record<string, unknown>)['Policies'] = [];
-      expect(secretsManagerProblems(t)).toEqual([`${relayId}: cannot read its secret RelayConfigSecret`]);
+      expect(secretsManagerProblems(t)).toEqual([
+        `${relayId}: cannot read its secret RelayConfigSecret`,
+        `${relayId}: cannot read its secret TriageKeySecret`,
+      ]);
     });
   });
 });
