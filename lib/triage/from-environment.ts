@@ -1,5 +1,6 @@
 import { awsJsonClient, DYNAMODB, SECRETS_MANAGER } from '../aws/json-client.js';
 import { DYNAMODB_LIMITS, SECRETS_MANAGER_READ_LIMITS } from '../aws/limits.js';
+import { destinationType } from '../config/destination-type.js';
 import { configSourceFor, createRelayConfigStore } from '../config/store.js';
 import { coldStartTracker, createLogger, type Logger, logLevelFrom } from '../log/logger.js';
 import { metricsFromEnvironment } from '../metrics/emf.js';
@@ -82,6 +83,10 @@ export function createTriageFromEnvironment(
       if (response.status >= 300 || !(JSON.parse(answer) as { ok?: boolean }).ok) {
         throw new SlackUpdateRefusedError('Slack did not update the message.', 'slack_update_refused');
       }
+    },
+    async destinationTypeOf(name) {
+      const destination = (await currentConfig()).destinations[name];
+      return destination && destinationType(destination);
     },
     async postFollowUp(token, text, signal) {
       const loaded = await currentConfig();

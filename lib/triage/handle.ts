@@ -45,6 +45,8 @@ export interface TriagePorts {
   updateSlackMessage(opening: MessageRef, blocks: SlackBlock[], text: string, signal: AbortSignal): Promise<void>;
   /** A short follow-up at the token's destination (Google Chat in the anomaly's thread). */
   postFollowUp(token: TriageToken, text: string, signal: AbortSignal): Promise<void>;
+  /** The chat service of a configured destination (`slack`, `teams`, `googlechat`), for the metric; undefined when it is gone. */
+  destinationTypeOf(name: string): Promise<string | undefined>;
   metrics: Metrics;
   logger: Logger;
   now: () => number;
@@ -182,8 +184,9 @@ export function createTriageHandler(ports: TriagePorts) {
       await budget.step('triage_store', SLACK_STORE_BUDGET_MS * 2, (signal) =>
         ports.store.apply(token.a, state, { who, action: action.data, at: nowSeconds }, signal),
       );
-      count(action.data, 'page');
-      log.info('triage action', { action: action.data, destinationType: 'page' });
+      const type = (await ports.destinationTypeOf(token.d).catch(() => undefined)) ?? 'unknown';
+      count(action.data, type);
+      log.info('triage action', { action: action.data, destinationType: type });
       notice = triageLine(action.data, who, nowSeconds);
       try {
         await budget.step('follow_up', 3_000, (signal) => ports.postFollowUp(token, notice as string, signal));

@@ -84,11 +84,12 @@ function wiring(env: Record<string, string> = {}, key: string | null = KEY) {
   };
   const lines: string[] = [];
   const store = memoryTriageStore();
+  const metrics = memoryMetrics();
   const triage = createTriageFromEnvironment(
     { RELAY_CONFIG_SECRET_ID: `file:${join(dir, 'relay.json')}`, SLACK_API_URL: 'http://127.0.0.1:9/api/', ...env },
-    { transport, store, logger: createLogger({ sink: (l) => lines.push(l) }), metrics: memoryMetrics(), ...(key ? { tokenKey: key } : {}) },
+    { transport, store, logger: createLogger({ sink: (l) => lines.push(l) }), metrics, ...(key ? { tokenKey: key } : {}) },
   );
-  return { triage, requests, lines, store };
+  return { triage, requests, lines, store, metrics };
 }
 
 describe('triage wiring', () => {
@@ -129,6 +130,7 @@ describe('triage wiring', () => {
     expect(answer.statusCode).toBe(200);
     expect(w.requests[0]?.url).toContain('messageReplyOption=REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD');
     expect(JSON.parse(w.requests[0]?.body ?? '{}')).toMatchObject({ thread: { threadKey: 'cost-alert-x' } });
+    expect(w.metrics.count('TriageActions', { action: 'acknowledge', destinationType: 'googlechat' })).toBe(1);
 
     w.store.records.set('anomaly#s', { triage: { state: 'open' }, audit: [], opening: { channel: 'C0123ABCD', ts: '9.9' } });
     const app = signTriageToken(KEY, { a: 'anomaly#s', d: 'default', t: 'T', c: 'A' }, Date.now());
@@ -144,6 +146,7 @@ describe('triage wiring', () => {
       (await w.triage({ method: 'POST', path: `/triage/${token}`, headers: {}, body: 'action=expected' }, budgetOf(10_000))).statusCode,
     ).toBe(200);
     expect(w.requests).toEqual([]);
+    expect(w.metrics.count('TriageActions', { action: 'expected', destinationType: 'unknown' })).toBe(1);
   });
 
   it('without a key the page is 404; an invalid environment answers 503', async () => {

@@ -35,6 +35,7 @@ function setup(overrides: Partial<TriagePorts> = {}) {
     postFollowUp: async (token, text) => {
       followUps.push({ destination: token.d, text });
     },
+    destinationTypeOf: async (name) => (name === 'finops' ? 'teams' : undefined),
     metrics,
     logger: createLogger({ sink: (line) => lines.push(line) }),
     now: () => nowMs,
@@ -217,7 +218,8 @@ describe('triage page', () => {
     expect(t.store.records.get(ANOMALY)?.triage).toMatchObject({ state: 'acknowledged', by: 'Dana' });
     expect(t.followUps).toEqual([{ destination: 'finops', text: 'Acknowledged by Dana at 2026-11-24T09:00:00Z' }]);
     expect(answer.body).toContain('Acknowledged by Dana');
-    expect(t.metrics.count('TriageActions', { action: 'acknowledge', destinationType: 'page' })).toBe(1);
+    // Counted by the chat the link came from, as the Slack buttons are counted under slack.
+    expect(t.metrics.count('TriageActions', { action: 'acknowledge', destinationType: 'teams' })).toBe(1);
   });
 
   it('a hostile name is stored as text and escaped on the page', async () => {
