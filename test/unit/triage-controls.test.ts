@@ -158,9 +158,9 @@ describe('links and marks in each chat', () => {
   });
 });
 
-describe('the delivery core asks for the controls and never loses an alert over them', () => {
-  const posted: unknown[] = [];
-  const recording: ChatService = {
+/** A chat service whose payload is the triage controls it was offered: what a message would carry. */
+function controlsRecorder(posted: unknown[]): ChatService {
+  return {
     minIntervalMs: 0,
     paceKey: (a) => a,
     format: (_m, _d, _a, triage) => triage,
@@ -169,6 +169,11 @@ describe('the delivery core asks for the controls and never loses an alert over 
       return { kind: 'delivered' };
     },
   };
+}
+
+describe('the delivery core asks for the controls and never loses an alert over them', () => {
+  const posted: unknown[] = [];
+  const recording = controlsRecorder(posted);
   beforeEach(() => {
     posted.length = 0;
   });
@@ -347,15 +352,7 @@ describe('the relay wired from its environment signs links with the key in Secre
     const dir = mkdtempSync(join(tmpdir(), 'triage-wiring-'));
     writeFileSync(join(dir, 'relay.json'), JSON.stringify({ auth: { method: 'none' }, destinations: { default: teams.destination } }));
     const posted: unknown[] = [];
-    const service: ChatService = {
-      minIntervalMs: 0,
-      paceKey: (a) => a,
-      format: (_m, _d, _a, triage) => triage,
-      async post(_a, payload) {
-        posted.push(payload);
-        return { kind: 'delivered' };
-      },
-    };
+    const service = controlsRecorder(posted);
     const log = capturedLogger();
     const relay = createRelayFromEnvironment(
       { RELAY_CONFIG_SECRET_ID: `file:${join(dir, 'relay.json')}`, TRIAGE_KEY_SECRET_ID: 'stack/triage-key' },
