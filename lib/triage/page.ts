@@ -1,3 +1,4 @@
+import { isoSeconds } from '../format/alert.js';
 import { effectiveState } from './state.js';
 import type { TriageRecord } from './store.js';
 
@@ -26,19 +27,17 @@ export interface TriagePageView {
   notice?: string;
 }
 
-const time = (seconds: number) => new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-
 function stateLine(view: TriagePageView): string {
   const state = effectiveState(view.record?.triage ?? { state: 'open' }, view.nowSeconds);
   const who = state.by ? ` by ${state.by}` : '';
-  if (state.state === 'snoozed') return `Snoozed${who} until ${time(state.until ?? 0)}`;
+  if (state.state === 'snoozed') return `Snoozed${who} until ${isoSeconds(state.until ?? 0)}`;
   return `${state.state[0]?.toUpperCase()}${state.state.slice(1)}${who}`;
 }
 
 /** A small page that works without JavaScript and reads on a phone. */
 export function renderTriagePage(view: TriagePageView): string {
   const history = (view.record?.audit ?? [])
-    .map((entry) => `<li>${escapeHtml(time(entry.at))}: ${escapeHtml(entry.action)} by ${escapeHtml(entry.who)}</li>`)
+    .map((entry) => `<li>${escapeHtml(isoSeconds(entry.at))}: ${escapeHtml(entry.action)} by ${escapeHtml(entry.who)}</li>`)
     .join('');
   const button = (action: string, label: string) => `<button type="submit" name="action" value="${action}">${label}</button>`;
   return `<!doctype html>

@@ -43,6 +43,3 @@ export function effectiveState(state: TriageState, nowSeconds: number): TriageSt
   if (state.state === 'snoozed' && (state.until ?? 0) <= nowSeconds) return { state: 'open' };
   return state;
 }
-
-export const isSnoozed = (state: TriageState | undefined, nowSeconds: number): boolean =>
-  state !== undefined && effectiveState(state, nowSeconds).state === 'snoozed';

@@ -5,7 +5,7 @@ import { triageButtons } from '../../lib/slack/triage-blocks.js';
 import { followUpRequest } from '../../lib/triage/follow-up.js';
 import { createTriageHandler, type SlackBlock, type TriagePorts } from '../../lib/triage/handle.js';
 import { escapeHtml, renderTriagePage } from '../../lib/triage/page.js';
-import { isSnoozed, SNOOZE_SECONDS } from '../../lib/triage/state.js';
+import { effectiveState, SNOOZE_SECONDS } from '../../lib/triage/state.js';
 import { memoryTriageStore } from '../../lib/triage/store.js';
 import { signTriageToken } from '../../lib/triage-link/sign.js';
 import { verifyTriageToken } from '../../lib/triage-link/token.js';
@@ -187,9 +187,9 @@ describe('snooze', () => {
     const body = clickBody('snooze');
     await click(t, body, signed(body, T0));
     const state = t.store.records.get(ANOMALY)?.triage;
-    expect(isSnoozed(state, T0 / 1000 + SNOOZE_SECONDS - 1)).toBe(true);
-    expect(isSnoozed(state, T0 / 1000 + SNOOZE_SECONDS)).toBe(false);
-    expect(isSnoozed(undefined, T0 / 1000)).toBe(false);
+    if (!state) throw new Error('the click recorded no state');
+    expect(effectiveState(state, T0 / 1000 + SNOOZE_SECONDS - 1).state).toBe('snoozed');
+    expect(effectiveState(state, T0 / 1000 + SNOOZE_SECONDS).state).toBe('open');
   });
 });
 
