@@ -1,21 +1,29 @@
 import type { MessageRef } from '../chat/service.js';
 import { destinationType } from '../config/destination-type.js';
 import type { Destination } from '../config/schema.js';
+import { escapeMrkdwn } from '../format/text.js';
+import { escapeGoogleChatText } from '../googlechat/format.js';
 import { ReasonedError } from '../shared/errors.js';
+import { escapeTeamsText } from '../teams/format.js';
 import type { NodeFetch } from '../transport/fetch-over-node-http.js';
 import type { TriageToken } from '../triage-link/token.js';
 
 /** A follow-up was not taken by its chat service. */
 export class FollowUpFailedError extends ReasonedError {}
 
-/** What to post where: the payload of a short text follow-up in each service's own form. */
+/**
+ * What to post where: the payload of a short text follow-up in each service's own form. The
+ * text holds a typed name, so it is escaped for each service's markup: no ping, link or card
+ * function can form.
+ */
 export function followUpRequest(
   destination: Destination,
   token: TriageToken,
-  text: string,
+  line: string,
   opening: MessageRef | undefined,
 ): { address: string; body: Record<string, unknown>; slackApi: boolean } {
   const type = destinationType(destination);
+  const text = type === 'teams' ? escapeTeamsText(line) : type === 'googlechat' ? escapeGoogleChatText(line) : escapeMrkdwn(line);
   if (destination.channel !== undefined) {
     return {
       address: destination.channel,

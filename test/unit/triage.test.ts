@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { triageLine, triageName } from '../../lib/format/triage.js';
 import { createLogger } from '../../lib/log/logger.js';
 import { triageButtons } from '../../lib/slack/triage-blocks.js';
 import { followUpRequest } from '../../lib/triage/follow-up.js';
@@ -319,5 +320,17 @@ describe('follow-ups per destination', () => {
       JSON.stringify(followUpRequest({ url: 'https://x.logic.azure.com/workflows/1', type: 'teams' }, token, 'Hi', undefined).body),
     ).toContain('AdaptiveCard');
     expect(followUpRequest({ url: 'https://hooks.slack.com/services/T/B/C' }, token, 'Hi', undefined).body).toEqual({ text: 'Hi' });
+  });
+  it('a hostile typed name pings, links and calls nothing in any chat', () => {
+    const line = triageLine('acknowledge', triageName('<!channel> <@U1> [x](https://evil.example) {{DATE(2026-01-01T00:00:00Z)}}'), 1);
+    const body = (destination: Parameters<typeof followUpRequest>[0]) =>
+      JSON.stringify(followUpRequest(destination, token, line, undefined).body);
+    for (const slack of [body({ url: 'https://hooks.slack.com/services/T/B/C' }), body({ channel: 'C0123ABCD' })]) {
+      expect(slack).toContain('Acknowledged by');
+      expect(slack).not.toMatch(/<!channel>|<@U1>|<https?:/);
+    }
+    expect(body({ url: 'https://chat.googleapis.com/v1/spaces/S/messages?key=k' })).not.toMatch(/[<>]/);
+    const teams = body({ url: 'https://x.logic.azure.com/workflows/1', type: 'teams' });
+    expect(teams).not.toMatch(/\[x\]\(|\{\{DATE|<!channel>/);
   });
 });
