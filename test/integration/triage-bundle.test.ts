@@ -120,7 +120,7 @@ describe.skipIf(!moto)('the triage bundle against moto_server, a loopback Slack 
     expect(post.body).toContain('&lt;script&gt;Dana');
     const followUp = gchat.accepted()[0];
     expect(followUp?.body).toMatchObject({
-      text: expect.stringContaining('Marked expected by <script>Dana'),
+      text: expect.stringContaining('Marked expected by ‹script›Dana'),
       thread: { threadKey: 'cost-alert-thread' },
     });
     expect(followUp?.query).toContain('messageReplyOption=REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD');
