@@ -65,7 +65,7 @@ function renderTeamsCards() {
       const card = new AdaptiveCards.AdaptiveCard();
       card.hostConfig = new AdaptiveCards.HostConfig(TEAMS_HOST_CONFIG);
       card.onExecuteAction = (action) => {
-        if (action instanceof AdaptiveCards.OpenUrlAction && /^https:\/\//.test(action.url ?? ''))
+        if (action instanceof AdaptiveCards.OpenUrlAction && openable(action.url ?? ''))
           window.open(action.url, '_blank', 'noopener,noreferrer');
       };
       card.parse(JSON.parse(holder.dataset.card));
@@ -78,6 +78,18 @@ function renderTeamsCards() {
         note(`The Adaptive Cards renderer could not render this card: ${error instanceof Error ? error.message : String(error)}`),
       );
     }
+  }
+}
+
+// Teams opens a card's links; the "Triage" link of npm start leads to this machine over plain
+// http, so that is opened too (the relay's own rule: https, or http to loopback).
+const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/;
+function openable(url) {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'https:' || (parsed.protocol === 'http:' && LOOPBACK.test(parsed.hostname));
+  } catch {
+    return false;
   }
 }
 

@@ -3,6 +3,7 @@
 // path), so every interpolation in `html` is escaped unless it is itself rendered `html`.
 // Slack and Google Chat are approximations written here; Teams cards are left to Microsoft's
 // renderer in the browser (page.js), which gets the card JSON in an escaped data attribute.
+import { parseHttpsOrLoopbackUrl } from '../../lib/transport/allowed-url.js';
 import type { ConsoleType } from '../console-chat.js';
 import type { Delivery } from './deliveries.js';
 
@@ -114,8 +115,19 @@ function slackControl(inner: string): SafeHtml {
   return link(target, label);
 }
 
-/** Links are shown, not followed: a preview has no reason to send anyone anywhere. */
+/** Links in message text are shown, not followed: a preview has no reason to send anyone where a sender points. */
 const link = (url: string, label: string | undefined) => html`<span class="link" title="${url}">${label ?? url}</span>`;
+
+/**
+ * A link button (the relay's "Triage" link) is followed, as the chat would: it leads to the
+ * triage page of this same `npm start`. Only an https or loopback http URL becomes a link, as
+ * anyone on this machine can post any JSON to a console path.
+ */
+function linkButton(label: string, url: string | undefined): SafeHtml {
+  const target = url === undefined ? undefined : parseHttpsOrLoopbackUrl(url);
+  if (!target) return html`<span class="button">${label}</span>`;
+  return html`<a class="button" href="${target.href}" target="_blank" rel="noopener noreferrer">${label}</a>`;
+}
 
 function splitOnce(text: string, separator: string): [string, string | undefined] {
   const at = text.indexOf(separator);
@@ -206,7 +218,7 @@ function slackBlock(value: unknown): SafeHtml {
     case 'divider':
       return html`<hr class="slack-divider">`;
     case 'actions':
-      return html`<div class="buttons">${arr(block['elements']).map((e) => html`<span class="button">${str(obj(obj(e)['text'])['text']) ?? ''}</span>`)}</div>`;
+      return html`<div class="buttons">${arr(block['elements']).map((e) => linkButton(str(obj(obj(e)['text'])['text']) ?? '', str(obj(e)['url'])))}</div>`;
     default:
       return unsupported(`a Slack "${String(block['type'])}" block`);
   }
@@ -240,7 +252,9 @@ function chatWidget(value: unknown): SafeHtml {
     </div>`;
   }
   if (widget['buttonList']) {
-    return html`<div class="buttons">${arr(obj(widget['buttonList'])['buttons']).map((b) => html`<span class="button">${str(obj(b)['text']) ?? ''}</span>`)}</div>`;
+    return html`<div class="buttons">${arr(obj(widget['buttonList'])['buttons']).map((b) =>
+      linkButton(str(obj(b)['text']) ?? '', str(obj(obj(obj(b)['onClick'])['openLink'])['url'])),
+    )}</div>`;
   }
   if (widget['divider']) return html`<hr class="gchat-divider">`;
   return unsupported(`a Google Chat "${Object.keys(widget)[0] ?? '?'}" widget`);

@@ -1,6 +1,7 @@
 // The preview page of `npm start`, in a real browser (Debian's Chromium driven by playwright-core):
 // Teams cards drawn by Microsoft's Adaptive Cards renderer, Slack and Google Chat approximations,
-// hostile sender text shown as text, a strict CSP, a phone-width layout, and the README's pictures.
+// hostile sender text shown as text, a strict CSP, a phone-width layout, each message's "Triage"
+// link, and the README's pictures.
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -31,6 +32,11 @@ async function sendAlert(server: DevServer, payload: Record<string, string>): Pr
   expect(answer.status, await answer.text()).toBe(200);
 }
 
+async function postToConsole(server: DevServer, type: string, body: unknown): Promise<void> {
+  const answer = await fetch(`${server.origin}/console/${type}`, { method: 'POST', body: JSON.stringify(body) });
+  expect(answer.ok).toBe(true);
+}
+
 /** A page that records CSP violations and script errors from its very first script on. */
 async function openPage(browser: Browser, viewport = { width: 1000, height: 900 }): Promise<{ page: Page; errors: string[] }> {
   const page = await browser.newPage({ viewport });
@@ -48,6 +54,7 @@ async function openPage(browser: Browser, viewport = { width: 1000, height: 900 
 }
 
 const article = (page: Page, type: string) => page.locator(`.delivery[data-type="${type}"]`).first();
+const articleWith = (page: Page, type: string, text: string) => page.locator(`.delivery[data-type="${type}"]`, { hasText: text }).first();
 
 describe.skipIf(!chromiumPath)('the preview page of npm start, in Chromium', () => {
   let server: DevServer;
@@ -140,6 +147,70 @@ describe.skipIf(!chromiumPath)('the preview page of npm start, in Chromium', () 
     expect(await article(page, 'googlechat').locator('.message').textContent()).toContain(HOSTILE.account);
     // Teams shows look-alike brackets (the relay's escaping), still as text.
     expect(await card.textContent()).toContain('onerror="pwned = \'img\'"');
+    expect(await page.evaluate(() => (globalThis as unknown as { __violations: string[] }).__violations)).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('makes each delivery\'s "Triage" button a link to its triage page, and only an https or loopback URL a link', async () => {
+    const title = 'Cost anomaly detected: Amazon S3 in eu-west-1';
+    await sendAlert(server, { title, message: 'Daily cost of Amazon S3 rose.', account_name: 'Production payer' });
+    // Anyone on this machine can post any JSON to a console path: buttons that point elsewhere.
+    const hostile = [
+      { text: { type: 'plain_text', text: 'Script' }, url: `javascript:pwned = 'link'` },
+      { text: { type: 'plain_text', text: 'Plain http' }, url: 'http://example.com/x' },
+      { text: { type: 'plain_text', text: 'Quoted' }, url: `http://127.0.0.1/"><img src=x onerror="pwned = 'href'">` },
+    ];
+    await postToConsole(server, 'slack', { text: 'Hostile buttons', blocks: [{ type: 'actions', elements: hostile }] });
+    await postToConsole(server, 'googlechat', {
+      text: 'Hostile buttons',
+      cardsV2: [
+        {
+          card: {
+            sections: [
+              {
+                widgets: [{ buttonList: { buttons: hostile.map((b) => ({ text: b.text.text, onClick: { openLink: { url: b.url } } })) } }],
+              },
+            ],
+          },
+        },
+      ],
+    });
+    const { page, errors } = await openPage(browser);
+    await page.goto(`${server.origin}/`);
+    const card = articleWith(page, 'teams', title).locator('.ac-adaptiveCard');
+    await card.waitFor({ timeout: APPEARS_WITHIN_MS });
+
+    const opens = async (click: () => Promise<void>) => {
+      const [opened] = await Promise.all([page.context().waitForEvent('page', { timeout: APPEARS_WITHIN_MS }), click()]);
+      await opened.waitForLoadState();
+      expect(await opened.locator('h1').textContent()).toBe(title);
+      const url = opened.url();
+      await opened.close();
+      return url;
+    };
+    const opened: string[] = [];
+    for (const type of ['slack', 'googlechat']) {
+      const link = articleWith(page, type, title).getByRole('link', { name: 'Triage' });
+      expect(await link.count()).toBe(1);
+      const href = (await link.getAttribute('href')) ?? '';
+      expect(href.startsWith(`${server.origin}/triage/`)).toBe(true);
+      expect(await opens(() => link.click())).toBe(href);
+      opened.push(href);
+    }
+    // Teams: Microsoft's renderer draws the card's link as a button with the link role; it opens the page.
+    opened.push(await opens(() => card.getByRole('link', { name: 'Triage' }).click()));
+    expect(opened.every((url) => url.startsWith(`${server.origin}/triage/`))).toBe(true);
+    // One link per destination: each names its own anomaly record.
+    expect(new Set(opened).size).toBe(3);
+
+    for (const type of ['slack', 'googlechat']) {
+      const buttons = articleWith(page, type, 'Hostile buttons').locator('.buttons');
+      expect(await buttons.locator('.button').allTextContents()).toEqual(['Script', 'Plain http', 'Quoted']);
+      expect(await buttons.getByRole('link').allTextContents()).toEqual(['Quoted']);
+    }
+    expect(await page.locator('main a[href^="javascript:"], main img, main [onerror]').count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as unknown as { pwned?: string }).pwned)).toBeUndefined();
     expect(await page.evaluate(() => (globalThis as unknown as { __violations: string[] }).__violations)).toEqual([]);
     expect(errors).toEqual([]);
     await page.close();
