@@ -33,8 +33,10 @@ export function blockKitBuilderLink(blocks: unknown): string {
 
 /** A rough terminal rendering of a Block Kit message, enough to see what a channel would show. */
 export function renderSlack(message: { text?: string; blocks?: SlackBlock[] }): string {
+  // A message of text alone (a triage follow-up) shows its text, as Slack does.
+  if (!message.blocks?.length) return message.text ?? '';
   const lines: string[] = [];
-  for (const block of message.blocks ?? []) {
+  for (const block of message.blocks) {
     if (block.type === 'header' && block.text) lines.push(bold(block.text.text));
     if (block.type === 'section' && block.text) lines.push(block.text.text);
     if (block.type === 'section' && block.fields) lines.push(block.fields.map((f) => f.text.replace('\n', ' ')).join('   '));

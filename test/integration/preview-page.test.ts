@@ -1,7 +1,8 @@
 // The preview page of `npm start`, in a real browser (Debian's Chromium driven by playwright-core):
 // Teams cards drawn by Microsoft's Adaptive Cards renderer, Slack and Google Chat approximations,
 // hostile sender text shown as text, a strict CSP, a phone-width layout, each message's "Triage"
-// link, and the README's pictures.
+// link, and the README's pictures; and the triage loop of `npm start`, from the link the console
+// prints to the follow-up it prints.
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -23,19 +24,30 @@ const HOSTILE = {
   account: `"><svg onload="pwned = 'svg'">`,
 };
 
-async function sendAlert(server: DevServer, payload: Record<string, string>): Promise<void> {
+async function sendAlert(server: DevServer, payload: Record<string, string>): Promise<Record<string, unknown>> {
   const body = JSON.stringify({
     metadata: { object_type: 'anomaly_alert', timestamp: '2026-11-21T14:32:05Z' },
     payload: { cloud_provider_type: 'aws', account_id: '123456789012', ...payload },
   });
   const answer = await fetch(`${server.origin}/webhook`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-  expect(answer.status, await answer.text()).toBe(200);
+  const text = await answer.text();
+  expect(answer.status, text).toBe(200);
+  return JSON.parse(text) as Record<string, unknown>;
 }
 
 async function postToConsole(server: DevServer, type: string, body: unknown): Promise<void> {
   const answer = await fetch(`${server.origin}/console/${type}`, { method: 'POST', body: JSON.stringify(body) });
   expect(answer.ok).toBe(true);
 }
+
+const ESC = String.fromCharCode(27);
+/** What the console printed, without its colours, as one entry per printed message ("Slack message (console destination) ──…"). */
+const consoleMessages = (output: string) =>
+  output
+    .replace(new RegExp(`${ESC}\\[\\d*m`, 'g'), '')
+    .split('\n── ')
+    .slice(1);
+const slackWebhookMessages = (output: string) => consoleMessages(output).filter((m) => m.startsWith('Slack message (console destination)'));
 
 /** A page that records CSP violations and script errors from its very first script on. */
 async function openPage(browser: Browser, viewport = { width: 1000, height: 900 }): Promise<{ page: Page; errors: string[] }> {
@@ -214,6 +226,39 @@ describe.skipIf(!chromiumPath)('the preview page of npm start, in Chromium', () 
     expect(await page.evaluate(() => (globalThis as unknown as { __violations: string[] }).__violations)).toEqual([]);
     expect(errors).toEqual([]);
     await page.close();
+  });
+
+  it('npm start: the console prints the Slack message\'s triage link; "Snooze 24 h" there is printed and holds the next alert back', async () => {
+    const title = 'Cost anomaly detected: AWS Lambda in eu-central-1';
+    const from = server.output().length;
+    await sendAlert(server, { title, message: 'Daily cost of AWS Lambda rose.' });
+    const linkIn = (output: string) =>
+      slackWebhookMessages(output)
+        .find((m) => m.includes(title))
+        ?.match(/^\[Triage\] (\S+)$/m)?.[1];
+    await expect.poll(() => linkIn(server.output().slice(from))).toMatch(new RegExp(`^${server.origin}/triage/[\\w-]+\\.[\\w-]+$`));
+
+    const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 375, height: 667 } });
+    const page = await context.newPage();
+    await page.goto(linkIn(server.output().slice(from)) ?? '');
+    expect(await page.locator('h1').textContent()).toBe(title);
+    expect(await page.locator('#state').textContent()).toBe('Open');
+    await page.getByLabel('Your name (optional)').fill('Dana <!here>');
+    await page.getByRole('button', { name: 'Snooze 24 h' }).click();
+    await page.getByRole('status').waitFor();
+    expect(await page.locator('#state').textContent()).toMatch(/^Snoozed by Dana <!here> until /);
+    await context.close();
+
+    // The follow-up in the Slack console: what was done, and by whom, the name escaped so it pings no one.
+    const followUp = () => slackWebhookMessages(server.output().slice(from)).find((m) => m.includes('Snoozed for 24 h by'));
+    await expect.poll(followUp).toMatch(/^Slack message \(console destination\) ──\nSnoozed for 24 h by Dana &lt;!here&gt; at \d{4}-/);
+
+    const before = server.output().length;
+    const next = await sendAlert(server, { title, message: 'Daily cost of AWS Lambda rose again.' });
+    expect(next).toMatchObject({ snoozed: ['default'] });
+    // The relay logs each delivery after posting it: once that line is out, so is anything posted.
+    await expect.poll(() => server.output().slice(before)).toContain('"message":"delivery"');
+    expect(slackWebhookMessages(server.output().slice(before))).toEqual([]);
   });
 
   it('fits a phone screen without sideways scrolling', async () => {
