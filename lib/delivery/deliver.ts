@@ -34,13 +34,15 @@ export interface TriageContext {
 }
 
 /**
- * The triage controls for one alert at one destination. It may read the link key, so it gets a
- * deadline; a failure only costs the message its controls, never the alert.
+ * The triage controls for one alert at one destination: none, controls known at once, or work
+ * that may read the link key and so gets a deadline. A failure only costs the message its
+ * controls, never the alert.
  */
-export type TriageControlsPort = (
-  alert: { target: Target; message: WebhookMessage; origin?: string | undefined },
-  signal: AbortSignal,
-) => Promise<TriageControls | undefined>;
+export type TriageControlsPort = (alert: {
+  target: Target;
+  message: WebhookMessage;
+  origin?: string | undefined;
+}) => TriageControls | ((signal: AbortSignal) => Promise<TriageControls>) | undefined;
 
 /** The most the triage controls may take before a message goes without them; the key is read once per container. */
 export const TRIAGE_CONTROLS_BUDGET_MS = 1_000;
@@ -166,10 +168,11 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
   const afterPost = ports.retryQueue || ports.deadLetters ? QUEUE_CALL_BUDGET_MS : 0;
 
   const controls = async (target: Target, message: WebhookMessage, budget: InvocationBudget, origin: string | undefined) => {
-    const port = ports.triage;
-    if (!port) return undefined;
+    const offer = ports.triage?.({ target, message, origin });
+    // Most messages offer nothing or what is known at once: no deadline to set up for them.
+    if (typeof offer !== 'function') return offer;
     try {
-      return await budget.step('triage_controls', TRIAGE_CONTROLS_BUDGET_MS, (signal) => port({ target, message, origin }, signal));
+      return await budget.step('triage_controls', TRIAGE_CONTROLS_BUDGET_MS, offer);
     } catch (error) {
       logger.warn('message posted without its triage controls', { destination: target.name, error: errorReason(error) });
       return undefined;

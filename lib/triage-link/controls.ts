@@ -36,21 +36,18 @@ export function triageControls(options: TriageControlsOptions): TriageControlsPo
     });
     return signer;
   };
-  const port: TriageControlsPort = async ({ target, message, origin }, signal) => {
+  const port: TriageControlsPort = ({ target, message, origin }) => {
     const { destination } = target;
     if (isSlackApp(destination)) return target.buttons ? { buttons: anomalyRecordId(message, target.name) } : undefined;
     if (!linksOn || origin === undefined) return undefined;
-    const link = await (await load()).link(
-      {
-        origin,
-        anomalyId: anomalyRecordId(message, target.name),
-        destination: target.name,
-        message,
-        threadKey: destinationType(destination) === 'googlechat' ? threadKeyFor(message) : undefined,
-      },
-      signal,
-    );
-    return { link };
+    const alert = {
+      origin,
+      anomalyId: anomalyRecordId(message, target.name),
+      destination: target.name,
+      message,
+      threadKey: destinationType(destination) === 'googlechat' ? threadKeyFor(message) : undefined,
+    };
+    return async (signal) => ({ link: await (await load()).link(alert, signal) });
   };
   return Object.assign(port, {
     prime() {

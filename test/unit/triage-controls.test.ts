@@ -44,6 +44,12 @@ const teams: Target = { name: 'teams', destination: { type: 'teams', url: 'https
 const gchat: Target = { name: 'gchat', destination: { type: 'googlechat', url: 'https://chat.googleapis.com/v1/spaces/S/messages?key=k' } };
 const webhook: Target = { name: 'ops', destination: { url: 'https://hooks.slack.com/services/T0/B0/secret' } };
 
+/** What a message would be offered: the port's answer, or the work it hands over, done. */
+async function offered(port: TriageControlsPort, alert: Parameters<TriageControlsPort>[0]) {
+  const offer = port(alert);
+  return typeof offer === 'function' ? offer(new AbortController().signal) : offer;
+}
+
 function secretsReturning(value: unknown, reads: string[] = []) {
   return async (operation: string, input: Record<string, unknown>) => {
     reads.push(`${operation}:${String(input['SecretId'])}`);
@@ -57,18 +63,16 @@ describe('which controls a message offers (lib/triage-link)', () => {
     const slack = { botToken: TOKEN, signingSecret: 'sign' };
     const app = targetOf('finops', { type: 'slack', channel: 'C0123ABCD' }, slack);
     expect(app).toMatchObject({ botToken: TOKEN, buttons: true });
-    const signal = new AbortController().signal;
-    expect(await port({ target: app, message: alert() }, signal)).toEqual({ buttons: anomalyRecordId(alert(), 'finops') });
+    expect(await offered(port, { target: app, message: alert() })).toEqual({ buttons: anomalyRecordId(alert(), 'finops') });
     const quiet = targetOf('finops', { type: 'slack', channel: 'C0123ABCD' }, { botToken: TOKEN });
-    expect(await port({ target: quiet, message: alert() }, signal)).toBeUndefined();
+    expect(await offered(port, { target: quiet, message: alert() })).toBeUndefined();
     expect(targetOf('ops', webhook.destination, slack)).toEqual(webhook);
   });
 
   it('every other destination gets a signed link to its anomaly on the origin the alert arrived on; the key is read once', async () => {
     const reads: string[] = [];
     const port = triageControls({ keySecretId: 'stack/triage-key', secrets: secretsReturning(KEY, reads), now: () => NOW });
-    const signal = new AbortController().signal;
-    const link = (await port({ target: gchat, message: alert(), origin: ORIGIN }, signal)) as { link: string };
+    const link = (await offered(port, { target: gchat, message: alert(), origin: ORIGIN })) as { link: string };
     expect(link.link.startsWith(`${ORIGIN}/triage/`)).toBe(true);
     const reading = verifyTriageToken(KEY, link.link.slice(`${ORIGIN}/triage/`.length), NOW);
     expect(reading).toEqual({
@@ -82,7 +86,7 @@ describe('which controls a message offers (lib/triage-link)', () => {
         e: Math.floor(NOW / 1000) + 30 * 86_400,
       },
     });
-    const teamsLink = (await port({ target: teams, message: alert(), origin: ORIGIN }, signal)) as { link: string };
+    const teamsLink = (await offered(port, { target: teams, message: alert(), origin: ORIGIN })) as { link: string };
     const teamsToken = verifyTriageToken(KEY, teamsLink.link.split('/triage/')[1] as string, NOW);
     expect(teamsToken.ok && teamsToken.token.k).toBeUndefined();
     expect(reads).toEqual(['GetSecretValue:stack/triage-key']);
@@ -92,16 +96,15 @@ describe('which controls a message offers (lib/triage-link)', () => {
   });
 
   it('no link without an origin or without a key; a key too short is an error, read again next time', async () => {
-    const signal = new AbortController().signal;
     const withKey = triageControls({ key: KEY, secrets: secretsReturning(KEY), now: () => NOW });
-    expect(await withKey({ target: teams, message: alert() }, signal)).toBeUndefined();
+    expect(await offered(withKey, { target: teams, message: alert() })).toBeUndefined();
     const withoutKey = triageControls({ secrets: secretsReturning(KEY), now: () => NOW });
-    expect(await withoutKey({ target: teams, message: alert(), origin: ORIGIN }, signal)).toBeUndefined();
+    expect(await offered(withoutKey, { target: teams, message: alert(), origin: ORIGIN })).toBeUndefined();
     withoutKey.prime();
     const reads: string[] = [];
     const short = triageControls({ keySecretId: 'k', secrets: secretsReturning('short', reads), now: () => NOW });
-    await expect(short({ target: teams, message: alert(), origin: ORIGIN }, signal)).rejects.toThrow('shorter than 32');
-    await expect(short({ target: teams, message: alert(), origin: ORIGIN }, signal)).rejects.toThrow('shorter than 32');
+    await expect(offered(short, { target: teams, message: alert(), origin: ORIGIN })).rejects.toThrow('shorter than 32');
+    await expect(offered(short, { target: teams, message: alert(), origin: ORIGIN })).rejects.toThrow('shorter than 32');
     expect(reads).toHaveLength(2);
   });
 
@@ -110,7 +113,7 @@ describe('which controls a message offers (lib/triage-link)', () => {
     const port = triageControls({ keySecretId: 'k', secrets: secretsReturning(KEY, reads), now: () => NOW });
     port.prime();
     await expect.poll(() => reads.length).toBe(1);
-    await port({ target: teams, message: alert(), origin: ORIGIN }, new AbortController().signal);
+    await offered(port, { target: teams, message: alert(), origin: ORIGIN });
     expect(reads).toHaveLength(1);
   });
 
@@ -193,9 +196,9 @@ describe('the delivery core asks for the controls and never loses an alert over 
 
   it('the relay’s attempt and a retry offer the controls for the origin the alert arrived on; a digest offers none', async () => {
     const seen: Array<string | undefined> = [];
-    const { delivery: core } = delivery(async ({ origin }) => {
+    const { delivery: core } = delivery(({ origin }) => {
       seen.push(origin);
-      return { link: `${origin}/triage/t` };
+      return async () => ({ link: `${origin}/triage/t` });
     });
     await core.first({ deliveryId: 'r', target: teams, message: alert(), origin: ORIGIN }, budgetOf(10_000));
     const job = newJob('r', 'teams', alert(), 'http_503', NOW, undefined, ORIGIN);
@@ -206,14 +209,14 @@ describe('the delivery core asks for the controls and never loses an alert over 
   });
 
   it('a failing or hung controls port costs only the controls: the alert is posted in time', async () => {
-    const failing = delivery(async () => {
+    const failing = delivery(() => async () => {
       throw new Error('secrets down');
     });
     expect(await failing.delivery.first({ deliveryId: 'r', target: teams, message: alert(), origin: ORIGIN }, budgetOf(10_000))).toEqual({
       kind: 'delivered',
     });
     expect(failing.log.lines.join('\n')).toContain('message posted without its triage controls');
-    const hung = delivery((_alert, signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))));
+    const hung = delivery(() => (signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))));
     expect(await hung.delivery.first({ deliveryId: 'r', target: teams, message: alert(), origin: ORIGIN }, budgetOf(10_000))).toEqual({
       kind: 'delivered',
     });
