@@ -2,7 +2,7 @@
 // floors, on Lambda's Node.js with Lambda's flags and environment, and the calls the relay
 // makes to its dependencies. Prints tables and budgets, and writes bench/results.json.
 
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -226,6 +226,8 @@ async function measure(proxy: AwsProxy, slack: FakeSlack, slackApi: FakeSlackApi
   const basicResources = { RelayConfigSecret: basicSecret };
   const deployedResources = {
     ...basicResources,
+    // The stack generates a 64-character key; the deployed relay reads it to sign Triage links.
+    TriageKeySecret: await createSecret('triage-key', randomBytes(32).toString('hex')),
     DedupTable: tableName,
     DeliveryQueue: await queueUrl('bench-deliveries'),
     DeliveryDeadLetterQueue: await queueUrl('bench-undelivered'),
