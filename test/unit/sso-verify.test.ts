@@ -342,6 +342,14 @@ describe('SSO: an identity provider that cannot be asked means 503, not 401', ()
     expect(outcome).toEqual({ kind: 'unavailable', reason: 'discovery_issuer_mismatch' });
   });
 
+  it('a discovery document without a string issuer or key URL is unavailable, not trusted', async () => {
+    for (const broken of [{ jwks_uri: 42 }, { issuer: null }, { jwks_uri: ['https://keys.example.com'] }]) {
+      server.setDiscovery(broken);
+      const outcome = await verifier()(bearer(await signToken(rsa, okta())), ssoAuth());
+      expect(outcome).toEqual({ kind: 'unavailable', reason: 'discovery_invalid' });
+    }
+  });
+
   it('a key URL that is plain http to a remote host is refused', async () => {
     server.setDiscovery({ jwks_uri: 'http://keys.example.com/jwks' });
     const outcome = await verifier()(bearer(await signToken(rsa, okta())), ssoAuth());

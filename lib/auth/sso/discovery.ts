@@ -1,11 +1,22 @@
-import * as z from 'zod/mini';
 import { parseJson } from '../../shared/json.js';
 import { isHttpsOrLoopbackUrl } from '../../transport/allowed-url.js';
 import { fetchOverNodeHttp, RedirectRefusedError } from '../../transport/fetch-over-node-http.js';
 import { isTimeout } from '../../transport/node-request.js';
 import { IdentityProviderUnavailableError } from './errors.js';
 
-const discoveryDocumentSchema = z.object({ issuer: z.string(), jwks_uri: z.string() });
+/** The two fields the relay reads of a discovery document. */
+interface DiscoveryDocument {
+  issuer: string;
+  jwks_uri: string;
+}
+
+// Checked by hand rather than with zod: this code loads on its own with the first SSO token
+// (lazy-sso.mjs), and zod would come along as a second copy of the one the cold path parsed.
+const isDiscoveryDocument = (value: unknown): value is DiscoveryDocument =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as Record<string, unknown>)['issuer'] === 'string' &&
+  typeof (value as Record<string, unknown>)['jwks_uri'] === 'string';
 
 /** OpenID Connect Discovery 1.0, section 4: a trailing slash of the issuer is not doubled. */
 export function discoveryUrl(issuer: string): string {
@@ -25,11 +36,10 @@ export function fetchFailureReason(prefix: string, error: unknown): string {
  */
 export async function fetchJwksUri(issuer: string, timeoutMs: number): Promise<URL> {
   const body = await getJson(discoveryUrl(issuer), timeoutMs, 'discovery');
-  const document = discoveryDocumentSchema.safeParse(body);
-  if (!document.success) throw new IdentityProviderUnavailableError('discovery_invalid');
-  if (document.data.issuer !== issuer) throw new IdentityProviderUnavailableError('discovery_issuer_mismatch');
-  if (!isHttpsOrLoopbackUrl(document.data.jwks_uri)) throw new IdentityProviderUnavailableError('discovery_jwks_uri_not_allowed');
-  return new URL(document.data.jwks_uri);
+  if (!isDiscoveryDocument(body)) throw new IdentityProviderUnavailableError('discovery_invalid');
+  if (body.issuer !== issuer) throw new IdentityProviderUnavailableError('discovery_issuer_mismatch');
+  if (!isHttpsOrLoopbackUrl(body.jwks_uri)) throw new IdentityProviderUnavailableError('discovery_jwks_uri_not_allowed');
+  return new URL(body.jwks_uri);
 }
 
 /**
