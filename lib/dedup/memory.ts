@@ -1,19 +1,25 @@
 import type { MessageRef } from '../chat/service.js';
 import type { AnomalyState, AnomalyTriage, ClaimOutcome, DeliveryLedger } from './ledger.js';
 
-type Entry = { state: 'claimed' | 'delivered' | 'queued'; claimUntil?: number; token?: string };
+/** One alert at one destination: claimed by an attempt until `claimUntil`, or done. */
+export type MemoryEntry = { state: 'claimed' | 'delivered' | 'queued'; claimUntil?: number; token?: string };
 
 /**
  * The ledger in this process's memory, with the DynamoDB adapter's rules: for `npm start`, so
  * that a re-send and an anomaly's follow-ups behave locally as they do in the stack. Nothing
  * expires; a local session is short.
  */
-export function inMemoryLedger(now: () => number = Date.now, triageOf?: (anomalyId: string) => AnomalyTriage | undefined): DeliveryLedger {
-  const entries = new Map<string, Entry>();
+export function inMemoryLedger(
+  now: () => number = Date.now,
+  triageOf?: (anomalyId: string) => AnomalyTriage | undefined,
+): DeliveryLedger & { entries: Map<string, MemoryEntry>; anomalies: Map<string, AnomalyState> } {
+  const entries = new Map<string, MemoryEntry>();
   const anomalies = new Map<string, AnomalyState>();
   const seconds = () => Math.floor(now() / 1000);
   const anomaly = (id: string) => anomalies.get(id) ?? { firstSeen: seconds(), followUps: 0 };
   return {
+    entries,
+    anomalies,
     async claim(id, claim): Promise<ClaimOutcome> {
       const entry = entries.get(id);
       if (entry?.state === 'delivered' || entry?.state === 'queued') return { kind: 'done', state: entry.state };
