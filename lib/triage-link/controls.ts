@@ -49,13 +49,17 @@ export function triageControls(options: TriageControlsOptions): TriageControlsPo
     };
     return async (signal) => ({ link: await (await load()).link(alert, signal) });
   };
+  // Once the key is read it stays for the container: later requests start nothing, not even a timer.
+  let primed = false;
   return Object.assign(port, {
     prime() {
-      if (linksOn)
-        load().then(
-          (loaded) => loaded.prime(AbortSignal.timeout(PRIME_TIMEOUT_MS)),
-          () => {},
-        );
+      if (!linksOn || primed) return;
+      primed = true;
+      load()
+        .then((loaded) => loaded.prime(AbortSignal.timeout(PRIME_TIMEOUT_MS)))
+        .catch(() => {
+          primed = false;
+        });
     },
   });
 }

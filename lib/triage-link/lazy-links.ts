@@ -33,8 +33,9 @@ export function createLinkSigner(options: {
     return readKey(signal);
   };
   return {
-    prime(signal: AbortSignal): void {
-      key(signal).catch(() => {});
+    /** Reads the key ahead; settles when it is read, rejects when it could not be. */
+    async prime(signal: AbortSignal): Promise<void> {
+      await key(signal);
     },
     async link(alert: LinkAlert, signal: AbortSignal): Promise<string> {
       const { payload } = alert.message;

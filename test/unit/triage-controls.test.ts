@@ -117,6 +117,30 @@ describe('which controls a message offers (lib/triage-link)', () => {
     expect(reads).toHaveLength(1);
   });
 
+  it('prime starts nothing once the key is read, and tries again after a read that failed', async () => {
+    const reads: string[] = [];
+    let down = true;
+    const secrets = async (operation: string, input: Record<string, unknown>) => {
+      reads.push(`${operation}:${String(input['SecretId'])}`);
+      if (down) throw new Error('secrets manager down');
+      return { SecretString: KEY };
+    };
+    const port = triageControls({ keySecretId: 'k', secrets, now: () => NOW });
+    port.prime();
+    await expect.poll(() => reads.length).toBe(1);
+    down = false;
+    // The failed read is not remembered: the next request's prime reads again, and then no more.
+    await expect
+      .poll(() => {
+        port.prime();
+        return reads.length;
+      })
+      .toBe(2);
+    for (let i = 0; i < 5; i += 1) port.prime();
+    expect(await offered(port, { target: teams, message: alert(), origin: ORIGIN })).toMatchObject({ link: expect.any(String) });
+    expect(reads).toHaveLength(2);
+  });
+
   it('the origin comes from API Gateway’s own domain name; anything else gets no link', () => {
     const event = (domainName?: string) => ({
       requestContext: { requestId: 'r', ...(domainName ? { domainName } : {}), http: { method: 'POST' } },
