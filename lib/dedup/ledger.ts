@@ -31,6 +31,10 @@ export interface AnomalyTriage {
   until?: number;
 }
 
+/** A snooze holds until its end; after that the anomaly is open again without anyone writing it. */
+export const snoozeHolds = (triage: AnomalyTriage | undefined, nowSeconds: number): boolean =>
+  triage?.state === 'snoozed' && (triage.until ?? 0) > nowSeconds;
+
 /** The first delivery of an anomaly opens it; any other finds its state. */
 export type AnomalyStart = { kind: 'opened' } | { kind: 'existing'; state: AnomalyState };
 

@@ -16,6 +16,7 @@ import {
   claimHoldSeconds,
   type DeliveryLedger,
   LEDGER_CALL_BUDGET_MS,
+  snoozeHolds,
 } from './ledger.js';
 
 interface LedgerDependencies {
@@ -147,8 +148,7 @@ export function deliverOnce(deps: OnceDependencies): FirstAttempt {
     let anomaly: AnomalyPost = OPENING;
     if (claim) {
       if (start?.kind === 'existing') {
-        const { triage } = start.state;
-        if (triage?.state === 'snoozed' && (triage.until ?? 0) > Math.floor(now() / 1000)) {
+        if (snoozeHolds(start.state.triage, Math.floor(now() / 1000))) {
           // Released, not recorded: a re-send after the snooze ends is posted.
           await step(budget, target.name, (signal) => ledger.release(id, token, signal));
           logger.info('anomaly is snoozed at this destination; not posted', { destination: target.name, outcome: 'snoozed' });

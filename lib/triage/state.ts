@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { snoozeHolds } from '../dedup/ledger.js';
 
 export const triageActionSchema = z.enum(['acknowledge', 'expected', 'snooze', 'reopen']);
 export type TriageAction = z.infer<typeof triageActionSchema>;
@@ -38,8 +39,7 @@ export function applyTriage(action: TriageAction, who: string, nowSeconds: numbe
   }
 }
 
-/** A snooze holds until its end; after that the anomaly is open again without anyone writing it. */
+/** The state as it stands now: a snooze that has ended is open again (the relay's rule, snoozeHolds). */
 export function effectiveState(state: TriageState, nowSeconds: number): TriageState {
-  if (state.state === 'snoozed' && (state.until ?? 0) <= nowSeconds) return { state: 'open' };
-  return state;
+  return state.state === 'snoozed' && !snoozeHolds(state, nowSeconds) ? { state: 'open' } : state;
 }
