@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { anomalyIdentity } from '../message/anomaly.js';
 import type { WebhookMessage } from '../message/schema.js';
 
 /** JSON with object keys sorted at every level, so the same content always gives the same text. */
@@ -26,12 +27,10 @@ export function deliveryRecordId(message: WebhookMessage, destination: string): 
 }
 
 /**
- * The anomaly one alert belongs to at one destination: its kind, account and title (runs of
- * whitespace collapsed, ends trimmed, case kept), so a re-worded message or a new figure is a
- * follow-up of the same anomaly. Prefixed, so it never meets a delivery record's id.
+ * The anomaly one alert belongs to at one destination (`anomalyIdentity`), so a re-worded
+ * message or a new figure is a follow-up of the same anomaly. Prefixed, so it never meets a
+ * delivery record's id.
  */
 export function anomalyRecordId(message: WebhookMessage, destination: string): string {
-  const { metadata, payload } = message;
-  const identity = [metadata.object_type, payload.account_id?.trim() ?? '', (payload.title ?? '').replace(/\s+/g, ' ').trim()];
-  return `anomaly#${sha256(`${JSON.stringify(identity)}\n${destination}`)}`;
+  return `anomaly#${sha256(`${anomalyIdentity(message)}\n${destination}`)}`;
 }

@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 import type { TriageMark } from '../chat/service.js';
 import { type AlertView, alertView, isoSeconds } from '../format/alert.js';
 import { fitWithin } from '../format/fit.js';
-import { escapeMrkdwn, escapeMrkdwnAndTruncate, singleLine, truncate } from '../format/text.js';
+import { escapeMrkdwn, escapeMrkdwnAndTruncate, truncate } from '../format/text.js';
 import { triageName } from '../format/triage.js';
+import { anomalyIdentity } from '../message/anomaly.js';
 import type { WebhookMessage } from '../message/schema.js';
 
 export type Widget =
@@ -36,14 +37,12 @@ export const escapeCardHtml = escapeMrkdwn;
 const cardText = (text: string, max: number): string => escapeMrkdwnAndTruncate(text, max).replace(/\n/g, '<br>');
 
 /**
- * Alerts of one kind, for one account and title, share a thread: the anomaly's, as lib/dedup
- * identifies it, so a follow-up is a reply under its opening. A hash, so that the key
- * carries no text from the alert and stays short.
+ * Alerts of one anomaly share a thread (`anomalyIdentity`, as lib/dedup identifies it), so a
+ * follow-up is a reply under its opening. A hash, so that the key carries no text from the
+ * alert and stays short.
  */
 export function threadKeyFor(message: WebhookMessage): string {
-  const { metadata, payload } = message;
-  const parts = [metadata.object_type, payload.account_id?.trim() ?? '', singleLine(payload.title ?? '')];
-  return `cost-alert-${createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 32)}`;
+  return `cost-alert-${createHash('sha256').update(anomalyIdentity(message)).digest('hex').slice(0, 32)}`;
 }
 
 function timeText(view: AlertView): string | undefined {

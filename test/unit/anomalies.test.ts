@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AnomalyPost, ChatService, PostOutcome } from '../../lib/chat/service.js';
 import { relayConfigSchema } from '../../lib/config/schema.js';
@@ -86,6 +87,37 @@ describe('which anomaly an alert belongs to', () => {
     expect(anomalyRecordId(alert(), 'finops')).not.toBe(id);
     expect(id).toMatch(/^anomaly#[0-9a-f]{64}$/);
     expect(id).not.toContain(deliveryRecordId(alert(), 'ops'));
+  });
+
+  it('a title-less alert is told apart by its message, so snoozing one holds back no other; titled ids stay as they were', async () => {
+    const untitled = (message: string) => alert('', message);
+    expect(anomalyRecordId(untitled('Budget  exceeded\n'), 'ops')).toBe(anomalyRecordId(untitled('Budget exceeded'), 'ops'));
+    expect(anomalyRecordId(untitled('Budget exceeded'), 'ops')).not.toBe(anomalyRecordId(untitled('Forecast exceeded'), 'ops'));
+    expect(anomalyRecordId(untitled('EC2 spend rose'), 'ops')).not.toBe(anomalyRecordId(alert('EC2 spend rose', 'x'), 'ops'));
+    expect(formatGoogleChatMessage(untitled('Budget exceeded')).thread).not.toEqual(
+      formatGoogleChatMessage(untitled('Forecast exceeded')).thread,
+    );
+    // Anomalies already in the table and threads already in Google Chat keep their keys.
+    const legacy = createHash('sha256')
+      .update(JSON.stringify(['anomaly_alert', '123456789012', 'EC2 spend rose']))
+      .digest('hex');
+    expect(anomalyRecordId(alert(), 'ops')).toBe(
+      `anomaly#${createHash('sha256')
+        .update(`${JSON.stringify(['anomaly_alert', '123456789012', 'EC2 spend rose'])}\nops`)
+        .digest('hex')}`,
+    );
+    expect(formatGoogleChatMessage(alert()).thread.threadKey).toBe(`cost-alert-${legacy.slice(0, 32)}`);
+
+    const s = setup();
+    await send(s, ops, untitled('Budget exceeded'), 'r1');
+    const id = anomalyRecordId(untitled('Budget exceeded'), 'ops');
+    const state = s.ledger.anomalies.get(id);
+    s.ledger.anomalies.set(id, {
+      ...(state as NonNullable<typeof state>),
+      triage: { state: 'snoozed', until: Math.floor(s.clock.now() / 1000) + 86_400 },
+    });
+    expect(await send(s, ops, untitled('Forecast exceeded'), 'r2')).toEqual({ kind: 'delivered' });
+    expect(s.webhook.posts.map((p) => p.anomaly?.kind)).toEqual(['opening', 'opening']);
   });
 });
 

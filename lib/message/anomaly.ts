@@ -1,0 +1,18 @@
+import type { WebhookMessage } from './schema.js';
+
+const collapsed = (text: string | undefined): string => (text ?? '').replace(/\s+/g, ' ').trim();
+
+/**
+ * What makes two alerts one anomaly (the contract's "Identity"): object type, account and
+ * title, runs of whitespace collapsed and ends trimmed, case kept. A title-less alert is told
+ * apart by its message instead, or every title-less alert of an account would be one anomaly,
+ * snoozed and threaded together. Titled alerts keep the three parts alone, so the ids and
+ * thread keys of anomalies already in flight stay what they were.
+ */
+export function anomalyIdentity(message: WebhookMessage): string {
+  const { metadata, payload } = message;
+  const title = collapsed(payload.title);
+  const parts = [metadata.object_type, payload.account_id?.trim() ?? '', title];
+  if (title === '') parts.push(collapsed(payload.message));
+  return JSON.stringify(parts);
+}
