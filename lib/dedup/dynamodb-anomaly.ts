@@ -1,12 +1,13 @@
 // Loaded with import() by dynamodb.ts, and given what it shares with the cold path as
 // arguments: a runtime import of it would move that code into a chunk the cold path loads too.
 import type { AwsJsonCall } from '../aws/json-client.js';
-import type { AnomalyState, AnomalyTable, AnomalyTriage } from './ledger.js';
+import type { AnomalyStart, AnomalyTable, AnomalyTriage, StoredAnomaly } from './ledger.js';
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
 type AnomalyItem = {
   firstSeen?: { N?: string };
+  expiresAt?: { N?: string };
   followUps?: { N?: string };
   channel?: { S?: string };
   ts?: { S?: string };
@@ -33,17 +34,19 @@ function triageOf(item: AnomalyItem | undefined): AnomalyTriage | undefined {
   };
 }
 
-function anomalyState(item: AnomalyItem | undefined, t: number): AnomalyState {
-  const firstSeen = Number(item?.firstSeen?.N);
-  const followUps = Number(item?.followUps?.N);
-  const channel = item?.channel?.S;
-  const ts = item?.ts?.S;
+/** The item as stored: `firstSeen` only where an opening wrote it (ledger.ts, anomalyStartOf). */
+function storedAnomaly(item: AnomalyItem | undefined): StoredAnomaly | undefined {
+  if (!item) return undefined;
+  const firstSeen = Number(item.firstSeen?.N);
+  const followUps = Number(item.followUps?.N);
+  const channel = item.channel?.S;
+  const ts = item.ts?.S;
   const triage = triageOf(item);
   return {
-    ...(triage ? { triage } : {}),
-    firstSeen: Number.isFinite(firstSeen) ? firstSeen : t,
-    followUps: Number.isFinite(followUps) ? followUps : 0,
+    ...(item.firstSeen?.N !== undefined && Number.isFinite(firstSeen) ? { firstSeen } : {}),
+    ...(Number.isFinite(followUps) ? { followUps } : {}),
     ...(channel && ts ? { opening: { channel, ts } } : {}),
+    ...(triage ? { triage } : {}),
   };
 }
 
@@ -57,22 +60,20 @@ export function dynamoAnomalyTable(
   options: { tableName: string; windowSeconds: number },
   now: () => number,
   isConditionFailure: (error: unknown) => error is { fields: Record<string, unknown> },
+  startOf: (stored: StoredAnomaly | undefined) => AnomalyStart,
 ): AnomalyTable {
   const { tableName: TableName } = options;
   return {
     async startAnomaly(id, signal) {
       const t = seconds(now());
+      const expires = t + options.windowSeconds;
+      let found: AnomalyItem | undefined;
       try {
         await dynamo(
           'PutItem',
           {
             TableName,
-            Item: {
-              id: { S: id },
-              firstSeen: { N: String(t) },
-              followUps: { N: '0' },
-              expiresAt: { N: String(t + options.windowSeconds) },
-            },
+            Item: { id: { S: id }, firstSeen: { N: String(t) }, followUps: { N: '0' }, expiresAt: { N: String(expires) } },
             ConditionExpression: 'attribute_not_exists(id) OR expiresAt < :now',
             ExpressionAttributeValues: { ':now': { N: String(t) } },
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -82,7 +83,30 @@ export function dynamoAnomalyTable(
         return { kind: 'opened' as const };
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
-        return { kind: 'existing' as const, state: anomalyState(error.fields['Item'] as AnomalyItem | undefined, t) };
+        found = error.fields['Item'] as AnomalyItem | undefined;
+      }
+      const start = startOf(storedAnomaly(found));
+      if (start.kind === 'existing') return start;
+      // An item nobody opened (triage state written first): open it in place, keeping that state
+      // and its longer life; of two deliveries arriving together, the condition lets one open it.
+      const kept = Math.max(expires, Number(found?.expiresAt?.N) || 0);
+      try {
+        await dynamo(
+          'UpdateItem',
+          {
+            TableName,
+            Key: { id: { S: id } },
+            UpdateExpression: 'SET firstSeen = :now, followUps = :zero, expiresAt = :expires',
+            ConditionExpression: 'attribute_not_exists(firstSeen)',
+            ExpressionAttributeValues: { ':now': { N: String(t) }, ':zero': { N: '0' }, ':expires': { N: String(kept) } },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+          signal,
+        );
+        return start;
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+        return startOf(storedAnomaly(error.fields['Item'] as AnomalyItem | undefined));
       }
     },
 
@@ -120,14 +144,34 @@ export function dynamoAnomalyTable(
     },
 
     async forgetAnomaly(id, signal) {
+      // Only an opening nobody has: once a message or a follow-up exists, the anomaly stays.
+      const nobodyHasIt = 'attribute_not_exists(ts) AND followUps = :zero';
       try {
-        // Only an opening nobody has: once a message or a follow-up exists, the anomaly stays.
         await dynamo(
           'DeleteItem',
           {
             TableName,
             Key: { id: { S: id } },
-            ConditionExpression: 'attribute_not_exists(ts) AND followUps = :zero',
+            ConditionExpression: `${nobodyHasIt} AND attribute_not_exists(triage)`,
+            ExpressionAttributeValues: { ':zero': { N: '0' } },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+          signal,
+        );
+        return;
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+        if ((error.fields['Item'] as AnomalyItem | undefined)?.triage === undefined) return;
+      }
+      // What someone decided stays: only the opening goes, so the next delivery opens again.
+      try {
+        await dynamo(
+          'UpdateItem',
+          {
+            TableName,
+            Key: { id: { S: id } },
+            UpdateExpression: 'REMOVE firstSeen, followUps',
+            ConditionExpression: nobodyHasIt,
             ExpressionAttributeValues: { ':zero': { N: '0' } },
           },
           signal,

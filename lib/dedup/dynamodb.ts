@@ -1,5 +1,5 @@
 import { type AwsJsonCall, isConditionFailure } from '../aws/json-client.js';
-import type { AnomalyTable, ClaimOutcome, DeliveryLedger } from './ledger.js';
+import { type AnomalyTable, anomalyStartOf, type ClaimOutcome, type DeliveryLedger } from './ledger.js';
 
 export interface DynamoLedgerOptions {
   tableName: string;
@@ -34,7 +34,7 @@ export function dynamoLedger(dynamo: AwsJsonCall, options: DynamoLedgerOptions):
   let loaded: Promise<AnomalyTable> | undefined;
   const anomalies = () => {
     loaded ??= import('./dynamodb-anomaly.js').then(({ dynamoAnomalyTable }) =>
-      dynamoAnomalyTable(dynamo, options, now, isConditionFailure),
+      dynamoAnomalyTable(dynamo, options, now, isConditionFailure, anomalyStartOf),
     );
     return loaded;
   };

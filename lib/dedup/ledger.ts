@@ -35,8 +35,34 @@ export interface AnomalyTriage {
 export const snoozeHolds = (triage: AnomalyTriage | undefined, nowSeconds: number): boolean =>
   triage?.state === 'snoozed' && (triage.until ?? 0) > nowSeconds;
 
-/** The first delivery of an anomaly opens it; any other finds its state. */
-export type AnomalyStart = { kind: 'opened' } | { kind: 'existing'; state: AnomalyState };
+/**
+ * The first delivery of an anomaly opens it; any other finds its state. An opening may find
+ * what someone decided already (a click on an older message of the anomaly), so that a snooze
+ * holds for it too.
+ */
+export type AnomalyStart = { kind: 'opened'; triage?: AnomalyTriage } | { kind: 'existing'; state: AnomalyState };
+
+/** An anomaly's item as either writer leaves it: the triage function may write one before the relay opens it. */
+export type StoredAnomaly = Partial<AnomalyState>;
+
+/**
+ * The one rule for reading an anomaly's item: only an opening sets `firstSeen`. An item
+ * without it (triage state written on an anomaly whose record had expired, or an opening that
+ * was forgotten) has no opening in flight, so the delivery that finds it opens the anomaly,
+ * keeping what was decided. Read otherwise, it would wait for an opening that never comes.
+ */
+export function anomalyStartOf(stored: StoredAnomaly | undefined): AnomalyStart {
+  if (stored?.firstSeen === undefined) return { kind: 'opened', ...(stored?.triage ? { triage: stored.triage } : {}) };
+  return {
+    kind: 'existing',
+    state: {
+      firstSeen: stored.firstSeen,
+      followUps: stored.followUps ?? 0,
+      ...(stored.opening ? { opening: stored.opening } : {}),
+      ...(stored.triage ? { triage: stored.triage } : {}),
+    },
+  };
+}
 
 /** One attempt's claim: its own token, and how long it may hold the destination at most. */
 export interface Claim {
@@ -66,7 +92,10 @@ export interface DeliveryLedger {
   anomalyOpened(id: string, opening: MessageRef, signal?: AbortSignal): Promise<void>;
   /** One more follow-up delivered; the anomaly is remembered for another window. */
   anomalyFollowedUp(id: string, signal?: AbortSignal): Promise<void>;
-  /** An opening that no destination has (refused, or not held): the next delivery opens again. */
+  /**
+   * An opening that no destination has (refused, not held, or snoozed): the next delivery opens
+   * again. What someone decided about the anomaly stays.
+   */
   forgetAnomaly(id: string, signal?: AbortSignal): Promise<void>;
 }
 

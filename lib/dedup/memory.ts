@@ -1,5 +1,12 @@
 import type { MessageRef } from '../chat/service.js';
-import type { AnomalyState, AnomalyTriage, ClaimOutcome, DeliveryLedger } from './ledger.js';
+import {
+  type AnomalyState,
+  type AnomalyTriage,
+  anomalyStartOf,
+  type ClaimOutcome,
+  type DeliveryLedger,
+  type StoredAnomaly,
+} from './ledger.js';
 
 /** One alert at one destination: claimed by an attempt until `claimUntil`, or done. */
 export type MemoryEntry = { state: 'claimed' | 'delivered' | 'queued'; claimUntil?: number; token?: string };
@@ -12,11 +19,14 @@ export type MemoryEntry = { state: 'claimed' | 'delivered' | 'queued'; claimUnti
 export function inMemoryLedger(
   now: () => number = Date.now,
   triageOf?: (anomalyId: string) => AnomalyTriage | undefined,
-): DeliveryLedger & { entries: Map<string, MemoryEntry>; anomalies: Map<string, AnomalyState> } {
+): DeliveryLedger & { entries: Map<string, MemoryEntry>; anomalies: Map<string, StoredAnomaly> } {
   const entries = new Map<string, MemoryEntry>();
-  const anomalies = new Map<string, AnomalyState>();
+  const anomalies = new Map<string, StoredAnomaly>();
   const seconds = () => Math.floor(now() / 1000);
-  const anomaly = (id: string) => anomalies.get(id) ?? { firstSeen: seconds(), followUps: 0 };
+  const anomaly = (id: string): AnomalyState => {
+    const known = anomalies.get(id);
+    return { ...known, firstSeen: known?.firstSeen ?? seconds(), followUps: known?.followUps ?? 0 };
+  };
   return {
     entries,
     anomalies,
@@ -37,12 +47,12 @@ export function inMemoryLedger(
       if (token ? entry?.token === token : entry?.state !== 'delivered') entries.delete(id);
     },
     async startAnomaly(id) {
-      const state = anomalies.get(id);
+      const stored = anomalies.get(id);
       // Under npm start the triage page's in-memory store holds the triage state, as the anomaly item does in AWS.
-      const triage = triageOf?.(id);
-      if (state) return { kind: 'existing', state: { ...state, ...(triage ? { triage } : {}) } };
-      anomalies.set(id, anomaly(id));
-      return { kind: 'opened' };
+      const triage = triageOf?.(id) ?? stored?.triage;
+      const start = anomalyStartOf({ ...stored, ...(triage ? { triage } : {}) });
+      if (start.kind === 'opened') anomalies.set(id, { ...stored, firstSeen: seconds(), followUps: 0 });
+      return start;
     },
     async anomalyOpened(id, opening: MessageRef) {
       anomalies.set(id, { ...anomaly(id), opening });
@@ -53,7 +63,9 @@ export function inMemoryLedger(
     },
     async forgetAnomaly(id) {
       const state = anomalies.get(id);
-      if (state && !state.opening && state.followUps === 0) anomalies.delete(id);
+      if (!state || state.opening || state.followUps) return;
+      if (state.triage) anomalies.set(id, { triage: state.triage });
+      else anomalies.delete(id);
     },
   };
 }

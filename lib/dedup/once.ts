@@ -146,15 +146,20 @@ export function deliverOnce(deps: OnceDependencies): FirstAttempt {
 
     // Without the table every delivery is an opening: an alert is never held back for its state.
     let anomaly: AnomalyPost = OPENING;
-    if (claim) {
-      if (start?.kind === 'existing') {
-        if (snoozeHolds(start.state.triage, Math.floor(now() / 1000))) {
-          // Released, not recorded: a re-send after the snooze ends is posted.
-          await step(budget, target.name, (signal) => ledger.release(id, token, signal));
-          logger.info('anomaly is snoozed at this destination; not posted', { destination: target.name, outcome: 'snoozed' });
-          metrics.add(deliveryMetric('snoozed', destinationType(target.destination)));
-          return { kind: 'snoozed' };
-        }
+    if (claim && start) {
+      const triage = start.kind === 'existing' ? start.state.triage : start.triage;
+      if (snoozeHolds(triage, Math.floor(now() / 1000))) {
+        // Released, not recorded: a re-send after the snooze ends is posted. An opening that posts
+        // nothing is no opening; the snooze stays.
+        await Promise.all([
+          step(budget, target.name, (signal) => ledger.release(id, token, signal)),
+          start.kind === 'opened' ? step(budget, target.name, (signal) => ledger.forgetAnomaly(anomalyId, signal)) : undefined,
+        ]);
+        logger.info('anomaly is snoozed at this destination; not posted', { destination: target.name, outcome: 'snoozed' });
+        metrics.add(deliveryMetric('snoozed', destinationType(target.destination)));
+        return { kind: 'snoozed' };
+      }
+      if (start.kind === 'existing') {
         const waiting = isSlackApp(target.destination) && !start.state.opening;
         if (waiting && Math.floor(now() / 1000) - start.state.firstSeen < OPENING_PENDING_SECONDS) {
           await step(budget, target.name, (signal) => ledger.release(id, token, signal));

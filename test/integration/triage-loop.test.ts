@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { type AttributeValue, GetItemCommand, ScanCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, DeleteItemCommand, GetItemCommand, ScanCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anomalyRecordId } from '../../lib/dedup/fingerprint.js';
 import { type WebhookMessage, webhookMessageSchema } from '../../lib/message/schema.js';
@@ -373,6 +373,38 @@ describe.skipIf(!moto)('the triage loop: relay, delivery-retry and triage bundle
     expect(opening.replies).toHaveLength(1);
     expect(opening.replies[0]?.text).toMatch(/^Update \(acknowledged\): /);
     expect(shown(opening.replies[0]?.blocks)).toContain('up 120%');
+  });
+
+  it('a late click on an anomaly whose record expired holds none of its later alerts back: the next one opens it, marked after', async () => {
+    const title = 'Fargate spend rose';
+    const id = anomalyRecordId(message(title, '', 'default'), 'default');
+    expect((await send(title, 'up 30%', 'default')).statusCode).toBe(200);
+    const old = api.messages.find((m) => shown(m.blocks).includes(title)) as StoredMessage;
+    // The dedup window passed and TTL removed the record; the old message still has its buttons.
+    await table.dynamo.send(new DeleteItemCommand({ TableName: table.name, Key: { id: { S: id } } }));
+    const clickOn = (action: string) =>
+      signedClick({
+        type: 'block_actions',
+        user: { id: 'U0LATE', username: 'lee' },
+        container: { channel_id: old.channel, message_ts: old.ts },
+        message: { text: old.text, blocks: old.blocks },
+        actions: [{ action_id: `triage_${action}`, value: id }],
+      });
+    const late = await triage.invoke<Answer>(event({ method: 'POST', path: '/slack/interactions', ...clickOn('acknowledge') }), {
+      timeoutMs: 10_000,
+    });
+    expect(late.statusCode).toBe(200);
+    expect(await item(id)).toMatchObject({ triage: { S: 'acknowledged' } });
+
+    const next = await send(title, 'up 45%', 'default');
+    expect(next.statusCode).toBe(200);
+    const openings = api.messages.filter((m) => shown(m.blocks).includes(title));
+    expect(openings).toHaveLength(2);
+    expect(shown(openings[1]?.blocks)).toContain('up 45%');
+    expect(await item(id)).toMatchObject({ triage: { S: 'acknowledged' }, ts: { S: openings[1]?.ts } });
+    const then = await send(title, 'up 50%', 'default');
+    expect(then.statusCode).toBe(200);
+    expect(shown(openings[1]?.blocks)).toMatch(/Acknowledged by lee at \d{4}-/);
   });
 
   it('a Teams post that fails first is queued with its origin only, and delivery-retry posts it with the same Triage link origin', async () => {

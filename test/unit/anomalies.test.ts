@@ -473,4 +473,23 @@ describe('a snoozed anomaly (lib/triage)', () => {
     expect(await send(s, ops, alert('EC2 spend rose', 'up 400%'), 'r3')).toEqual({ kind: 'delivered' });
     expect(s.webhook.posts).toHaveLength(2);
   });
+
+  it('a decision written before any opening (a click after the record expired) holds for the next alert, which opens nothing while snoozed', async () => {
+    const s = setup();
+    const id = anomalyRecordId(alert(), 'finops');
+    const nowSeconds = Math.floor(s.clock.now() / 1000);
+    s.ledger.anomalies.set(id, { triage: { state: 'snoozed', by: 'Dana', at: nowSeconds, until: nowSeconds + 86_400 } });
+    expect(await send(s, finops)).toEqual({ kind: 'snoozed' });
+    expect(s.app.posts).toHaveLength(0);
+    // Nothing was posted, so nothing was opened; what was decided stays.
+    expect(s.ledger.anomalies.get(id)).toEqual({ triage: { state: 'snoozed', by: 'Dana', at: nowSeconds, until: nowSeconds + 86_400 } });
+
+    s.ledger.anomalies.set(id, { triage: { state: 'acknowledged', by: 'Dana', at: nowSeconds } });
+    expect(await send(s, finops, alert('EC2 spend rose', 'up 1%'), 'r2')).toMatchObject({ kind: 'delivered' });
+    expect(await send(s, finops, alert('EC2 spend rose', 'up 2%'), 'r3')).toMatchObject({ kind: 'delivered' });
+    expect(s.app.posts.map((p) => p.anomaly)).toEqual([
+      { kind: 'opening' },
+      expect.objectContaining({ kind: 'follow_up', updates: 1, triage: { state: 'acknowledged', by: 'Dana', at: nowSeconds } }),
+    ]);
+  });
 });

@@ -212,8 +212,37 @@ describe('the DynamoDB dedup ledger', () => {
       kind: 'existing',
       state: { firstSeen: t - 600, followUps: 2, opening: { channel: 'C1', ts: '1.2' } },
     });
+    // An item that no opening wrote (the triage function's, after the anomaly's record expired)
+    // is opened in place, keeping what was decided and its longer life: never read as an opening in flight.
+    const triageOnly = {
+      id: { S: 'anomaly#1' },
+      triage: { S: 'acknowledged' },
+      triageBy: { S: 'Dana' },
+      triageAt: { N: String(t - 5) },
+      expiresAt: { N: String(t + 30 * 86_400) },
+    };
+    aws.answer('DynamoDB_20120810.PutItem', { error: 'ConditionalCheckFailedException', fields: { Item: triageOnly } });
+    aws.answer('DynamoDB_20120810.UpdateItem', {});
+    expect(await ledger().startAnomaly('anomaly#1')).toEqual({
+      kind: 'opened',
+      triage: { state: 'acknowledged', by: 'Dana', at: t - 5 },
+    });
+    expect(aws.calls.at(-1)?.body).toMatchObject({
+      Key: { id: { S: 'anomaly#1' } },
+      UpdateExpression: 'SET firstSeen = :now, followUps = :zero, expiresAt = :expires',
+      ConditionExpression: 'attribute_not_exists(firstSeen)',
+      ExpressionAttributeValues: { ':now': { N: String(t) }, ':expires': { N: String(t + 30 * 86_400) } },
+    });
+    // Of two deliveries that find it together, the one that loses the condition follows up the other's opening.
+    aws.answer('DynamoDB_20120810.PutItem', { error: 'ConditionalCheckFailedException', fields: { Item: triageOnly } });
+    aws.answer('DynamoDB_20120810.UpdateItem', {
+      error: 'ConditionalCheckFailedException',
+      fields: { Item: { ...triageOnly, firstSeen: { N: String(t) }, followUps: { N: '0' } } },
+    });
+    expect(await ledger().startAnomaly('anomaly#1')).toMatchObject({ kind: 'existing', state: { firstSeen: t, followUps: 0 } });
     aws.answer('DynamoDB_20120810.PutItem', { error: 'ConditionalCheckFailedException' });
-    expect(await ledger().startAnomaly('anomaly#1')).toEqual({ kind: 'existing', state: { firstSeen: t, followUps: 0 } });
+    aws.answer('DynamoDB_20120810.UpdateItem', {});
+    expect(await ledger().startAnomaly('anomaly#1')).toEqual({ kind: 'opened' });
     // The triage function's attributes on the same item come back in the same round trip.
     const triaged = {
       ...item,
@@ -249,9 +278,23 @@ describe('the DynamoDB dedup ledger', () => {
     expect(aws.calls[1]?.body['UpdateExpression']).toMatch(/^ADD followUps :one/);
     aws.answer('DynamoDB_20120810.DeleteItem', {});
     await ledger().forgetAnomaly('anomaly#1');
-    expect(aws.calls[2]?.body['ConditionExpression']).toBe('attribute_not_exists(ts) AND followUps = :zero');
+    expect(aws.calls[2]?.body['ConditionExpression']).toBe(
+      'attribute_not_exists(ts) AND followUps = :zero AND attribute_not_exists(triage)',
+    );
     aws.answer('DynamoDB_20120810.DeleteItem', { error: 'ConditionalCheckFailedException' });
     await expect(ledger().forgetAnomaly('anomaly#1')).resolves.toBeUndefined();
+    expect(aws.calls).toHaveLength(4);
+    // What someone decided stays: only the opening is removed.
+    aws.answer('DynamoDB_20120810.DeleteItem', {
+      error: 'ConditionalCheckFailedException',
+      fields: { Item: { id: { S: 'anomaly#1' }, followUps: { N: '0' }, triage: { S: 'snoozed' } } },
+    });
+    aws.answer('DynamoDB_20120810.UpdateItem', {});
+    await ledger().forgetAnomaly('anomaly#1');
+    expect(aws.calls.at(-1)?.body).toMatchObject({
+      UpdateExpression: 'REMOVE firstSeen, followUps',
+      ConditionExpression: 'attribute_not_exists(ts) AND followUps = :zero',
+    });
     aws.answer('DynamoDB_20120810.DeleteItem', { error: 'ResourceNotFoundException' });
     await expect(ledger().forgetAnomaly('anomaly#1')).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
   });
