@@ -73,14 +73,14 @@ export function createSlackAppPoster(options: SlackAppClientOptions) {
   const base = (options.apiUrl ?? DEFAULT_SLACK_API_URL).replace(/\/?$/, '/');
   const now = options.now ?? Date.now;
 
-  async function call(method: string, body: Record<string, unknown>, token: string, timeoutMs: number): Promise<CallResult> {
+  async function call(method: string, body: Record<string, unknown>, token: string, timeoutMs: () => number): Promise<CallResult> {
     try {
       const response = await transport(`${base}${method}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json; charset=utf-8', authorization: `Bearer ${token}` },
         body: JSON.stringify(body),
         redirect: 'error',
-        timeoutMs,
+        timeoutMs: timeoutMs(),
       });
       return classifyWebApiAnswer(response.status, await response.text(), response.headers.get('retry-after'), tools.parseRetryAfterMs);
     } catch (error) {
@@ -90,7 +90,7 @@ export function createSlackAppPoster(options: SlackAppClientOptions) {
 
   const message = (m: SlackMessage) => ({ text: m.text, blocks: m.blocks, unfurl_links: false, unfurl_media: false });
 
-  async function open(channel: string, content: SlackMessage, token: string, timeoutMs: number): Promise<PostOutcome> {
+  async function open(channel: string, content: SlackMessage, token: string, timeoutMs: () => number): Promise<PostOutcome> {
     const posted = await call('chat.postMessage', { channel, ...message(content) }, token, timeoutMs);
     if (posted.outcome.kind !== 'delivered') return posted.outcome;
     return posted.ref ? { kind: 'delivered', opened: posted.ref } : { kind: 'delivered' };
@@ -99,7 +99,10 @@ export function createSlackAppPoster(options: SlackAppClientOptions) {
   return async (channel: string, payload: SlackAppPayload, postOptions: PostOptions): Promise<PostOutcome> => {
     const token = postOptions.botToken;
     if (!token) return { kind: 'refused', reason: 'not_authed' };
-    const { timeoutMs } = postOptions;
+    // The calls of one post (an edit, then a reply or a new opening) share its one deadline, which
+    // the core fitted into the invocation: each gets what the ones before it left.
+    const end = performance.now() + postOptions.timeoutMs;
+    const left = () => Math.max(1, Math.floor(end - performance.now()));
     const { anomaly } = payload;
     const buttonsFor = payload.triage && 'buttons' in payload.triage ? payload.triage.buttons : undefined;
     const mark = anomaly.kind === 'follow_up' ? anomaly.triage : undefined;
@@ -109,7 +112,7 @@ export function createSlackAppPoster(options: SlackAppClientOptions) {
       ...(buttonsFor ? [triageButtons(buttonsFor, !mark)] : []),
     ];
     if (anomaly.kind === 'opening')
-      return open(channel, formatSlackMessage(payload.message, payload.mention, undefined, triage), token, timeoutMs);
+      return open(channel, formatSlackMessage(payload.message, payload.mention, undefined, triage), token, left);
 
     const { opening } = anomaly;
     const asUpdate = () =>
@@ -118,23 +121,18 @@ export function createSlackAppPoster(options: SlackAppClientOptions) {
         // A new opening in place of a lost one: it carries the buttons and what was decided.
         formatSlackMessage(payload.message, payload.mention, updateNote(anomaly.firstSeenAt, anomaly.updates), triage),
         token,
-        timeoutMs,
+        left,
       );
     if (!opening) return asUpdate();
 
     // The opening keeps its buttons and says what was decided; the reply in its thread marks the update.
     const edited = formatSlackMessage(payload.message, payload.mention, editedNote(anomaly.updates, new Date(now()).toISOString()), triage);
-    const update = await call('chat.update', { channel: opening.channel, ts: opening.ts, ...message(edited) }, token, timeoutMs);
+    const update = await call('chat.update', { channel: opening.channel, ts: opening.ts, ...message(edited) }, token, left);
     if (update.error !== undefined && UNEDITABLE_ERRORS.has(update.error)) return asUpdate();
     if (update.outcome.kind !== 'delivered') return update.outcome;
     // The reply names no one: the opening already did, and a thread reply should not ping again.
     const reply = formatSlackMessage(payload.message, undefined, updateNote(anomaly.firstSeenAt, anomaly.updates, anomaly.triage));
-    const replied = await call(
-      'chat.postMessage',
-      { channel: opening.channel, thread_ts: opening.ts, ...message(reply) },
-      token,
-      timeoutMs,
-    );
+    const replied = await call('chat.postMessage', { channel: opening.channel, thread_ts: opening.ts, ...message(reply) }, token, left);
     return replied.outcome.kind === 'delivered' ? { kind: 'delivered' } : replied.outcome;
   };
 }

@@ -13,6 +13,7 @@ import { createSlackAppPoster } from '../../lib/slack/app-post.js';
 import { slackAppService, slackAppTools } from '../../lib/slack/app-service.js';
 import { formatSlackMessage, SLACK_LIMITS, updateNote } from '../../lib/slack/format.js';
 import { formatTeamsMessage } from '../../lib/teams/format.js';
+import { fetchOverNodeHttp, type NodeFetch } from '../../lib/transport/fetch-over-node-http.js';
 import { budgetOf } from '../helpers/budget.js';
 import { capturedLogger, chatServices, manualClock, memoryDeadLetters, memoryRetryQueue } from '../helpers/fake-delivery-ports.js';
 import { memoryLedger } from '../helpers/memory-ledger.js';
@@ -357,6 +358,27 @@ describe("the Slack app client against a loopback server that plays Slack's Web 
     for (const block of (message?.blocks ?? []) as Array<{ text?: { text: string } }>) {
       expect((block.text?.text ?? '').length).toBeLessThanOrEqual(SLACK_LIMITS.body + 20);
     }
+  });
+
+  it("a follow-up's edit and reply share the post's one deadline: a slow edit leaves the reply only what is left of it", async () => {
+    const granted: Array<{ method: string; timeoutMs: number | undefined }> = [];
+    // Our transport, as the service uses it, with Slack taking its time over the edit.
+    const slowEdit: NodeFetch = async (input, init) => {
+      const method = String(input).split('/').at(-1) as string;
+      granted.push({ method, timeoutMs: init?.timeoutMs });
+      if (method === 'chat.update') await new Promise((resolve) => setTimeout(resolve, 300));
+      return fetchOverNodeHttp(input, init);
+    };
+    const slowPost = createSlackAppPoster({ apiUrl: api.url, tools: slackAppTools(slowEdit) });
+    const opened = await slowPost('C0123ABCD', payload(opening), options);
+    const ref = opened.kind === 'delivered' ? opened.opened : undefined;
+    const followUp: AnomalyPost = { kind: 'follow_up', firstSeenAt: '2026-11-22T10:00:00Z', updates: 1, ...(ref ? { opening: ref } : {}) };
+    granted.length = 0;
+    expect(await slowPost('C0123ABCD', payload(followUp), { timeoutMs: 1_000, botToken: TOKEN })).toEqual({ kind: 'delivered' });
+    expect(granted.map((g) => g.method)).toEqual(['chat.update', 'chat.postMessage']);
+    expect(granted[0]?.timeoutMs).toBeLessThanOrEqual(1_000);
+    // Together they never take more than the one post timeout the invocation could give.
+    expect(granted[1]?.timeoutMs).toBeLessThanOrEqual(1_000 - 300);
   });
 
   it('an opening message that was deleted is replaced by a new opening, so the follow-up is not lost', async () => {
