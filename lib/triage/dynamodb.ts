@@ -1,6 +1,13 @@
-import type { AwsJsonCall } from '../aws/json-client.js';
-import type { TriageAction, TriageAudit, TriageState } from './state.js';
+import { type AwsJsonCall, isConditionFailure } from '../aws/json-client.js';
+import { ReasonedError } from '../shared/errors.js';
+import { nextTriage, type TriageAction, type TriageAudit, type TriageChange, type TriageState } from './state.js';
 import type { TriageRecord, TriageStore } from './store.js';
+
+/** Other actions kept changing the anomaly while this one was being recorded. */
+export class TriageConflictError extends ReasonedError {}
+
+/** How often an action is decided again when another one changed the item first. */
+const WRITE_ATTEMPTS = 3;
 
 type Attribute = { S?: string; N?: string; L?: Array<{ M?: Record<string, Attribute> }> };
 
@@ -35,34 +42,83 @@ function recordOf(item: Record<string, Attribute>): TriageRecord {
   return { triage, audit, ...(channel && ts ? { opening: { channel, ts } } : {}) };
 }
 
-/** Triage state on the anomaly item: the relay's item, extended with triage attributes and an audit list. */
-export function dynamoTriageStore(dynamo: AwsJsonCall, tableName: string): TriageStore {
-  return {
-    async read(id, signal) {
-      const output = await dynamo('GetItem', { TableName: tableName, Key: { id: { S: id } }, ConsistentRead: true }, signal);
-      const item = output['Item'] as Record<string, Attribute> | undefined;
-      return item ? recordOf(item) : undefined;
-    },
-    async apply(id, state, entry, signal) {
-      const values: Record<string, unknown> = {
-        ':state': { S: state.state },
-        ':by': { S: entry.who },
-        ':at': { N: String(entry.at) },
-        ':entry': { L: [{ M: { who: { S: entry.who }, action: { S: entry.action }, at: { N: String(entry.at) } } }] },
-        ':empty': { L: [] },
-        ':expires': { N: String(entry.at + TRIAGE_ITEM_SECONDS) },
-      };
-      let expression =
-        'SET triage = :state, triageBy = :by, triageAt = :at, audit = list_append(if_not_exists(audit, :empty), :entry), expiresAt = :expires';
-      if (state.until !== undefined) {
-        expression += ', triageUntil = :until';
-        values[':until'] = { N: String(state.until) };
-      } else expression += ' REMOVE triageUntil';
+/** Triage state on the anomaly item: the relay's item, extended with triage attributes, an audit list and a version. */
+export function dynamoTriageStore(dynamo: AwsJsonCall, tableName: string, now: () => number = Date.now): TriageStore {
+  const get = async (id: string, signal?: AbortSignal) => {
+    const output = await dynamo('GetItem', { TableName: tableName, Key: { id: { S: id } }, ConsistentRead: true }, signal);
+    return output['Item'] as Record<string, Attribute> | undefined;
+  };
+
+  /** Writes a change over the version it was computed from; false when another action came in between. */
+  async function write(id: string, change: TriageChange, version: number, signal?: AbortSignal): Promise<boolean> {
+    const { state, audit } = change;
+    const at = state.at ?? 0;
+    const values: Record<string, unknown> = {
+      ':state': { S: state.state },
+      ':by': { S: state.by ?? '' },
+      ':at': { N: String(at) },
+      ':audit': { L: audit.map((e) => ({ M: { who: { S: e.who }, action: { S: e.action }, at: { N: String(e.at) } } })) },
+      ':version': { N: String(version + 1) },
+      ':expires': { N: String(at + TRIAGE_ITEM_SECONDS) },
+    };
+    let expression = 'SET triage = :state, triageBy = :by, triageAt = :at, audit = :audit, triageVersion = :version, expiresAt = :expires';
+    if (state.until !== undefined) {
+      expression += ', triageUntil = :until';
+      values[':until'] = { N: String(state.until) };
+    } else expression += ' REMOVE triageUntil';
+    // Items written before versions existed hold none: they count as version 0.
+    const condition =
+      version === 0
+        ? { ConditionExpression: 'attribute_not_exists(triageVersion) OR triageVersion = :seen' }
+        : { ConditionExpression: 'triageVersion = :seen' };
+    values[':seen'] = { N: String(version) };
+    try {
       await dynamo(
         'UpdateItem',
-        { TableName: tableName, Key: { id: { S: id } }, UpdateExpression: expression, ExpressionAttributeValues: values },
+        { TableName: tableName, Key: { id: { S: id } }, UpdateExpression: expression, ExpressionAttributeValues: values, ...condition },
         signal,
       );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  return {
+    async read(id, signal) {
+      const item = await get(id, signal);
+      return item ? recordOf(item) : undefined;
+    },
+    async apply(id, action, who, nowSeconds, signal) {
+      // Read, decide, write over what was read: a repeat writes nothing, and two clicks at once
+      // each decide from the other's result. The loser of a race decides once more.
+      for (let attempt = 1; ; attempt++) {
+        const item = await get(id, signal);
+        const change = nextTriage(item && recordOf(item), action, who, nowSeconds);
+        if (!change) return { kind: 'unchanged' };
+        if (await write(id, change, Number(item?.['triageVersion']?.N ?? 0) || 0, signal)) return { kind: 'applied', change };
+        if (attempt >= WRITE_ATTEMPTS) throw new TriageConflictError('The anomaly changed while this action was recorded.', 'conflict');
+      }
+    },
+    async firstUse(key, untilSeconds, signal) {
+      try {
+        await dynamo(
+          'PutItem',
+          {
+            TableName: tableName,
+            Item: { id: { S: key }, expiresAt: { N: String(untilSeconds) } },
+            // TTL deletes lazily: a record past its time is free again.
+            ConditionExpression: 'attribute_not_exists(id) OR expiresAt < :now',
+            ExpressionAttributeValues: { ':now': { N: String(Math.floor(now() / 1000)) } },
+          },
+          signal,
+        );
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
     },
   };
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { MessageRef } from '../chat/service.js';
 import { isoSeconds } from '../format/alert.js';
 import { escapeMrkdwn } from '../format/text.js';
@@ -10,7 +11,7 @@ import { TRIAGE_ACTION_PREFIX, TRIAGE_ACTIONS_BLOCK, TRIAGE_STATUS_BLOCK, triage
 import { type TriageToken, verifyTriageToken } from '../triage-link/token.js';
 import { PAGE_HEADERS, renderTriagePage } from './page.js';
 import { createSlackVerifier } from './slack-signature.js';
-import { applyTriage, type TriageAction, triageActionSchema } from './state.js';
+import { type TriageAction, triageActionSchema } from './state.js';
 import type { TriageStore } from './store.js';
 
 export interface TriageRequest {
@@ -99,6 +100,16 @@ function parseClick(rawBody: string): SlackClick | undefined {
   };
 }
 
+/** The token in a `/triage/<token>` path; a path that does not decode is no token (403, like a forged one). */
+function pathToken(path: string): string {
+  const raw = path.slice('/triage/'.length);
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return '';
+  }
+}
+
 /** Serves the Slack app's clicks and the triage page; decisions only, clients come in as ports. */
 export function createTriageHandler(ports: TriagePorts) {
   const verifySlack = createSlackVerifier(ports.now);
@@ -126,21 +137,32 @@ export function createTriageHandler(ports: TriagePorts) {
     if (!click) return text(200, '');
     const nowSeconds = Math.floor(ports.now() / 1000);
     const who = triageName(click.userName);
-    const state = applyTriage(click.action, who, nowSeconds);
     // Slack's user id renders as a mention of the one who clicked; anything else is shown as text.
     const mention = /^[UW][A-Z0-9]{1,20}$/.test(click.userId) ? `<@${click.userId}>` : escapeMrkdwn(who);
     const kept = (without: string[]) => click.blocks.filter((b) => !without.includes(String(b.block_id)));
     let blocks: SlackBlock[];
     try {
-      await budget.step('triage_store', SLACK_STORE_BUDGET_MS, (signal) =>
-        ports.store.apply(click.anomalyId, state, { who, action: click.action, at: nowSeconds }, signal),
-      );
+      const outcome = await budget.step('triage_store', SLACK_STORE_BUDGET_MS, async (signal) => {
+        // Remembered in the table, so the same signed click replayed into any container is refused.
+        const replayKey = `slack-request#${createHash('sha256').update(String(request.headers['x-slack-signature'])).digest('hex')}`;
+        if (!(await ports.store.firstUse(replayKey, check.usableUntil + 1, signal))) return 'replayed' as const;
+        return ports.store.apply(click.anomalyId, click.action, who, nowSeconds, signal);
+      });
+      if (outcome === 'replayed') {
+        log.warn('refused a Slack interaction', { reason: 'replayed' });
+        return text(401, 'Signature refused.');
+      }
+      // A click that repeats the state changes nothing, and the message already shows it.
+      if (outcome.kind === 'unchanged') {
+        log.info('triage action repeats the state; nothing changed', { action: click.action, destinationType: 'slack' });
+        return text(200, '');
+      }
       count(click.action, 'slack');
       log.info('triage action', { action: click.action, destinationType: 'slack' });
       blocks = [
         ...kept([TRIAGE_STATUS_BLOCK, TRIAGE_ACTIONS_BLOCK]),
         triageStatus(triageLine(click.action, mention, nowSeconds)),
-        triageButtons(click.anomalyId, state.state === 'open'),
+        triageButtons(click.anomalyId, outcome.change.state.state === 'open'),
       ];
     } catch (error) {
       // Cut off in time: the click is answered, and the message says it did not take, buttons as they were.
@@ -167,7 +189,7 @@ export function createTriageHandler(ports: TriagePorts) {
         throw error;
       });
     if (!key) return text(404, 'Not found.');
-    const reading = verifyTriageToken(key, decodeURIComponent(request.path.slice('/triage/'.length)), ports.now());
+    const reading = verifyTriageToken(key, pathToken(request.path), ports.now());
     if (!reading.ok) {
       log.warn('refused a triage link', { reason: reading.reason });
       return text(403, 'This link is not valid or has expired.');
@@ -180,19 +202,21 @@ export function createTriageHandler(ports: TriagePorts) {
       const action = triageActionSchema.safeParse(form.get('action'));
       if (!action.success) return text(400, 'Unknown action.');
       const who = triageName(form.get('name') ?? '');
-      const state = applyTriage(action.data, who, nowSeconds);
-      await budget.step('triage_store', SLACK_STORE_BUDGET_MS * 2, (signal) =>
-        ports.store.apply(token.a, state, { who, action: action.data, at: nowSeconds }, signal),
+      const outcome = await budget.step('triage_store', SLACK_STORE_BUDGET_MS * 2, (signal) =>
+        ports.store.apply(token.a, action.data, who, nowSeconds, signal),
       );
-      const type = (await ports.destinationTypeOf(token.d).catch(() => undefined)) ?? 'unknown';
-      count(action.data, type);
-      log.info('triage action', { action: action.data, destinationType: type });
-      notice = triageLine(action.data, who, nowSeconds);
-      try {
-        await budget.step('follow_up', 3_000, (signal) => ports.postFollowUp(token, notice as string, signal));
-      } catch (error) {
-        log.warn('cannot post the triage follow-up', { reason: errorReason(error) });
-        notice += ' (the chat could not be told)';
+      if (outcome.kind === 'unchanged') notice = 'Nothing changed: the anomaly is already in that state.';
+      else {
+        const type = (await ports.destinationTypeOf(token.d).catch(() => undefined)) ?? 'unknown';
+        count(action.data, type);
+        log.info('triage action', { action: action.data, destinationType: type });
+        notice = triageLine(action.data, who, nowSeconds);
+        try {
+          await budget.step('follow_up', 3_000, (signal) => ports.postFollowUp(token, notice as string, signal));
+        } catch (error) {
+          log.warn('cannot post the triage follow-up', { reason: errorReason(error) });
+          notice += ' (the chat could not be told)';
+        }
       }
     }
     const record = await budget.step('triage_read', SLACK_STORE_BUDGET_MS * 2, (signal) => ports.store.read(token.a, signal));

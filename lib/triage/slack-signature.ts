@@ -5,8 +5,8 @@ import { constantTimeEqual } from '../auth/constant-time.js';
 export const SLACK_SIGNATURE_WINDOW_SECONDS = 300;
 
 export type SlackSignatureCheck =
-  | { ok: true }
-  | { ok: false; reason: 'missing_headers' | 'stale_timestamp' | 'bad_signature' | 'replayed' };
+  /** `usableUntil`: epoch seconds until which the same request would still pass, and must be remembered. */
+  { ok: true; usableUntil: number } | { ok: false; reason: 'missing_headers' | 'stale_timestamp' | 'bad_signature' };
 
 export interface SlackSignedRequest {
   timestamp: string | undefined;
@@ -17,11 +17,10 @@ export interface SlackSignedRequest {
 
 /**
  * Verifies a request as Slack signs it (`v0=` + hex HMAC-SHA256 of `v0:<timestamp>:<body>`).
- * Signatures seen within the window are remembered, so a captured click sent again is refused
- * even while its timestamp is still fresh.
+ * Whether a valid signature was used before is the table's to say (TriageStore.firstUse): a
+ * container's memory would let a click replayed into another container through.
  */
 export function createSlackVerifier(now: () => number = Date.now) {
-  const seen = new Map<string, number>();
   return (request: SlackSignedRequest, signingSecret: string): SlackSignatureCheck => {
     const { timestamp, signature, rawBody } = request;
     if (!timestamp || !signature) return { ok: false, reason: 'missing_headers' };
@@ -32,9 +31,6 @@ export function createSlackVerifier(now: () => number = Date.now) {
     }
     const expected = `v0=${createHmac('sha256', signingSecret).update(`v0:${timestamp}:${rawBody}`).digest('hex')}`;
     if (!constantTimeEqual(signature, expected)) return { ok: false, reason: 'bad_signature' };
-    for (const [key, at] of seen) if (at < nowSeconds - SLACK_SIGNATURE_WINDOW_SECONDS) seen.delete(key);
-    if (seen.has(signature)) return { ok: false, reason: 'replayed' };
-    seen.set(signature, t);
-    return { ok: true };
+    return { ok: true, usableUntil: t + SLACK_SIGNATURE_WINDOW_SECONDS };
   };
 }

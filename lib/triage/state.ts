@@ -43,3 +43,31 @@ export function applyTriage(action: TriageAction, who: string, nowSeconds: numbe
 export function effectiveState(state: TriageState, nowSeconds: number): TriageState {
   return state.state === 'snoozed' && !snoozeHolds(state, nowSeconds) ? { state: 'open' } : state;
 }
+
+/**
+ * The audit entries an item keeps, the latest last: enough to see who did what lately, while
+ * an item that is clicked without end still stays far below the table's item size.
+ */
+export const AUDIT_KEPT = 20;
+
+/** What an action leaves on an anomaly's item: its state and audit list. */
+export interface TriageChange {
+  state: TriageState;
+  audit: TriageAudit[];
+}
+
+/**
+ * What an action changes, or undefined when it repeats the state as it stands (acknowledging
+ * what is acknowledged, snoozing what is snoozed, reopening what is open): such a click or POST
+ * changes nothing, so it adds no audit entry and posts no follow-up.
+ */
+export function nextTriage(
+  current: { triage: TriageState; audit: readonly TriageAudit[] } | undefined,
+  action: TriageAction,
+  who: string,
+  nowSeconds: number,
+): TriageChange | undefined {
+  const state = applyTriage(action, who, nowSeconds);
+  if (effectiveState(current?.triage ?? OPEN, nowSeconds).state === state.state) return undefined;
+  return { state, audit: [...(current?.audit ?? []), { who, action, at: nowSeconds }].slice(-AUDIT_KEPT) };
+}

@@ -1,5 +1,5 @@
 import type { MessageRef } from '../chat/service.js';
-import type { TriageAudit, TriageState } from './state.js';
+import { nextTriage, type TriageAction, type TriageAudit, type TriageChange, type TriageState } from './state.js';
 
 /** What the table holds of one anomaly at one destination for triage. */
 export interface TriageRecord {
@@ -8,24 +8,43 @@ export interface TriageRecord {
   opening?: MessageRef;
 }
 
+/** What became of an action: applied, or a repeat of the state as it stands, which changes nothing. */
+export type TriageOutcome = { kind: 'applied'; change: TriageChange } | { kind: 'unchanged' };
+
 /** Triage state on the anomaly's item in the dedup table (`anomaly#…`). */
 export interface TriageStore {
   read(anomalyId: string, signal?: AbortSignal): Promise<TriageRecord | undefined>;
-  /** Writes the new state and appends the audit entry in one write. */
-  apply(anomalyId: string, state: TriageState, entry: TriageAudit, signal?: AbortSignal): Promise<void>;
+  /** Applies `action` by `who` at `nowSeconds` unless it repeats the current state (`nextTriage`). */
+  apply(anomalyId: string, action: TriageAction, who: string, nowSeconds: number, signal?: AbortSignal): Promise<TriageOutcome>;
+  /**
+   * Remembers a signed request until `untilSeconds`; false when it was seen before, in this
+   * container or any other, so a captured Slack click cannot be replayed.
+   */
+  firstUse(key: string, untilSeconds: number, signal?: AbortSignal): Promise<boolean>;
 }
 
-/** For `npm start` and tests: the same semantics, in a Map. */
-export function memoryTriageStore(): TriageStore & { records: Map<string, TriageRecord> } {
+/** For `npm start` and tests: the same semantics, in Maps. */
+export function memoryTriageStore(now: () => number = Date.now): TriageStore & { records: Map<string, TriageRecord> } {
   const records = new Map<string, TriageRecord>();
+  const used = new Map<string, number>();
   return {
     records,
     async read(id) {
       return records.get(id);
     },
-    async apply(id, state, entry) {
+    async apply(id, action, who, nowSeconds) {
       const known = records.get(id);
-      records.set(id, { ...known, triage: state, audit: [...(known?.audit ?? []), entry] });
+      const change = nextTriage(known, action, who, nowSeconds);
+      if (!change) return { kind: 'unchanged' };
+      records.set(id, { ...known, triage: change.state, audit: change.audit });
+      return { kind: 'applied', change };
+    },
+    async firstUse(key, untilSeconds) {
+      const nowSeconds = Math.floor(now() / 1000);
+      for (const [seen, until] of used) if (until < nowSeconds) used.delete(seen);
+      if (used.has(key)) return false;
+      used.set(key, untilSeconds);
+      return true;
     },
   };
 }

@@ -116,6 +116,8 @@ describe.skipIf(!moto)('the triage loop: relay, delivery-retry and triage bundle
   let relay: RunningBundle;
   let retry: RunningBundle;
   let triage: RunningBundle;
+  /** A second container of the triage function, as Lambda runs several. */
+  let secondTriage: RunningBundle;
   let poller: Poller;
   const sqs = sqsClient(moto ?? 'http://127.0.0.1:1');
   const answers: Answer[] = [];
@@ -208,9 +210,10 @@ describe.skipIf(!moto)('the triage loop: relay, delivery-retry and triage bundle
       DEAD_LETTER_QUEUE_URL: queues.deadLetterQueueUrl,
       POST_TIMEOUT_MS: '2000',
     };
-    [relay, retry, triage] = await Promise.all([
+    [relay, retry, triage, secondTriage] = await Promise.all([
       startBundle('webhook-relay', env),
       startBundle('delivery-retry', env),
+      startBundle('triage', shared),
       startBundle('triage', shared),
     ]);
     poller = startPoller(sqs, queues, retry);
@@ -218,7 +221,7 @@ describe.skipIf(!moto)('the triage loop: relay, delivery-retry and triage bundle
 
   afterAll(async () => {
     await poller?.stop();
-    await Promise.all([relay?.stop(), retry?.stop(), triage?.stop()]);
+    await Promise.all([relay?.stop(), retry?.stop(), triage?.stop(), secondTriage?.stop()]);
     await Promise.all([api?.close(), hooks?.close(), teams?.close(), gchat?.close()]);
   });
 
@@ -363,6 +366,15 @@ describe.skipIf(!moto)('the triage loop: relay, delivery-retry and triage bundle
     expect(shown(opening.blocks)).toMatch(/Acknowledged by <@U0DANA> at \d{4}-/);
     expect(buttons(opening).map((b) => b.text.text)).toEqual(['Reopen']);
     expect(await item(id)).toMatchObject({ triage: { S: 'acknowledged' }, triageBy: { S: 'dana' } });
+    // The same signed click, captured and replayed into another container, is refused there too.
+    const edits = opening.edits;
+    const replayed = await secondTriage.invoke<Answer>(event({ method: 'POST', path: '/slack/interactions', ...click }), {
+      timeoutMs: 10_000,
+    });
+    answers.push(replayed);
+    expect(replayed.statusCode).toBe(401);
+    expect(opening.edits).toBe(edits);
+    expect((await item(id))['audit']?.L).toHaveLength(1);
 
     expect((await send(title, 'up 120%', 'default')).statusCode).toBe(200);
     expect(api.messages.filter((m) => shown(m.blocks).includes(title))).toHaveLength(1);
@@ -439,7 +451,15 @@ describe.skipIf(!moto)('the triage loop: relay, delivery-retry and triage bundle
 
   it('no bot token, signing secret, triage key, webhook URL or link token in any log, answer, queue message or table item', async () => {
     const items = await scan();
-    const everything = [relay.output(), retry.output(), triage.output(), shown(answers), ...poller.bodies, shown(items)].join('\n');
+    const everything = [
+      relay.output(),
+      retry.output(),
+      triage.output(),
+      secondTriage.output(),
+      shown(answers),
+      ...poller.bodies,
+      shown(items),
+    ].join('\n');
     expect(triage.output()).toContain('triage action');
     expect(poller.bodies.length).toBeGreaterThan(0);
     expect(items.length).toBeGreaterThan(0);

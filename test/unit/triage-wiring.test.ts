@@ -43,17 +43,23 @@ describe('the triage state on the anomaly item', () => {
       audit: [{ who: 'dana', action: 'snooze', at: 100 }],
       opening: { channel: 'C1', ts: '1.2' },
     });
-    await store.apply('anomaly#1', { state: 'snoozed', until: 300, by: 'x', at: 1 }, { who: 'x', action: 'snooze', at: 1 });
-    await store.apply('anomaly#1', { state: 'open', by: 'x', at: 2 }, { who: 'x', action: 'reopen', at: 2 });
-    const updates = calls.filter((c) => c.operation === 'UpdateItem').map((c) => String(c.input['UpdateExpression']));
+    // The item read is snoozed until 200: at 150 a snooze repeats the state and writes nothing.
+    expect(await store.apply('anomaly#1', 'snooze', 'x', 150)).toEqual({ kind: 'unchanged' });
+    expect(calls.filter((c) => c.operation === 'UpdateItem')).toHaveLength(0);
+    await store.apply('anomaly#1', 'snooze', 'x', 250);
+    await store.apply('anomaly#1', 'reopen', 'x', 2);
+    const writes = calls.filter((c) => c.operation === 'UpdateItem');
+    const updates = writes.map((c) => String(c.input['UpdateExpression']));
     expect(updates[0]).toContain('triageUntil = :until');
     expect(updates[1]).toContain('REMOVE triageUntil');
-    expect(updates[0]).toContain('list_append');
+    // The whole audit list is written over the version it was read at: a concurrent action is decided again.
+    expect(updates[0]).toContain('audit = :audit');
+    expect(writes[0]?.input['ConditionExpression']).toBe('attribute_not_exists(triageVersion) OR triageVersion = :seen');
     // The item outlives the snooze whatever the dedup window, and still expires.
-    const snooze = calls.find((c) => c.operation === 'UpdateItem')?.input['ExpressionAttributeValues'] as Record<string, { N?: string }>;
+    const snooze = writes[0]?.input['ExpressionAttributeValues'] as Record<string, { N?: string }>;
     expect(updates[0]).toContain('expiresAt = :expires');
-    expect(Number(snooze[':expires']?.N)).toBeGreaterThanOrEqual(300);
-    expect(Number(snooze[':expires']?.N)).toBe(1 + 30 * 86_400);
+    expect(Number(snooze[':expires']?.N)).toBeGreaterThanOrEqual(250 + 86_400);
+    expect(Number(snooze[':expires']?.N)).toBe(250 + 30 * 86_400);
   });
 
   it('an item without triage attributes reads as open', async () => {

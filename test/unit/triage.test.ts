@@ -6,7 +6,7 @@ import { triageButtons } from '../../lib/slack/triage-blocks.js';
 import { followUpRequest } from '../../lib/triage/follow-up.js';
 import { createTriageHandler, type SlackBlock, type TriagePorts } from '../../lib/triage/handle.js';
 import { escapeHtml, renderTriagePage } from '../../lib/triage/page.js';
-import { effectiveState, SNOOZE_SECONDS } from '../../lib/triage/state.js';
+import { AUDIT_KEPT, effectiveState, SNOOZE_SECONDS } from '../../lib/triage/state.js';
 import { memoryTriageStore } from '../../lib/triage/store.js';
 import { signTriageToken } from '../../lib/triage-link/sign.js';
 import { verifyTriageToken } from '../../lib/triage-link/token.js';
@@ -22,7 +22,7 @@ const T0 = Date.UTC(2026, 10, 24, 9, 0, 0);
 function setup(overrides: Partial<TriagePorts> = {}) {
   let nowMs = T0;
   const lines: string[] = [];
-  const store = memoryTriageStore();
+  const store = memoryTriageStore(() => nowMs);
   const metrics = memoryMetrics();
   const updates: Array<{ blocks: SlackBlock[]; text: string }> = [];
   const followUps: Array<{ destination: string; text: string }> = [];
@@ -101,9 +101,12 @@ describe('Slack clicks', () => {
 
   it('reopen brings the three buttons back', async () => {
     const t = setup();
+    const acknowledge = clickBody('acknowledge');
+    await click(t, acknowledge, signed(acknowledge, T0));
+    t.advance(1_000);
     const body = clickBody('reopen');
-    await click(t, body, signed(body, T0));
-    const buttons = t.updates[0]?.blocks.find((b) => b.block_id === 'triage_actions') as { elements: Array<{ text: { text: string } }> };
+    await click(t, body, signed(body, t.now()));
+    const buttons = t.updates[1]?.blocks.find((b) => b.block_id === 'triage_actions') as { elements: Array<{ text: { text: string } }> };
     expect(buttons.elements.map((e) => e.text.text)).toEqual(['Acknowledge', 'Expected', 'Snooze 24 h']);
   });
 
@@ -132,6 +135,31 @@ describe('Slack clicks', () => {
     expect(t.store.records.get(ANOMALY)?.audit).toHaveLength(1);
   });
 
+  it('a click that repeats the state changes nothing: no audit entry, no count, no edit', async () => {
+    const t = setup();
+    const first = clickBody('acknowledge');
+    await click(t, first, signed(first, T0));
+    t.advance(1_000);
+    const again = clickBody('acknowledge', { id: 'U043', username: 'lee' });
+    expect((await click(t, again, signed(again, t.now()))).statusCode).toBe(200);
+    expect(t.store.records.get(ANOMALY)?.triage).toMatchObject({ state: 'acknowledged', by: 'dana' });
+    expect(t.store.records.get(ANOMALY)?.audit).toHaveLength(1);
+    expect(t.metrics.count('TriageActions', { action: 'acknowledge', destinationType: 'slack' })).toBe(1);
+    expect(t.updates).toHaveLength(1);
+  });
+
+  it('a signed click replayed into another container is refused there too: the record of seen requests is shared', async () => {
+    const shared = memoryTriageStore(() => T0);
+    const first = setup({ store: shared });
+    const second = setup({ store: shared });
+    const body = clickBody('snooze');
+    const headers = signed(body, T0);
+    expect((await click(first, body, headers)).statusCode).toBe(200);
+    expect((await click(second, body, headers)).statusCode).toBe(401);
+    expect(second.updates).toEqual([]);
+    expect(shared.records.get(ANOMALY)?.audit).toHaveLength(1);
+  });
+
   it('a body changed after signing is refused', async () => {
     const t = setup();
     const headers = signed(clickBody('acknowledge'), T0);
@@ -152,7 +180,8 @@ describe('Slack clicks', () => {
     const t = setup({
       store: {
         read: async () => undefined,
-        apply: (_i, _s, _e, signal) => new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason))),
+        firstUse: async () => true,
+        apply: (_i, _a, _w, _n, signal) => new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason))),
       },
     });
     const body = clickBody('expected');
@@ -223,6 +252,36 @@ describe('triage page', () => {
     expect(t.metrics.count('TriageActions', { action: 'acknowledge', destinationType: 'teams' })).toBe(1);
   });
 
+  it('a POST that repeats the state changes and posts nothing, however often it comes; the audit keeps the last entries', async () => {
+    const t = setup();
+    expect((await page(t, 'POST', pageToken(), 'action=acknowledge&name=Dana')).statusCode).toBe(200);
+    for (let i = 0; i < 50; i++) {
+      const answer = await page(t, 'POST', pageToken(), 'action=acknowledge&name=Mallory');
+      expect(answer.statusCode).toBe(200);
+      expect(answer.body).toContain('Nothing changed');
+    }
+    expect(t.followUps).toHaveLength(1);
+    expect(t.store.records.get(ANOMALY)?.audit).toHaveLength(1);
+    expect(t.metrics.count('TriageActions', { action: 'acknowledge', destinationType: 'teams' })).toBe(1);
+    // Real changes, one after another, keep only the latest entries.
+    for (let i = 0; i < 60; i++) {
+      t.advance(1_000);
+      await page(t, 'POST', pageToken(t.now()), `action=${i % 2 === 0 ? 'reopen' : 'acknowledge'}&name=Dana`);
+    }
+    const audit = t.store.records.get(ANOMALY)?.audit ?? [];
+    expect(audit).toHaveLength(AUDIT_KEPT);
+    expect(audit.at(-1)).toMatchObject({ action: 'acknowledge', at: t.now() / 1000 });
+  });
+
+  it('a token that is not even a well-formed path is refused with 403, not an error', async () => {
+    const t = setup();
+    for (const path of ['/triage/%E0%A4%A', '/triage/%', '/triage/']) {
+      const answer = await t.handle({ method: 'GET', path, headers: {}, body: '' }, budgetOf(1_000));
+      expect(answer.statusCode).toBe(403);
+    }
+    expect(t.lines.join('\n')).not.toMatch(/"level":"error"/);
+  });
+
   it('a hostile name is stored as text and escaped on the page', async () => {
     const t = setup();
     const name = '<img src=x onerror=alert(1)>"\'&';
@@ -266,7 +325,13 @@ describe('triage page', () => {
   });
 
   it('a failing table answers 503, never with a secret', async () => {
-    const t = setup({ store: { read: async () => Promise.reject(new Error('boom')), apply: async () => undefined } });
+    const t = setup({
+      store: {
+        read: async () => Promise.reject(new Error('boom')),
+        apply: async () => ({ kind: 'unchanged' }),
+        firstUse: async () => true,
+      },
+    });
     const answer = await page(t, 'GET', pageToken());
     expect(answer.statusCode).toBe(503);
     expect(JSON.stringify([answer, t.lines])).not.toContain(TOKEN_KEY);
