@@ -15,6 +15,7 @@ import {
   waitUntilStackDeleteComplete,
 } from '@aws-sdk/client-cloudformation';
 import { typeFromUrl } from '../lib/config/destination-type.js';
+import { runSamWithPrivateConfig, samconfigWithOverrides } from './private-samconfig.js';
 import { type Asker, createAsker, PromptCancelled } from './prompt.js';
 import { awsClientOptions, awsErrorMessage, regionFrom, UsageError } from './stack.js';
 import { guardUnexpectedErrors, unexpectedErrorMessage } from './unexpected.js';
@@ -31,7 +32,8 @@ options:
                        AWS_DEFAULT_REGION, then your profile's)
   --no-test-alert      do not offer to send a test alert after the first deploy
   -h, --help           this text
-Anything else is passed to sam deploy.`;
+Anything else is passed to sam deploy, except --config-file and --config-env: sam reads its
+settings, the secrets among them, from a copy of samconfig.toml that only you can read.`;
 
 const scripts = dirname(fileURLToPath(import.meta.url));
 const project = process.cwd();
@@ -79,6 +81,10 @@ function parseOptions(args: string[]): Options {
       options.region = value;
     } else if (arg === '--guided')
       throw new UsageError("npm run deploy asks its own questions; for SAM's guided deploy, run sam deploy --guided yourself.");
+    else if (/^--config-(file|env)(=|$)/.test(arg))
+      throw new UsageError(
+        'npm run deploy gives sam its own copy of samconfig.toml (with the secrets); to deploy with another configuration file, run sam deploy yourself.',
+      );
     else options.passThrough.push(arg);
   }
   return options;
@@ -450,15 +456,23 @@ async function main(): Promise<number> {
 
     const secretPairs = Object.entries(secrets).filter((pair): pair is [string, string] => pair[1] !== undefined);
     const overrides = [choices.overrides, overridesText(secretPairs)].filter(Boolean).join(' ');
+    // The parameters reach sam in a private copy of samconfig.toml, never on its command line,
+    // where any local user could read the secrets among them.
+    const config = samconfigWithOverrides(readFileSync(samconfigPath, 'utf8'), overrides);
     // Never `sam build`: template.yaml's CodeUri folders are the bundles just built and tested.
-    const deployArgs = [
+    const deployArgs = (configFile: string) => [
       'deploy',
+      '--config-file',
+      configFile,
+      '--config-env',
+      'default',
       '--stack-name',
       choices.stackName,
       '--region',
       choices.region,
+      // Absolute, so that it is the project's template whatever folder sam resolves paths against.
       '--template-file',
-      'template.yaml',
+      join(project, 'template.yaml'),
       '--capabilities',
       'CAPABILITY_IAM',
       '--resolve-s3',
@@ -466,15 +480,20 @@ async function main(): Promise<number> {
       '--no-fail-on-empty-changeset',
       '--on-failure',
       'DELETE',
-      ...(overrides ? ['--parameter-overrides', overrides] : []),
       ...options.passThrough,
     ];
-    const deployed = run(sam, deployArgs);
-    if (deployed !== 0) {
+    const deployed = await runSamWithPrivateConfig(sam, deployArgs, config);
+    if (deployed.signal) {
       console.error(
-        `\nsam deploy failed (exit ${deployed}); the reason is above. A first deploy that fails deletes its stack, and your choices are in samconfig.toml: fix the cause, then run npm run deploy again.`,
+        `\nStopped (${deployed.signal}) while sam deploy ran. CloudFormation may still be changing the stack ${choices.stackName}: once it is done (CloudFormation console), run npm run deploy again.`,
       );
-      return deployed;
+      return deployed.code;
+    }
+    if (deployed.code !== 0) {
+      console.error(
+        `\nsam deploy failed (exit ${deployed.code}); the reason is above. A first deploy that fails deletes its stack, and your choices are in samconfig.toml: fix the cause, then run npm run deploy again.`,
+      );
+      return deployed.code;
     }
 
     const stack = await stackAfterDeploy(choices);

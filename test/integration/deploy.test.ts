@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CloudFormationClient, CreateStackCommand, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -76,20 +76,35 @@ interface Conversation extends Result {
 
 /**
  * Runs `npm run deploy` with stdin a pipe, answering each question (a prompt left open on stderr,
- * ending in ": ") with the next answer, and closing stdin (end of input) when none is left.
+ * ending in ": ") with the next answer, and closing stdin (end of input) when none is left. With
+ * `interruptOn`, Ctrl-C is pressed once stdout shows that text: SIGINT to the whole process
+ * group, as a terminal sends it.
  */
-function deploy(project: string, env: Record<string, string>, answers: string[], args: string[] = []): Promise<Conversation> {
+function deploy(
+  project: string,
+  env: Record<string, string>,
+  answers: string[],
+  args: string[] = [],
+  interruptOn?: string,
+): Promise<Conversation> {
   return new Promise((resolve) => {
     const child: ChildProcessWithoutNullStreams = spawn(tsx, [join(root, 'scripts/deploy.ts'), ...args], {
       cwd: project,
       env: cleanEnvironment(env),
+      detached: interruptOn !== undefined,
     });
     const queue = [...answers];
     const questions: string[] = [];
     const samconfigWhenAsked: boolean[] = [];
     let out = '';
     let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    let interrupted = false;
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (interruptOn === undefined || interrupted || !out.includes(interruptOn)) return;
+      interrupted = true;
+      process.kill(-(child.pid as number), 'SIGINT');
+    });
     child.stderr.on('data', (c: Buffer) => {
       err += c.toString();
       if (!err.endsWith(': ')) return;
@@ -128,18 +143,50 @@ function deployInTerminal(project: string, env: Record<string, string>, steps: A
   });
 }
 
-/** Every sam call the stand-in recorded, as argument lists. */
-async function samCalls(project: string): Promise<string[][]> {
+/** One sam call as the stand-in saw it: its arguments, and the --config-file it was given as it was then. */
+interface SamCall {
+  args: string[];
+  config?: { path: string; mode: number; dirMode: number; dirOwner: number; text: string };
+}
+
+/** Every sam call the stand-in recorded. */
+async function samCalls(project: string): Promise<SamCall[]> {
   const file = join(project, 'sam-calls');
   if (!existsSync(file)) return [];
   return (await readFile(file, 'utf8'))
     .trim()
     .split('\n')
-    .map((line) => JSON.parse(line) as string[]);
+    .map((line) => JSON.parse(line) as SamCall);
 }
 
-const deploys = (calls: string[][]) => calls.filter((args) => args[0] === 'deploy');
-const option = (args: string[] | undefined, name: string) => (args ? args[args.indexOf(name) + 1] : undefined);
+const deploys = (calls: SamCall[]) => calls.filter((call) => call.args[0] === 'deploy');
+const option = (call: SamCall | undefined, name: string) =>
+  call?.args.includes(name) ? call.args[call.args.indexOf(name) + 1] : undefined;
+/** The parameter overrides sam read from the configuration file it was given. */
+const overridesOf = (call: SamCall | undefined) => {
+  const line = /^parameter_overrides = (".*")$/m.exec(call?.config?.text ?? '');
+  return line ? (JSON.parse(line[1] as string) as string) : undefined;
+};
+
+/**
+ * The parameters reached sam in a file no other local user could read, gone once the deploy
+ * ended, and nothing secret was on sam's command line (which every local user can read in ps).
+ */
+function expectHandedPrivately(call: SamCall | undefined, project: string): void {
+  expect(call?.config, 'sam was given no configuration file').toBeDefined();
+  const config = call?.config as NonNullable<SamCall['config']>;
+  expect(leaks(JSON.stringify(call?.args))).toBeUndefined();
+  expect(call?.args).not.toContain('--parameter-overrides');
+  expect(option(call, '--config-env')).toBe('default');
+  expect(config.mode.toString(8)).toBe('600');
+  expect(config.dirMode.toString(8)).toBe('700');
+  expect(config.dirOwner).toBe(process.getuid?.());
+  expect(dirname(config.path)).not.toBe(project);
+  expect(existsSync(config.path)).toBe(false);
+  expect(existsSync(dirname(config.path))).toBe(false);
+  // Still the project's template, whatever sam resolves relative paths against.
+  expect(option(call, '--template-file')).toBe(join(project, 'template.yaml'));
+}
 
 let relay: Server;
 let relayUrl: string;
@@ -171,15 +218,28 @@ async function project(): Promise<{ dir: string; env: Record<string, string> }> 
   await writeFile(
     sam,
     `#!${process.execPath}
-import { appendFileSync, existsSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
 const args = process.argv.slice(2);
-appendFileSync(${JSON.stringify(calls)}, JSON.stringify(args) + '\\n');
+const file = args.includes('--config-file') ? args[args.indexOf('--config-file') + 1] : undefined;
+const config = file && existsSync(file)
+  ? { path: file, mode: statSync(file).mode & 0o777, dirMode: statSync(dirname(file)).mode & 0o777, dirOwner: statSync(dirname(file)).uid, text: readFileSync(file, 'utf8') }
+  : undefined;
+appendFileSync(${JSON.stringify(calls)}, JSON.stringify({ args, ...(config ? { config } : {}) }) + '\\n');
 if (args[0] === '--version') process.exit(0);
 if (existsSync(${JSON.stringify(join(dir, 'sam-fails'))})) {
   console.error('Error: Failed to create/update the stack: cost-alert-relay, Waiter StackCreateComplete failed');
   process.exit(1);
 }
+if (existsSync(${JSON.stringify(join(dir, 'sam-waits'))})) {
+  // A deploy that takes its time, until Ctrl-C, which sam answers by stopping.
+  process.on('SIGINT', () => process.exit(130));
+  console.log('fake sam: deploying');
+  setInterval(() => undefined, 1000);
+  await new Promise(() => undefined);
+}
+const parameters = JSON.parse(/^parameter_overrides = (".*")$/m.exec(config?.text ?? '')?.[1] ?? '""');
 const require = createRequire(${JSON.stringify(join(root, 'package.json'))});
 const { CloudFormationClient, CreateStackCommand, DescribeStacksCommand } = require('@aws-sdk/client-cloudformation');
 const { SecretsManagerClient, CreateSecretCommand } = require('@aws-sdk/client-secrets-manager');
@@ -194,7 +254,7 @@ if (!exists) {
     StackName: name,
     TemplateBody: JSON.stringify({
       Resources: { Queue: { Type: 'AWS::SQS::Queue' } },
-      Outputs: { WebhookUrl: { Value: ${JSON.stringify(relayUrl)} }, RelayConfigSecretArn: { Value: secretId }, AuthMethod: { Value: /AuthMethod="(\\w+)"/.exec(args[args.indexOf('--parameter-overrides') + 1] ?? '')?.[1] ?? 'Basic' } },
+      Outputs: { WebhookUrl: { Value: ${JSON.stringify(relayUrl)} }, RelayConfigSecretArn: { Value: secretId }, AuthMethod: { Value: /AuthMethod="(\\w+)"/.exec(parameters)?.[1] ?? 'Basic' } },
     }),
   }));
 }
@@ -204,7 +264,7 @@ console.log('Successfully created/updated stack - ' + name);
   await chmod(sam, 0o755);
   // A stand-in for the build (the real one would replace dist/ under the other tests).
   const build = join(dir, 'fake-build.mjs');
-  await writeFile(build, `import { appendFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(calls)}, '["build"]\\n');\n`);
+  await writeFile(build, `import { appendFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(calls)}, '{"args":["build"]}\\n');\n`);
   // awsEnvironment's region is the tests' own; the deploy must take the one it was told.
   const { AWS_REGION: _ignored, ...aws } = awsEnvironment(moto as string);
   return { dir, env: { ...aws, SAM_CLI: sam, BUILD_SCRIPT: build } };
@@ -250,14 +310,17 @@ describe.skipIf(!moto)('npm run deploy', () => {
 
     const [call, ...more] = deploys(await samCalls(dir));
     expect(more).toEqual([]);
-    expect(call).toEqual(
+    expect(call?.args).toEqual(
       expect.arrayContaining(['--no-confirm-changeset', '--resolve-s3', '--capabilities', 'CAPABILITY_IAM', '--on-failure', 'DELETE']),
     );
-    expect(call).not.toContain('--guided');
+    expect(call?.args).not.toContain('--guided');
     expect(option(call, '--stack-name')).toBe(stack);
     expect(option(call, '--region')).toBe('eu-west-3');
     expect(option(call, '--on-failure')).toBe('DELETE');
-    expect(option(call, '--parameter-overrides')).toBe(`AuthMethod="Basic" ApiKeyRotation="Disabled" DefaultDestinationUrl="${WEBHOOK}"`);
+    expect(overridesOf(call)).toBe(`AuthMethod="Basic" ApiKeyRotation="Disabled" DefaultDestinationUrl="${WEBHOOK}"`);
+    expectHandedPrivately(call, dir);
+    // The rest of samconfig.toml reaches sam as it is.
+    expect(call?.config?.text).toContain(`stack_name = "${stack}"`);
 
     // What to paste into the platform, the password's whereabouts but not the password.
     expect(first.out).toContain(`Destination URL:        ${relayUrl}`);
@@ -277,7 +340,8 @@ describe.skipIf(!moto)('npm run deploy', () => {
     const second = deploys(await samCalls(dir))[1];
     expect(option(second, '--stack-name')).toBe(stack);
     expect(option(second, '--region')).toBe('eu-west-3');
-    expect(option(second, '--parameter-overrides')).toBe('AuthMethod="Basic" ApiKeyRotation="Disabled"');
+    expect(overridesOf(second)).toBe('AuthMethod="Basic" ApiKeyRotation="Disabled"');
+    expectHandedPrivately(second, dir);
     expect(again.out).toContain(`npm run send -- --test --stack ${stack} --region eu-west-3`);
     expect(received).toHaveLength(1);
   });
@@ -299,9 +363,10 @@ describe.skipIf(!moto)('npm run deploy', () => {
       expect.stringContaining('Platform account'),
     ]);
     const [call] = deploys(await samCalls(dir));
-    expect(option(call, '--parameter-overrides')).toBe(
+    expect(overridesOf(call)).toBe(
       `AuthMethod="Basic" ApiKeyRotation="Enabled" PlatformUsername="finops@example.com" ApiKeyAccount="Production payer" DefaultDestinationUrl="${WEBHOOK}" PlatformPassword="${PLATFORM_PASSWORD}"`,
     );
+    expectHandedPrivately(call, dir);
     expect(await readFile(join(dir, 'samconfig.toml'), 'utf8')).not.toContain(PLATFORM_PASSWORD);
     expect(leaks(run.out + run.err)).toBeUndefined();
   });
@@ -335,6 +400,20 @@ describe.skipIf(!moto)('npm run deploy', () => {
     expect(leaks(result.out)).toBeUndefined();
   });
 
+  it('Ctrl-C while sam deploys: the file with the secrets is removed, and the deploy stops there', async () => {
+    const { dir, env } = await project();
+    const stack = `relay-${randomUUID().slice(0, 8)}`;
+    await writeFile(join(dir, 'sam-waits'), '');
+    const stopped = await deploy(dir, env, [stack, 'eu-west-1', WEBHOOK, 'none', 'n'], [], 'fake sam: deploying');
+    expect(stopped.code, stopped.err).toBe(130);
+    expect(stopped.err).toContain('Stopped (SIGINT) while sam deploy ran');
+    const [call, ...more] = deploys(await samCalls(dir));
+    expect(more).toEqual([]);
+    expect(overridesOf(call)).toBe(`AuthMethod="None" ApiKeyRotation="Disabled" DefaultDestinationUrl="${WEBHOOK}"`);
+    expectHandedPrivately(call, dir);
+    expect(leaks(stopped.out + stopped.err)).toBeUndefined();
+  });
+
   it('a failed first deploy is no dead end: sam is told to delete the stack, and the next run deploys the saved choices', async () => {
     const { dir, env } = await project();
     const stack = `relay-${randomUUID().slice(0, 8)}`;
@@ -343,8 +422,12 @@ describe.skipIf(!moto)('npm run deploy', () => {
     expect(failed.code).toBe(1);
     expect(failed.err).toContain('sam deploy failed (exit 1)');
     expect(failed.err).toContain('run npm run deploy again');
-    expect(option(deploys(await samCalls(dir))[0], '--on-failure')).toBe('DELETE');
+    const [first] = deploys(await samCalls(dir));
+    expect(option(first, '--on-failure')).toBe('DELETE');
+    expect(overridesOf(first)).toBe(`AuthMethod="None" ApiKeyRotation="Disabled" DefaultDestinationUrl="${WEBHOOK}"`);
+    expectHandedPrivately(first, dir);
     expect(await stackExists(stack, 'us-west-2')).toBe(false);
+    expect(leaks(failed.out + failed.err)).toBeUndefined();
 
     // The choices are saved; the stack keeps the webhook URL, and there is none: it alone is asked again.
     await rm(join(dir, 'sam-fails'));
@@ -353,7 +436,8 @@ describe.skipIf(!moto)('npm run deploy', () => {
     expect(retried.questions).toEqual([expect.stringContaining('Chat webhook URL')]);
     const retry = deploys(await samCalls(dir))[1];
     expect(option(retry, '--stack-name')).toBe(stack);
-    expect(option(retry, '--parameter-overrides')).toBe(`AuthMethod="None" ApiKeyRotation="Disabled" DefaultDestinationUrl="${WEBHOOK}"`);
+    expect(overridesOf(retry)).toBe(`AuthMethod="None" ApiKeyRotation="Disabled" DefaultDestinationUrl="${WEBHOOK}"`);
+    expectHandedPrivately(retry, dir);
     expect(retried.out).toContain('No Authentication');
     expect(await stackExists(stack, 'us-west-2')).toBe(true);
     expect(leaks(retried.out + retried.err)).toBeUndefined();
@@ -398,7 +482,7 @@ describe.skipIf(!moto)('npm run deploy', () => {
     try {
       await writeFile(
         join(dir, 'samconfig.toml'),
-        `version = 0.1\n[default.deploy.parameters]\nstack_name = "${stack}"\nregion = "eu-west-1"\nparameter_overrides = "AuthMethod=\\"Basic\\" ApiKeyRotation=\\"Disabled\\""\n`,
+        `version = 0.1\n[default.deploy.parameters]\nstack_name = "${stack}"\nregion = "eu-west-1"\nparameter_overrides = "AuthMethod=\\"Basic\\" ApiKeyRotation=\\"Disabled\\""\ntags = "team=\\"finops\\""\n`,
       );
       const proxied = { ...env, AWS_ENDPOINT_URL: `http://127.0.0.1:${(proxy.address() as { port: number }).port}` };
       const result = await deploy(dir, proxied, [WEBHOOK], ['--no-test-alert']);
@@ -408,12 +492,21 @@ describe.skipIf(!moto)('npm run deploy', () => {
       expect(result.questions).toEqual([expect.stringContaining('Chat webhook URL')]);
       expect(actions.indexOf('DeleteStack')).toBeGreaterThan(-1);
       const [call] = deploys(await samCalls(dir));
-      expect(option(call, '--parameter-overrides')).toBe(`AuthMethod="Basic" ApiKeyRotation="Disabled" DefaultDestinationUrl="${WEBHOOK}"`);
+      expect(overridesOf(call)).toBe(`AuthMethod="Basic" ApiKeyRotation="Disabled" DefaultDestinationUrl="${WEBHOOK}"`);
+      expectHandedPrivately(call, dir);
+      // A setting the deploy does not know still reaches sam, from the private copy of samconfig.toml.
+      expect(call?.config?.text).toContain('tags = "team=\\"finops\\""');
       expect(await stackExists(stack, 'eu-west-1')).toBe(true);
       expect(leaks(result.out + result.err)).toBeUndefined();
     } finally {
       await closeServer(proxy);
     }
+  });
+
+  it('refuses --config-file and --config-env: sam reads the private copy of samconfig.toml', async () => {
+    const result = await runScript('deploy.ts', ['--config-env=prod'], { SAM_CLI: '/nonexistent/sam' });
+    expect(result.code).toBe(2);
+    expect(result.err).toContain('to deploy with another configuration file, run sam deploy yourself');
   });
 
   it('without the SAM CLI it says how to get it, before asking anything', async () => {
