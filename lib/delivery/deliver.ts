@@ -55,16 +55,31 @@ export interface Target {
   botToken?: string;
   /** The Slack app takes clicks (`slack.signingSecret` is set): its messages carry the triage buttons. */
   buttons?: true;
+  /** A quiet test delivery (lib/inbound/request.ts): its `destination` has neither mention nor group. */
+  quiet?: true;
 }
 
-/** A configured destination with what its Slack app brings: the bot token, and the buttons when clicks are verified. */
+/**
+ * A configured destination with what its Slack app brings: the bot token, and the buttons when
+ * clicks are verified. A quiet test delivery gets the destination without its mention.
+ */
 export function targetOf(
   name: string,
-  destination: Destination,
+  configured: Destination,
   slack: { botToken: string; signingSecret?: string | undefined } | undefined,
+  quiet = false,
 ): Target {
-  if (!isSlackApp(destination) || !slack) return { name, destination };
-  return { name, destination, botToken: slack.botToken, ...(slack.signingSecret ? { buttons: true as const } : {}) };
+  const base = quiet ? { name, destination: quietly(configured), quiet: true as const } : { name, destination: configured };
+  if (!isSlackApp(configured) || !slack) return base;
+  return { ...base, botToken: slack.botToken, ...(slack.signingSecret ? { buttons: true as const } : {}) };
+}
+
+/**
+ * A destination as a quiet test delivery is posted to: without its mention, and without its
+ * group, so that the alert goes on its own and no digest it would have joined changes its mention.
+ */
+function quietly({ mention: _mention, group: _group, ...destination }: Destination): Destination {
+  return destination;
 }
 
 /** What became of one destination after the relay's first attempt. */
@@ -235,7 +250,7 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
     const outcome = await post(target, message, budget, anomaly, { origin });
     const decision = decide(outcome, 1);
     if (decision.kind === 'delivered') return decision;
-    const job = newJob(deliveryId, target.name, message, decision.reason, ports.now(), anomaly, origin);
+    const job = newJob(deliveryId, target.name, message, decision.reason, ports.now(), anomaly, origin, target.quiet);
     if (decision.kind === 'park') {
       await park({ body: JSON.stringify(job), reason: decision.reason, destination: target.name }, budget);
       return { kind: 'refused', reason: decision.reason };

@@ -47,6 +47,8 @@ export const deliveryJobSchema = z.strictObject({
   anomaly: z.optional(anomalyPostSchema),
   /** Where the alert arrived, so that a retried message links to the same triage page. */
   origin: z.optional(originSchema),
+  /** A quiet test delivery: every attempt posts it without the destination's mention. */
+  quiet: z.optional(z.literal(true)),
 });
 
 export type DeliveryJob = z.infer<typeof deliveryJobSchema>;
@@ -59,6 +61,7 @@ export function newJob(
   now: number,
   anomaly?: AnomalyPost,
   origin?: string,
+  quiet?: boolean,
 ): DeliveryJob {
   return {
     version: 2,
@@ -70,6 +73,7 @@ export function newJob(
     message,
     ...(anomaly?.kind === 'follow_up' ? { anomaly } : {}),
     ...(origin !== undefined && originSchema.safeParse(origin).success ? { origin } : {}),
+    ...(quiet ? { quiet: true as const } : {}),
   };
 }
 

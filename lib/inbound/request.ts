@@ -4,6 +4,18 @@ import type { HttpRequest, HttpResponse } from './types.js';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
+/**
+ * The header a test delivery carries (`npm run send -- --test`) so that the relay posts it
+ * without the destinations' mentions: a test pings no one unless its sender asks. It is no
+ * credential: the delivery is authenticated like any other, and its sender can only make its
+ * own alert quieter.
+ */
+export const TEST_DELIVERY_HEADER = 'x-cost-alert-relay-test';
+export const QUIET_TEST = 'quiet';
+
+/** Whether a request asks for a quiet test delivery (header names arrive in lower case). */
+export const isQuietTest = (request: HttpRequest): boolean => request.headers[TEST_DELIVERY_HEADER]?.trim().toLowerCase() === QUIET_TEST;
+
 export type BodyCheck = { ok: true; text: string } | { ok: false; response: HttpResponse };
 
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;

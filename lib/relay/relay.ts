@@ -2,7 +2,7 @@ import type { RequestAuthenticator } from '../auth/request-authenticator.js';
 import type { LoadedConfig } from '../config/load.js';
 import { CONFIG_READ_BUDGET_MS, type RelayConfigStore } from '../config/store.js';
 import { type FirstAttempt, targetOf } from '../delivery/deliver.js';
-import { parseJsonBody, readBody } from '../inbound/request.js';
+import { isQuietTest, parseJsonBody, readBody } from '../inbound/request.js';
 import { jsonResponse } from '../inbound/response.js';
 import type { HttpRequest, HttpResponse } from '../inbound/types.js';
 import { coldStartTracker, type Logger } from '../log/logger.js';
@@ -102,12 +102,13 @@ export function createRelay(deps: RelayDependencies): Relay {
     const message = parsed.data;
     const facts = routeFacts(message);
     const names = selectDestinations(loaded.config, facts);
-    Object.assign(record, { objectType: facts.objectType, accountId: facts.accountId, destinations: names });
+    const quiet = isQuietTest(request);
+    Object.assign(record, { objectType: facts.objectType, accountId: facts.accountId, destinations: names, ...(quiet ? { quiet } : {}) });
 
     const results: DestinationResult[] = await Promise.all(
       names.map(async (name) => {
         // Routing only yields names the configuration's own schema has checked exist.
-        const target = targetOf(name, loaded.config.destinations[name]!, loaded.config.slack);
+        const target = targetOf(name, loaded.config.destinations[name]!, loaded.config.slack, quiet);
         const alert = { deliveryId: request.requestId, target, message, origin: request.origin };
         return { destination: name, result: await first(alert, budget) };
       }),

@@ -98,7 +98,7 @@ async function processRecord(record: QueueRecord, deps: RetryDependencies): Prom
   if (!job) return parked(await delivery.park({ body: record.body, reason: 'malformed_message' }, budget));
   const log = deps.logger.child({ deliveryId: job.deliveryId, destination: job.destination });
 
-  const found = await configuredTarget(record, job.destination, deps);
+  const found = await configuredTarget(record, job.destination, deps, job.quiet);
   if ('outcome' in found) return found.outcome;
   const { target } = found;
   const { destination } = target;
@@ -154,14 +154,15 @@ async function processRecord(record: QueueRecord, deps: RetryDependencies): Prom
 }
 
 /**
- * The destination a queued record names, as configured now, with what posting to it takes; or
- * what becomes of the record when there is none: handed back while the configuration cannot be
- * read, parked when it no longer names the destination.
+ * The destination a queued record names, as configured now, with what posting to it takes (a
+ * quiet test delivery stays quiet); or what becomes of the record when there is none: handed
+ * back while the configuration cannot be read, parked when it no longer names the destination.
  */
 async function configuredTarget(
   record: QueueRecord,
   name: string,
   deps: RetryDependencies,
+  quiet = false,
 ): Promise<{ target: Target } | { outcome: RecordOutcome }> {
   let loaded: LoadedConfig;
   try {
@@ -177,7 +178,7 @@ async function configuredTarget(
     const reason = 'destination_not_configured';
     return { outcome: parked(await deps.delivery.park({ body: record.body, reason, destination: name }, deps.budget)) };
   }
-  return { target: targetOf(name, loaded.config.destinations[name]!, loaded.config.slack) };
+  return { target: targetOf(name, loaded.config.destinations[name]!, loaded.config.slack, quiet) };
 }
 
 /** A group's closing job: post what the group holds, as one message or digests, like any alert. */

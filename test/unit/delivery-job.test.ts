@@ -20,6 +20,12 @@ describe('jobs on the retry queue', () => {
     expect(parseDeliveryJob(JSON.stringify(job))).toEqual(job);
   });
 
+  it('marks a quiet test delivery, and only that', () => {
+    expect(job).not.toHaveProperty('quiet');
+    const quiet = newJob('req-2', 'finops', message, 'http_500', 0, undefined, undefined, true);
+    expect(parseDeliveryJob(JSON.stringify(quiet))).toEqual({ ...quiet, quiet: true });
+  });
+
   it.each([
     ['not JSON', '{'],
     ['not an object', '"job"'],
@@ -34,6 +40,7 @@ describe('jobs on the retry queue', () => {
     ['no destination', JSON.stringify({ ...job, destination: '' })],
     ['a negative attempt', JSON.stringify({ ...job, attempt: -1 })],
     ['a message that is not a webhook message', JSON.stringify({ ...job, message: { payload: {} } })],
+    ['a quiet mark that is not true', JSON.stringify({ ...job, quiet: 'yes' })],
   ])('refuses %s', (_name, body) => {
     expect(parseDeliveryJob(body)).toBeUndefined();
   });
