@@ -398,6 +398,7 @@ function printChannelSettings(stack: Stack, choices: Choices): void {
   console.log(lines.join('\n'));
 }
 
+/** `send --test` without --mention: the relay leaves the configured mentions out, so the test pings no one. */
 function sendTestAlert(choices: Choices): number {
   const result = spawnSync(
     process.execPath,
@@ -505,7 +506,7 @@ async function main(): Promise<number> {
     const testCommand = `npm run send -- --test --stack ${choices.stackName} --region ${choices.region}`;
     if (firstRun && options.testAlert) {
       const answer = (
-        await asker.ask('Send a test alert to your channel now? It says it is a test. [Y/n]: ').catch((error: unknown) => {
+        await asker.ask('Send a test alert to your channel now? It says it is a test and pings no one. [Y/n]: ').catch((error: unknown) => {
           if (error instanceof PromptCancelled) return 'n';
           throw error;
         })

@@ -2,21 +2,26 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { authConfigSchema, describeIssues } from '../lib/config/schema.js';
+import { QUIET_TEST, TEST_DELIVERY_HEADER } from '../lib/inbound/request.js';
 import { parseJson } from '../lib/shared/json.js';
 import { notJsonMessage, readSecretString, SecretContentError, stackOutputs, UsageError } from './stack.js';
 import { guardUnexpectedErrors, unexpectedErrorMessage } from './unexpected.js';
 
 const USAGE = `usage: npm run send -- [options] <file>
-       npm run send -- --test [options]
+       npm run send -- --test [--mention] [options]
 
 Posts <file> (a webhook message, e.g. events/anomaly-alert.json) to the relay and prints its answer.
 --test posts events/test-alert.json instead, stamped with the current time: a message titled
-"Test alert from Cost Alert Relay" that says it is a test, to check a channel end to end.
+"Test alert from Cost Alert Relay" that says it is a test, to check a channel end to end. It
+pings no one: it asks the relay (header ${TEST_DELIVERY_HEADER}: ${QUIET_TEST}) to leave out the
+mentions configured for the destinations, unless --mention is given.
 Exit code 0 for a 2xx answer, 1 for any other answer, no answer, or a stack whose relay configuration
 secret cannot be used (named by path, never shown), 2 for a usage mistake.
 
 options:
   --test                  post the test alert (events/test-alert.json) instead of a file
+  --mention               with --test: the relay adds each destination's configured mention, as it
+                          does to every real alert, so the test notifies those people too
   --url URL               where to post (default: $RELAY_URL or http://127.0.0.1:3000/webhook, the local relay);
                           credentials go in --basic, never in the URL
   --stack NAME            post to a deployed stack: the URL comes from its WebhookUrl output, and Basic
@@ -40,6 +45,7 @@ function parse(): { values: Record<string, string | string[] | boolean | undefin
       allowPositionals: true,
       options: {
         test: { type: 'boolean' },
+        mention: { type: 'boolean' },
         url: { type: 'string' },
         stack: { type: 'string' },
         region: { type: 'string' },
@@ -106,10 +112,7 @@ function sendable(name: string, value: string): boolean {
   }
 }
 
-/**
- * Destinations whose configuration adds a mention: the relay puts it on every alert it posts
- * there, a test alert too (the platform's message has nothing that marks a test).
- */
+/** Destinations whose configuration adds a mention: the relay puts it on every alert it posts there but a quiet test. */
 function mentioningDestinations(text: string): string[] {
   const json = parseJson(text);
   const destinations = json.ok ? (json.value as { destinations?: unknown } | null)?.destinations : undefined;
@@ -118,7 +121,7 @@ function mentioningDestinations(text: string): string[] {
 }
 
 /** The URL and credentials of a deployed stack, so a first test needs nothing copied by hand. */
-async function fromStack(stack: string, region: string | undefined, test: boolean): Promise<Request> {
+async function fromStack(stack: string, region: string | undefined, test: { mention: boolean } | undefined): Promise<Request> {
   const outputs = await stackOutputs(stack, region);
   const url = outputs['WebhookUrl'];
   if (!url) throw new UsageError(`The stack ${stack} has no WebhookUrl output; is it a Cost Alert Relay stack?`);
@@ -128,9 +131,11 @@ async function fromStack(stack: string, region: string | undefined, test: boolea
   const headers = credentialsFrom(text, secretId);
   const mentioning = mentioningDestinations(text);
   if (test && mentioning.length > 0) {
+    const which = `${mentioning.join(', ')} ${mentioning.length === 1 ? 'has' : 'have'} a mention configured`;
     console.error(
-      `Note: ${mentioning.join(', ')} ${mentioning.length === 1 ? 'has' : 'have'} a mention configured; the relay adds it to every alert it posts there, ` +
-        'so this test alert notifies those people too (its text says it is a test).',
+      test.mention
+        ? `Note: ${which}; with --mention the relay adds it to this test alert, so it notifies those people too (its text says it is a test).`
+        : `Note: ${which}; the relay leaves it out of this test alert, which notifies no one. Add --mention to test the mention too.`,
     );
   }
   return { url, headers };
@@ -176,7 +181,10 @@ async function main(): Promise<number> {
     return 0;
   }
   const test = values['test'] === true;
+  const mention = values['mention'] === true;
   if (test && file) throw new UsageError('--test posts the test alert (events/test-alert.json); give no file with it.');
+  if (mention && !test)
+    throw new UsageError('--mention goes with --test: the relay adds the configured mentions to every other alert anyway.');
   if (!file && !test)
     throw new UsageError('Which file? For example: npm run send -- events/anomaly-alert.json (or --test for the test alert)');
   if (values['url'] && values['stack']) throw new UsageError('Give --url or --stack, not both.');
@@ -204,9 +212,10 @@ async function main(): Promise<number> {
   }
 
   const target: Request = stack
-    ? await fromStack(stack, values['region'] as string | undefined, test)
+    ? await fromStack(stack, values['region'] as string | undefined, test ? { mention } : undefined)
     : { url: url as string, headers: {} };
   const headers: Record<string, string> = { ...target.headers, 'content-type': values['content-type'] as string };
+  if (test && !mention) headers[TEST_DELIVERY_HEADER] = QUIET_TEST;
   if (values['basic']) headers['authorization'] = `Basic ${Buffer.from(values['basic'] as string).toString('base64')}`;
   if (values['bearer']) headers['authorization'] = `Bearer ${values['bearer'] as string}`;
   for (const [name, value] of extra) headers[name] = value;

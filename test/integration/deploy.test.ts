@@ -331,6 +331,8 @@ describe.skipIf(!moto)('npm run deploy', () => {
     expect(received).toHaveLength(1);
     expect(received[0]?.headers['authorization']).toBe(`Basic ${Buffer.from(`relay:${BASIC_PASSWORD}`).toString('base64')}`);
     expect(JSON.parse(received[0]?.body ?? '{}').payload.title).toBe('Test alert from Cost Alert Relay');
+    // ...and asks the relay to leave out the configured mentions: the test pings no one.
+    expect(received[0]?.headers['x-cost-alert-relay-test']).toBe('quiet');
     expect(leaks(first.out + first.err)).toBeUndefined();
 
     // Later runs deploy the saved choices: no question, the webhook URL left to the stack.
@@ -566,8 +568,9 @@ describe.skipIf(!moto)('--stack commands find the region as the AWS CLI does', (
     expect(sent.code, sent.err).toBe(0);
     expect(sent.out).toContain('HTTP 200');
     expect(sent.out).toContain('Test alert sent');
-    // The relay adds a configured mention to every alert: the test alert's sender is told so.
-    expect(sent.err).toContain('default has a mention configured');
+    // The test alert asks the relay to leave the configured mention out, and its sender is told so.
+    expect(sent.err).toContain('default has a mention configured; the relay leaves it out of this test alert');
+    expect(received[0]?.headers['x-cost-alert-relay-test']).toBe('quiet');
     const body = JSON.parse(received[0]?.body ?? '{}');
     expect(body.payload.title).toBe('Test alert from Cost Alert Relay');
     expect(body.payload.message).toContain('This is a test');
@@ -585,11 +588,15 @@ describe.skipIf(!moto)('--stack commands find the region as the AWS CLI does', (
 
   it('--region wins over the environment; no region at all is said so, with what to do', async () => {
     const stack = await stackIn('sa-east-1');
-    const chosen = await runScript('send.ts', ['--test', '--stack', stack, '--region', 'sa-east-1'], {
+    received.length = 0;
+    const chosen = await runScript('send.ts', ['--test', '--mention', '--stack', stack, '--region', 'sa-east-1'], {
       ...aws(),
       AWS_DEFAULT_REGION: 'eu-north-1',
     });
     expect(chosen.code, chosen.err).toBe(0);
+    // Asked for, the mention is left to the relay, which adds it as to any alert; the sender is told so.
+    expect(chosen.err).toContain('with --mention the relay adds it to this test alert');
+    expect(received[0]?.headers).not.toHaveProperty('x-cost-alert-relay-test');
 
     const none = await runScript('send.ts', ['--test', '--stack', stack], aws());
     expect(none.code).toBe(2);

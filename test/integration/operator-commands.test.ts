@@ -8,8 +8,11 @@ import { fileURLToPath } from 'node:url';
 import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
 import { GetSecretValueCommand, ListSecretVersionIdsCommand } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpApiEvent } from '../../scripts/http-api-event.js';
 import { awsEnvironment, createSecret, motoUrl, secretsClient } from '../helpers/aws.js';
+import { type RunningBundle, startBundle } from '../helpers/bundle.js';
 import { closeServer } from '../helpers/loopback-server.js';
+import { type FakeSlack, startFakeSlack } from '../helpers/slack-server.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const tsx = join(root, 'node_modules/.bin/tsx');
@@ -355,18 +358,31 @@ describe('npm run send', () => {
   it('--help lists every option', async () => {
     const help = await run('send.ts', ['--help']);
     expect(help.code).toBe(0);
-    for (const option of ['--url', '--stack', '--region', '--basic', '--bearer', '--header', '--content-type', '--help'])
+    for (const option of [
+      '--test',
+      '--mention',
+      '--url',
+      '--stack',
+      '--region',
+      '--basic',
+      '--bearer',
+      '--header',
+      '--content-type',
+      '--help',
+    ])
       expect(help.out).toContain(option);
   });
 
-  it('a missing file, a header without a colon or an unknown option is a usage error, not "could not reach the relay"', async () => {
+  it('a missing file, a header without a colon, an unknown option or --mention without --test is a usage error, not "could not reach the relay"', async () => {
     const missing = await run('send.ts', ['events/nope.json', '--url', url]);
     expect(missing).toMatchObject({ code: 2, err: expect.stringContaining('No such file: events/nope.json') });
     const header = await run('send.ts', ['events/anomaly-alert.json', '--url', url, '--header', 'X-Token abc']);
     expect(header).toMatchObject({ code: 2, err: expect.stringContaining('--header needs "Name: value"') });
     const unknown = await run('send.ts', ['--verbose', 'events/anomaly-alert.json']);
     expect(unknown).toMatchObject({ code: 2, err: expect.stringContaining("Unknown option '--verbose'") });
-    expect(missing.err + header.err + unknown.err).not.toContain('Could not reach');
+    const mention = await run('send.ts', ['--mention', 'events/anomaly-alert.json', '--url', url]);
+    expect(mention).toMatchObject({ code: 2, err: expect.stringContaining('--mention goes with --test') });
+    expect(missing.err + header.err + unknown.err + mention.err).not.toContain('Could not reach');
   });
 
   it('a relay that is not there is said so, with a hint', async () => {
@@ -455,6 +471,59 @@ describe('npm run send', () => {
     expect(result).toMatchObject({ code: 1, err: expect.stringContaining('auth.headers[0] (X-Channel-Token) that cannot be sent') });
     expect(leaks(result)).toBe(false);
     expect(received).toHaveLength(0);
+  });
+});
+
+describe('npm run send -- --test against the built relay', () => {
+  let slack: FakeSlack;
+  let relay: RunningBundle;
+  let bridge: Server;
+  let relayUrl: string;
+
+  beforeAll(async () => {
+    slack = await startFakeSlack();
+    const config = join(dir, 'mentioning-relay.json');
+    await writeFile(
+      config,
+      JSON.stringify({ ...live, destinations: { default: { url: slack.url('/services/T0/B0/team'), mention: '<!here>' } } }),
+    );
+    relay = await startBundle('webhook-relay', { RELAY_CONFIG_SECRET_ID: `file:${config}` });
+    // API Gateway's part: each request becomes an HTTP API event for the bundle, its answer the response.
+    bridge = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', async () => {
+        const headers = Object.fromEntries(
+          Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : (value ?? '')]),
+        );
+        const answer = await relay.invoke<{ statusCode: number; headers: Record<string, string>; body: string }>(
+          httpApiEvent({ headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.writeHead(answer.statusCode, answer.headers).end(answer.body);
+      });
+    });
+    await new Promise<void>((resolve) => bridge.listen(0, '127.0.0.1', resolve));
+    relayUrl = `http://127.0.0.1:${(bridge.address() as { port: number }).port}/webhook`;
+  });
+  afterAll(async () => {
+    if (bridge) await closeServer(bridge);
+    await relay?.stop();
+    await slack?.close();
+  });
+
+  it("pings no one: the destination's mention is left out, and only --mention puts it in", async () => {
+    const quiet = await run('send.ts', ['--test', '--url', relayUrl, '--basic', `relay:${PASSWORD}`]);
+    expect(quiet.code, quiet.err).toBe(0);
+    expect(quiet.out).toContain('HTTP 200');
+    const loud = await run('send.ts', ['--test', '--mention', '--url', relayUrl, '--basic', `relay:${PASSWORD}`]);
+    expect(loud.code, loud.err).toBe(0);
+
+    const [first, second, ...more] = slack.accepted().map((request) => JSON.stringify(request.body));
+    expect(more).toEqual([]);
+    expect(first).toContain('Test alert from Cost Alert Relay');
+    expect(first).not.toContain('<!here>');
+    expect(second).toContain('Test alert from Cost Alert Relay');
+    expect(second).toContain('<!here>');
   });
 });
 
