@@ -103,14 +103,16 @@ export function dynamoTriageStore(dynamo: AwsJsonCall, tableName: string, now: (
     },
     async firstUse(key, untilSeconds, signal) {
       try {
+        // An update that creates the item: the role that may only update anomaly items needs no
+        // PutItem, which could replace one whole. TTL deletes lazily: a record past its time is free again.
         await dynamo(
-          'PutItem',
+          'UpdateItem',
           {
             TableName: tableName,
-            Item: { id: { S: key }, expiresAt: { N: String(untilSeconds) } },
-            // TTL deletes lazily: a record past its time is free again.
+            Key: { id: { S: key } },
+            UpdateExpression: 'SET expiresAt = :until',
             ConditionExpression: 'attribute_not_exists(id) OR expiresAt < :now',
-            ExpressionAttributeValues: { ':now': { N: String(Math.floor(now() / 1000)) } },
+            ExpressionAttributeValues: { ':until': { N: String(untilSeconds) }, ':now': { N: String(Math.floor(now() / 1000)) } },
           },
           signal,
         );

@@ -14,6 +14,8 @@ export interface AwsProxy {
   url: string;
   /** Requests seen for one `X-Amz-Target`. */
   count(target: string): number;
+  /** Every `X-Amz-Target` seen, as IAM names the action: `dynamodb:UpdateItem`, `sqs:SendMessage`, … */
+  actions(): string[];
   /** The access key id each request was signed with, in order. */
   accessKeyIds(): string[];
   /** From now on (for `times` calls, or until changed), calls to `target` meet `fault`; undefined: forward again. */
@@ -69,6 +71,11 @@ export async function startAwsProxy(upstream: string): Promise<AwsProxy> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     count: (target) => counts.get(target) ?? 0,
+    actions: () =>
+      [...counts.keys()]
+        .filter((t) => t !== 'none')
+        .map(iamAction)
+        .sort(),
     accessKeyIds: () => [...keyIds],
     fault: (target, fault, times = Number.POSITIVE_INFINITY) => {
       if (fault) faults.set(target, { fault, left: times });
@@ -84,4 +91,19 @@ export async function startAwsProxy(upstream: string): Promise<AwsProxy> {
       agent.destroy();
     },
   };
+}
+
+// The JSON protocol's target prefixes, by the IAM service that grants them.
+const IAM_SERVICES: ReadonlyArray<[RegExp, string]> = [
+  [/^DynamoDB_\d+$/, 'dynamodb'],
+  [/^secretsmanager$/, 'secretsmanager'],
+  [/^AmazonSQS$/, 'sqs'],
+  [/^AWSEvents$/, 'events'],
+];
+
+/** `DynamoDB_20120810.UpdateItem` as the action a role must grant: `dynamodb:UpdateItem`. */
+export function iamAction(target: string): string {
+  const [prefix = '', operation = ''] = target.split('.');
+  const service = IAM_SERVICES.find(([pattern]) => pattern.test(prefix))?.[1] ?? prefix.toLowerCase();
+  return `${service}:${operation}`;
 }

@@ -312,3 +312,19 @@ export function initialSecretString(deployment: Deployment, logicalId: string, s
     return json[key] as string;
   });
 }
+
+/** The actions a function's inline policies allow, whatever the resource: `dynamodb:UpdateItem`, … */
+export function grantedActions(template: CfnTemplate, functionName: string): Set<string> {
+  const [id] =
+    resourcesOfType(template, 'AWS::Serverless::Function').find(([, r]) => r.Properties?.['CodeUri'] === `dist/${functionName}`) ?? [];
+  if (!id) throw new Error(`no function with CodeUri dist/${functionName}`);
+  const policies = (effectiveFunctionProperties(template, id)['Policies'] ?? []) as Array<{
+    Statement?: Array<{ Effect?: string; Action?: unknown }>;
+  }>;
+  return new Set(
+    policies
+      .flatMap((p) => p.Statement ?? [])
+      .filter((s) => s.Effect === 'Allow')
+      .flatMap((s) => [s.Action].flat().map(String)),
+  );
+}

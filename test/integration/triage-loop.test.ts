@@ -5,8 +5,10 @@ import { anomalyRecordId } from '../../lib/dedup/fingerprint.js';
 import { type WebhookMessage, webhookMessageSchema } from '../../lib/message/schema.js';
 import { type EventInput, httpApiEvent } from '../../scripts/http-api-event.js';
 import { awsEnvironment, createSecret, motoUrl, secretsClient } from '../helpers/aws.js';
+import { type AwsProxy, startAwsProxy } from '../helpers/aws-proxy.js';
 import { type RunningBundle, startBundle } from '../helpers/bundle.js';
 import { type ChatRequest, type FakeChat, startFakeGoogleChat, startFakeTeams } from '../helpers/chat-servers.js';
+import { grantedActions, loadTemplate } from '../helpers/cloudformation.js';
 import { createDedupTable } from '../helpers/relay-stack.js';
 import { type FakeSlackApi, type StoredMessage, startFakeSlackApi } from '../helpers/slack-api-server.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/slack-server.js';
@@ -122,6 +124,7 @@ describe.skipIf(!moto)('the triage loop: relay, delivery-retry and triage bundle
   const sqs = sqsClient(moto ?? 'http://127.0.0.1:1');
   const answers: Answer[] = [];
   const links: string[] = [];
+  let proxies: Record<'relay' | 'delivery-retry' | 'triage', AwsProxy>;
 
   /** An API Gateway event as it arrives on the API's own domain. */
   const event = (input: EventInput) => {
@@ -178,6 +181,9 @@ describe.skipIf(!moto)('the triage loop: relay, delivery-retry and triage bundle
       createDedupTable(moto as string),
       createQueues(sqs),
     ]);
+    // Each function reaches AWS through its own recording proxy: what it calls must be what its role grants.
+    const [relayProxy, retryProxy, triageProxy] = await Promise.all([1, 2, 3].map(() => startAwsProxy(moto as string)));
+    proxies = { relay: relayProxy as AwsProxy, 'delivery-retry': retryProxy as AwsProxy, triage: triageProxy as AwsProxy };
     const secrets = secretsClient(moto as string);
     const [configId, keyId] = await Promise.all([
       createSecret(secrets, {
@@ -204,6 +210,7 @@ describe.skipIf(!moto)('the triage loop: relay, delivery-retry and triage bundle
     };
     const env = {
       ...shared,
+      AWS_ENDPOINT_URL: proxies.relay.url,
       // The shortest window the relay takes: a snooze must outlive it.
       DEDUP_WINDOW_SECONDS: '60',
       DELIVERY_QUEUE_URL: queues.deliveryQueueUrl,
@@ -212,9 +219,9 @@ describe.skipIf(!moto)('the triage loop: relay, delivery-retry and triage bundle
     };
     [relay, retry, triage, secondTriage] = await Promise.all([
       startBundle('webhook-relay', env),
-      startBundle('delivery-retry', env),
-      startBundle('triage', shared),
-      startBundle('triage', shared),
+      startBundle('delivery-retry', { ...env, AWS_ENDPOINT_URL: proxies['delivery-retry'].url }),
+      startBundle('triage', { ...shared, AWS_ENDPOINT_URL: proxies.triage.url }),
+      startBundle('triage', { ...shared, AWS_ENDPOINT_URL: proxies.triage.url }),
     ]);
     poller = startPoller(sqs, queues, retry);
   });
@@ -222,7 +229,13 @@ describe.skipIf(!moto)('the triage loop: relay, delivery-retry and triage bundle
   afterAll(async () => {
     await poller?.stop();
     await Promise.all([relay?.stop(), retry?.stop(), triage?.stop(), secondTriage?.stop()]);
-    await Promise.all([api?.close(), hooks?.close(), teams?.close(), gchat?.close()]);
+    await Promise.all([
+      api?.close(),
+      hooks?.close(),
+      teams?.close(),
+      gchat?.close(),
+      ...Object.values(proxies ?? {}).map((p) => p.close()),
+    ]);
   });
 
   it('Teams, Google Chat and a Slack webhook each get one Triage link to the origin; its page shows the alert escaped and changes nothing', async () => {
@@ -446,6 +459,20 @@ describe.skipIf(!moto)('the triage loop: relay, delivery-retry and triage bundle
       TRIAGE_KEY,
     ]) {
       expect(jobs[0]).not.toContain(absent);
+    }
+  });
+
+  it('every AWS call each function made is one its role in template.yaml grants', () => {
+    const template = loadTemplate('template.yaml');
+    const made = { relay: 'webhook-relay', 'delivery-retry': 'delivery-retry', triage: 'triage' } as const;
+    for (const [key, name] of Object.entries(made) as Array<[keyof typeof made, string]>) {
+      const actions = proxies[key].actions();
+      expect(actions.length, name).toBeGreaterThan(0);
+      const granted = grantedActions(template, name);
+      expect(
+        actions.filter((action) => !granted.has(action)),
+        `${name} calls what its role does not grant`,
+      ).toEqual([]);
     }
   });
 
