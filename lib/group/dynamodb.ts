@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type AwsJsonCall, isConditionFailure } from '../aws/json-client.js';
-import type { GroupEntry, GroupStore, JoinOutcome } from './store.js';
-import { MAX_GROUP_ALERTS } from './store.js';
+import { encodeEntry, entryBytes, type GroupEntry, type GroupStore, type JoinOutcome, MAX_GROUP_ALERTS, MAX_GROUP_BYTES } from './store.js';
 
 /** A flushed group's item lives this long, without the alerts' text, so a late closing job finds it flushed. */
 export const FLUSHED_GROUP_SECONDS = 3_600;
@@ -13,7 +12,7 @@ const seconds = (ms: number) => Math.floor(ms / 1000);
 type GroupItem = { state?: { S?: string }; alerts?: { M?: Record<string, { S?: string }> }; postedParts?: { N?: string } };
 
 const idOf = (destination: string) => `group#${createHash('sha256').update(destination).digest('hex')}`;
-const encode = (entry: GroupEntry) => ({ S: JSON.stringify(entry) });
+const encode = (entry: GroupEntry) => ({ S: encodeEntry(entry) });
 
 function entriesOf(item: GroupItem): GroupEntry[] {
   return Object.values(item.alerts?.M ?? {})
@@ -25,8 +24,9 @@ function entriesOf(item: GroupItem): GroupEntry[] {
 /**
  * Each grouped destination's open group in the dedup table: one item (`group#…`) whose
  * `alerts` map is keyed by each alert's delivery record id, so concurrent relays join with one
- * conditional update each and a re-sent alert joins once. The alerts' text is removed when the
- * group is flushed.
+ * conditional update each and a re-sent alert joins once. `alertBytes` counts what the alerts
+ * take (entryBytes), added in the same update whose condition keeps it within MAX_GROUP_BYTES.
+ * The alerts' text is removed when the group is flushed.
  */
 export function dynamoGroupStore(dynamo: AwsJsonCall, options: { tableName: string; now?: () => number }): GroupStore {
   const { tableName: TableName } = options;
@@ -41,16 +41,21 @@ export function dynamoGroupStore(dynamo: AwsJsonCall, options: { tableName: stri
   };
   return {
     async join(destination, entry, signal): Promise<JoinOutcome> {
+      const bytes = entryBytes(entry);
       const answer = await update(
         {
           Key: { id: { S: idOf(destination) } },
-          UpdateExpression: 'SET alerts.#key = :entry',
-          ConditionExpression: '#state = :open AND attribute_not_exists(alerts.#key) AND size(alerts) < :max AND expiresAt > :now',
-          ExpressionAttributeNames: { '#state': 'state', '#key': entry.key },
+          UpdateExpression: 'SET alerts.#key = :entry ADD #bytes :bytes',
+          // A group without `alertBytes` (written before it was counted) takes no one: its size is unknown.
+          ConditionExpression:
+            '#state = :open AND attribute_not_exists(alerts.#key) AND size(alerts) < :max AND #bytes <= :room AND expiresAt > :now',
+          ExpressionAttributeNames: { '#state': 'state', '#key': entry.key, '#bytes': 'alertBytes' },
           ExpressionAttributeValues: {
             ':open': { S: 'open' },
             ':entry': encode(entry),
+            ':bytes': { N: String(bytes) },
             ':max': { N: String(MAX_GROUP_ALERTS) },
+            ':room': { N: String(MAX_GROUP_BYTES - bytes) },
             ':now': { N: String(seconds(now())) },
           },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -74,6 +79,7 @@ export function dynamoGroupStore(dynamo: AwsJsonCall, options: { tableName: stri
               state: { S: 'open' },
               groupId: { S: groupId },
               alerts: { M: { [entry.key]: encode(entry) } },
+              alertBytes: { N: String(entryBytes(entry)) },
               postedParts: { N: '0' },
               expiresAt: { N: String(t + waitSeconds + UNCLOSED_GROUP_SECONDS) },
             },

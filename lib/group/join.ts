@@ -7,7 +7,7 @@ import { deliveryMetric, groupOpenedMetric, type Metrics, noMetrics } from '../m
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
 import type { GroupCloseJob } from './job.js';
-import type { GroupEntry, GroupStore } from './store.js';
+import { entryBytes, type GroupEntry, type GroupStore, MAX_GROUP_BYTES } from './store.js';
 
 /** Where a group's closing waits: a delayed message on the retry queue, or a timer under `npm start`. */
 export type ScheduleClose = (job: GroupCloseJob, delaySeconds: number, signal?: AbortSignal) => Promise<void>;
@@ -29,8 +29,8 @@ const OPEN_TRIES = 3;
 /**
  * The first attempt for a grouped destination: the alert joins the open group, or opens one
  * whose closing is scheduled first, so that no group ever waits without its closer. A group
- * that is closing or full, or a table or queue that fails, never holds an alert back: it is
- * delivered on its own by `alone`.
+ * that is closing or full, an alert too large for any group, or a table or queue that fails,
+ * never holds an alert back: it is delivered on its own by `alone`.
  */
 export function joinGroup(ports: GroupingPorts, alone: (alert: AlertForTarget, budget: InvocationBudget) => Promise<FirstResult>) {
   const metrics = ports.metrics ?? noMetrics;
@@ -45,6 +45,7 @@ export function joinGroup(ports: GroupingPorts, alone: (alert: AlertForTarget, b
       message,
       ...(alert.anomaly ? { anomaly: alert.anomaly } : {}),
     };
+    if (entryBytes(entry) > MAX_GROUP_BYTES) return alone(alert, budget);
     const grouped = (): FirstResult => {
       metrics.add(deliveryMetric('grouped', type));
       return { kind: 'grouped' };

@@ -16,7 +16,7 @@ export type JoinOutcome =
   | { kind: 'none' }
   /** The same alert is already in the open group. */
   | { kind: 'duplicate' }
-  /** The group is closing or full: this alert is delivered on its own. */
+  /** The group is closing, or full (by count or by bytes): this alert is delivered on its own. */
   | { kind: 'busy' };
 
 /** A group as its closer takes it: no alert can join it any more. */
@@ -43,10 +43,25 @@ export interface GroupStore {
   flushed(destination: string, groupId: string, signal?: AbortSignal): Promise<void>;
 }
 
-/** The most alerts one group holds; later ones are delivered on their own, so a table item stays far below its size limit. */
+/** The most alerts one group holds; later ones are delivered on their own, so that one digest stays readable. */
 export const MAX_GROUP_ALERTS = 200;
 
-type MemoryGroup = { groupId: string; state: 'open' | 'closing' | 'flushed'; entries: GroupEntry[]; postedParts: number };
+/**
+ * The most bytes of encoded alerts (entryBytes) one group holds; an alert that would pass it is
+ * delivered on its own. DynamoDB refuses an item over 400 KB, and then the join or the
+ * closing's write fails: a power of two well under that leaves the rest of the item (the
+ * state, the lease, the map's own overhead) far from the limit, while an alert of the largest
+ * body the relay accepts (MAX_BODY_BYTES) still fits several times over.
+ */
+export const MAX_GROUP_BYTES = 256 * 1024;
+
+/** An entry as the group's item stores it. */
+export const encodeEntry = (entry: GroupEntry): string => JSON.stringify(entry);
+
+/** What an alert takes in its group's item: its key in the `alerts` map, and its encoded entry. */
+export const entryBytes = (entry: GroupEntry): number => Buffer.byteLength(entry.key) + Buffer.byteLength(encodeEntry(entry));
+
+type MemoryGroup = { groupId: string; state: 'open' | 'closing' | 'flushed'; entries: GroupEntry[]; bytes: number; postedParts: number };
 
 /** The store in this process's memory, with the table's rules: for `npm start` and tests. */
 export function inMemoryGroupStore(): GroupStore & { groups: Map<string, MemoryGroup> } {
@@ -60,15 +75,18 @@ export function inMemoryGroupStore(): GroupStore & { groups: Map<string, MemoryG
     async join(destination, entry) {
       const group = groups.get(destination);
       if (!group || group.state === 'flushed') return { kind: 'none' };
-      if (group.state !== 'open' || group.entries.length >= MAX_GROUP_ALERTS) return { kind: 'busy' };
+      if (group.state !== 'open') return { kind: 'busy' };
       if (group.entries.some((e) => e.key === entry.key)) return { kind: 'duplicate' };
+      const bytes = entryBytes(entry);
+      if (group.entries.length >= MAX_GROUP_ALERTS || group.bytes + bytes > MAX_GROUP_BYTES) return { kind: 'busy' };
       group.entries.push(entry);
+      group.bytes += bytes;
       return { kind: 'joined' };
     },
     async open(destination, groupId, entry) {
       const group = groups.get(destination);
       if (group && group.state !== 'flushed') return false;
-      groups.set(destination, { groupId, state: 'open', entries: [entry], postedParts: 0 });
+      groups.set(destination, { groupId, state: 'open', entries: [entry], bytes: entryBytes(entry), postedParts: 0 });
       return true;
     },
     async take(destination, groupId) {
@@ -83,7 +101,7 @@ export function inMemoryGroupStore(): GroupStore & { groups: Map<string, MemoryG
     },
     async flushed(destination, groupId) {
       const group = current(destination, groupId);
-      if (group) Object.assign(group, { state: 'flushed', entries: [] });
+      if (group) Object.assign(group, { state: 'flushed', entries: [], bytes: 0 });
     },
   };
 }

@@ -1,7 +1,10 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpApiEvent } from '../../scripts/http-api-event.js';
 import { motoUrl } from '../helpers/aws.js';
-import { createDedupTable, type RelayStack, startRelayStack } from '../helpers/relay-stack.js';
+import { type Answer, createDedupTable, type RelayStack, startRelayStack } from '../helpers/relay-stack.js';
 import { type ReceivedMessage, slackLimitViolations } from '../helpers/slack-limits.js';
 import { waitFor } from '../helpers/sqs.js';
 
@@ -10,19 +13,43 @@ const COUNT = 120;
 // The shortest wait the option takes: the group closes ten seconds after the first alert.
 const WAIT_SECONDS = 10;
 
+const anomaly = JSON.parse(readFileSync(new URL('../../events/anomaly-alert.json', import.meta.url), 'utf8')) as {
+  metadata: Record<string, string>;
+  payload: Record<string, string>;
+};
+
+// Each test has its own grouped destination (routed by account id), so they run side by side.
 describe.skipIf(!moto)('an alert storm to a grouped Slack destination, through the relay and delivery-retry bundles', () => {
   let stack: RelayStack;
   let table: Awaited<ReturnType<typeof createDedupTable>>;
+  const group = { group: { waitSeconds: WAIT_SECONDS } };
   beforeAll(async () => {
     table = await createDedupTable(moto!);
-    stack = await startRelayStack(moto!, [], { DEDUP_TABLE_NAME: table.name }, { default: { group: { waitSeconds: WAIT_SECONDS } } });
+    stack = await startRelayStack(moto!, ['big'], { DEDUP_TABLE_NAME: table.name }, { default: group, big: group });
     // Slack's own limit: one message a second per webhook, 429 above it.
     stack.slack.setBehaviour(stack.paths['default']!, { kind: 'one_per_second' });
     stack.startRetrying();
   });
   afterAll(() => stack?.stop());
 
-  it(`folds ${COUNT} alerts into at most 3 posts naming every alert, and forgets their text`, { timeout: 90_000 }, async () => {
+  const groupItem = async (destination: string) => {
+    const { Items = [] } = await table.dynamo.send(new ScanCommand({ TableName: table.name }));
+    return Items.find((item) => item['id']?.S === `group#${createHash('sha256').update(destination).digest('hex')}`);
+  };
+  const sendAlert = (payload: Record<string, string>) =>
+    stack.relay.invoke<Answer>(
+      httpApiEvent({
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...anomaly, payload: { ...anomaly.payload, ...payload } }),
+      }),
+    );
+  const postedText = (path: string) =>
+    stack.slack
+      .accepted(path)
+      .map((r) => JSON.stringify(r.body))
+      .join('\n');
+
+  it.concurrent(`folds ${COUNT} alerts into at most 3 posts naming every alert, and forgets their text`, { timeout: 90_000 }, async () => {
     const path = stack.paths['default']!;
     // Ten at a time, as a storm arrives over a few seconds rather than in one instant.
     const answers = [];
@@ -36,10 +63,7 @@ describe.skipIf(!moto)('an alert storm to a grouped Slack destination, through t
     expect(stack.slack.requests.filter((r) => r.path === path)).toHaveLength(0);
 
     const named = () => {
-      const text = stack.slack
-        .accepted(path)
-        .map((r) => JSON.stringify(r.body))
-        .join('\n');
+      const text = postedText(path);
       return Array.from({ length: COUNT }, (_, i) => i).every((i) => text.includes(`Storm alert #${i} ·`));
     };
     expect(await waitFor(named, 60_000, 200)).toBe(true);
@@ -49,14 +73,40 @@ describe.skipIf(!moto)('an alert storm to a grouped Slack destination, through t
 
     // Flushed: the group's item keeps no alert text once it is posted.
     const flushed = async () => {
-      const { Items = [] } = await table.dynamo.send(new ScanCommand({ TableName: table.name }));
-      const group = Items.find((item) => item['id']?.S?.startsWith('group#'));
-      return group?.['state']?.S === 'flushed' && group['alerts'] === undefined;
+      const item = await groupItem('default');
+      return item?.['state']?.S === 'flushed' && item['alerts'] === undefined;
     };
     expect(await waitFor(flushed, 10_000, 200)).toBe(true);
     const { Items = [] } = await table.dynamo.send(new ScanCommand({ TableName: table.name }));
     expect(JSON.stringify(Items)).not.toContain(path);
     expect(stack.retry.output()).not.toContain('/services/');
     expect(stack.relay.output()).not.toContain('/services/');
+  });
+
+  it.concurrent('keeps a group of large alerts within what the table can write: the rest go alone, every alert posted', {
+    timeout: 90_000,
+  }, async () => {
+    const path = stack.paths['big']!;
+    const big = 40;
+    const answers: Answer[] = [];
+    for (let i = 0; i < big; i += 5) {
+      answers.push(
+        ...(await Promise.all(
+          Array.from({ length: 5 }, (_, j) =>
+            sendAlert({ title: `Big alert #${i + j}`, message: `${i + j} `.repeat(5_000), account_id: 'big' }),
+          ),
+        )),
+      );
+    }
+    const statuses = answers.map((a) => a.statusCode);
+    expect(statuses.filter((s) => s === 202).length).toBeGreaterThan(1);
+    // Those the group could not hold are posted on their own at once.
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(0);
+    const named = () => {
+      const text = postedText(path);
+      return Array.from({ length: big }, (_, i) => i).every((i) => new RegExp(`Big alert #${i}(?!\\d)`).test(text));
+    };
+    expect(await waitFor(named, 60_000, 200)).toBe(true);
+    expect(stack.slack.requests.filter((r) => r.path === path && r.answeredStatus !== 200)).toEqual([]);
   });
 });

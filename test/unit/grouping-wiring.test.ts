@@ -4,6 +4,7 @@ import { relayConfigSchema } from '../../lib/config/schema.js';
 import { createDelivery } from '../../lib/delivery/deliver.js';
 import { dynamoGroupStore, FLUSHED_GROUP_SECONDS } from '../../lib/group/dynamodb.js';
 import { groupedFirst } from '../../lib/group/lazy-relay.js';
+import { entryBytes, MAX_GROUP_BYTES } from '../../lib/group/store.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
 import { answerFor } from '../../lib/relay/answer.js';
 import { budgetOf } from '../helpers/budget.js';
@@ -60,10 +61,25 @@ describe('the group in the DynamoDB table', () => {
     expect(await store.join('storm', entry('k1'))).toEqual({ kind: 'joined' });
     expect(calls[0]?.input).toMatchObject({
       TableName: 'dedup',
-      UpdateExpression: 'SET alerts.#key = :entry',
+      UpdateExpression: 'SET alerts.#key = :entry ADD #bytes :bytes',
       ExpressionAttributeNames: { '#key': 'k1' },
     });
     expect(JSON.stringify(calls[0]?.input['Key'])).not.toContain('storm');
+  });
+
+  it("counts each alert's bytes in its join, which the table refuses once the group would pass the bound", async () => {
+    const { store, calls } = scripted({}, {});
+    const joined = entry('k1');
+    await store.open('storm', 'g1', joined, 60);
+    await store.join('storm', entry('k2'));
+    expect(calls[0]?.input['Item']).toMatchObject({ alertBytes: { N: String(entryBytes(joined)) } });
+    const join = calls[1]!.input;
+    expect(join['ConditionExpression']).toContain('#bytes <= :room');
+    expect(join['ExpressionAttributeNames']).toMatchObject({ '#bytes': 'alertBytes' });
+    expect(join['ExpressionAttributeValues']).toMatchObject({
+      ':bytes': { N: String(entryBytes(entry('k2'))) },
+      ':room': { N: String(MAX_GROUP_BYTES - entryBytes(entry('k2'))) },
+    });
   });
 
   it('reads a failed join: the same alert, a closing or full group, or no open group', async () => {

@@ -9,7 +9,7 @@ import { digestParts } from '../../lib/group/digest.js';
 import type { GroupCloseJob } from '../../lib/group/job.js';
 import { parseGroupCloseJob } from '../../lib/group/job.js';
 import { joinGroup } from '../../lib/group/join.js';
-import { inMemoryGroupStore } from '../../lib/group/store.js';
+import { entryBytes, inMemoryGroupStore, MAX_GROUP_BYTES } from '../../lib/group/store.js';
 import { type WebhookMessage, webhookMessageSchema } from '../../lib/message/schema.js';
 import { createPacer } from '../../lib/retry/pacer.js';
 import { processBatch, type QueueRecord } from '../../lib/retry/process-batch.js';
@@ -242,6 +242,29 @@ describe('grouping per destination: an alert storm becomes one message', () => {
     const blocks = JSON.stringify((slack.payloads[0] as ReceivedMessage).blocks);
     expect(blocks.split('Spend spike 1 in EC2').length - 1).toBe(1);
     expect(await send('storm', alert(1))).toEqual({ kind: 'duplicate', state: 'delivered' });
+    expect(slack.payloads).toHaveLength(1);
+  });
+
+  it('bounds a group by bytes: of 40 alerts of 20 KB, those that do not fit are posted on their own, and every one once', async () => {
+    const { send, close, slack, store } = setup();
+    const results = [];
+    for (let i = 1; i <= 40; i++) results.push(await send('storm', alert(i, { message: `${i} `.repeat(10_000) })));
+    const grouped = results.filter((r) => r.kind === 'grouped').length;
+    expect(grouped).toBeGreaterThan(1);
+    expect(results.filter((r) => r.kind === 'delivered')).toHaveLength(40 - grouped);
+    // What the group's table item would hold stays within the bound, far below DynamoDB's item limit.
+    const held = store.groups.get('storm')!.entries;
+    expect(held).toHaveLength(grouped);
+    expect(held.reduce((sum, e) => sum + entryBytes(e), 0)).toBeLessThanOrEqual(MAX_GROUP_BYTES);
+    await close();
+    const posts = slack.payloads.map(slackText);
+    for (let i = 1; i <= 40; i++) expect(posts.filter((p) => p.includes(`Spend spike ${i} in EC2`))).toHaveLength(1);
+  });
+
+  it('posts an alert too large for any group on its own', async () => {
+    const { send, scheduled, slack } = setup();
+    expect(await send('storm', alert(1, { message: 'x'.repeat(MAX_GROUP_BYTES) }))).toEqual({ kind: 'delivered' });
+    expect(scheduled).toHaveLength(0);
     expect(slack.payloads).toHaveLength(1);
   });
 
