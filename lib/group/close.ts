@@ -1,11 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import type { MessageRef } from '../chat/service.js';
 import { addressOf, destinationType, isSlackApp } from '../config/destination-type.js';
+import { claimHoldSeconds } from '../dedup/ledger.js';
 import type { RetryLedger } from '../dedup/once.js';
-import { retryDelaySeconds } from '../delivery/decide.js';
+import { clampSeconds, retryDelaySeconds } from '../delivery/decide.js';
 import type { Delivery, Target } from '../delivery/deliver.js';
 import type { Logger } from '../log/logger.js';
 import { digestPostedMetric, type Metrics, noMetrics } from '../metrics/metrics.js';
 import type { InvocationBudget } from '../shared/deadline.js';
+import { errorReason } from '../shared/errors.js';
 import type { Sleep } from '../shared/sleep.js';
 import { digestParts } from './digest.js';
 import type { GroupCloseJob } from './job.js';
@@ -35,13 +38,17 @@ export type CloseOutcome =
   /** The chat service refused for good: the closing job is parked for a human. */
   | { kind: 'park'; reason: string };
 
+const LEASE_LOST: CloseOutcome = { kind: 'retry', reason: 'lease_lost', delaySeconds: 1 };
+
 /** How many grouped alerts' records are written side by side once the group is posted. */
 const SETTLE_CONCURRENCY = 10;
 
 /**
  * Closes a group: no alert can join it any more, its messages are posted in order (each
- * recorded, so a closing that is tried again or delivered twice posts nothing twice), and the
- * alerts' text is forgotten. A retryable failure leaves the rest to the retry queue.
+ * recorded, so a closing that is tried again posts nothing twice), and the alerts' text is
+ * forgotten. The closer leases the group for as long as its invocation may run: a closing job
+ * delivered twice at once finds the lease and tries again after it, and one whose closer died
+ * takes over once the lease has ended. A retryable failure leaves the rest to the retry queue.
  */
 export async function closeGroup(
   job: GroupCloseJob,
@@ -49,9 +56,23 @@ export async function closeGroup(
   deps: CloseDependencies,
   budget: InvocationBudget,
 ): Promise<CloseOutcome> {
+  const lease = { token: randomUUID(), holdSeconds: claimHoldSeconds(budget.remainingMs()) };
   const step = <T>(work: (signal: AbortSignal) => Promise<T>) => budget.step('dedup_table', GROUP_CALL_BUDGET_MS, work);
-  const group = await step((signal) => deps.store.take(job.destination, job.groupId, signal));
-  if (!group) return { kind: 'closed', posts: 0 };
+  const { token } = lease;
+  const group = await step((signal) => deps.store.take(job.destination, job.groupId, lease, signal));
+  if (group.kind === 'gone') return { kind: 'closed', posts: 0 };
+  if (group.kind === 'leased') return { kind: 'retry', reason: 'closing_elsewhere', delaySeconds: clampSeconds(group.retryAfterSeconds) };
+  // Stopping before the end: the closing job's next try takes the group at once. A release
+  // that fails only makes that try wait for the lease to end.
+  const later = async (outcome: CloseOutcome): Promise<CloseOutcome> => {
+    await step((signal) => deps.store.release(job.destination, job.groupId, token, signal)).catch((error: unknown) =>
+      deps.logger.warn('could not release a group; its next closing waits for the lease', {
+        destination: job.destination,
+        error: errorReason(error),
+      }),
+    );
+    return outcome;
+  };
   const service = isSlackApp(target.destination) ? 'slackApp' : destinationType(target.destination);
   const parts = digestParts(group.entries, service, deps.now());
   const interval = deps.delivery.serviceFor(target.destination).minIntervalMs;
@@ -60,7 +81,7 @@ export async function closeGroup(
     const part = parts[i]!;
     if (i > group.postedParts) {
       if (!budget.fits(interval + deps.postTimeoutMs + deps.reserveMs))
-        return { kind: 'retry', reason: 'invocation_ending', delaySeconds: 1 };
+        return later({ kind: 'retry', reason: 'invocation_ending', delaySeconds: 1 });
       await deps.sleep(interval);
     }
     const outcome =
@@ -79,15 +100,16 @@ export async function closeGroup(
         : await deps.delivery.attempt(target, part.message, budget, part.anomaly);
     if (outcome.kind === 'refused') return { kind: 'park', reason: outcome.reason };
     if (outcome.kind === 'retryable') {
-      return {
+      return later({
         kind: 'retry',
         reason: outcome.reason,
         delaySeconds: retryDelaySeconds(outcome, 1),
         ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
-      };
+      });
     }
     if (i === 0 && outcome.opened) opened = outcome.opened;
-    await step((signal) => deps.store.posted(job.destination, job.groupId, i + 1, signal));
+    // A closer that lost its lease stops: the one holding it now resumes after what is recorded.
+    if (!(await step((signal) => deps.store.posted(job.destination, job.groupId, token, i + 1, signal)))) return LEASE_LOST;
     if (group.entries.length > 1) (deps.metrics ?? noMetrics).add(digestPostedMetric(destinationType(target.destination)));
   }
   const { ledger } = deps;
@@ -110,7 +132,7 @@ export async function closeGroup(
       );
     }
   }
-  await step((signal) => deps.store.flushed(job.destination, job.groupId, signal));
+  if (!(await step((signal) => deps.store.flushed(job.destination, job.groupId, token, signal)))) return LEASE_LOST;
   deps.logger.info('group closed', { destination: job.destination, alerts: group.entries.length, posts: parts.length - group.postedParts });
   return { kind: 'closed', posts: parts.length - group.postedParts };
 }

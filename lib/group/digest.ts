@@ -1,7 +1,7 @@
 import { type AnomalyPost, OPENING } from '../chat/service.js';
 import type { DestinationType } from '../config/destination-type.js';
 import type { WebhookMessage } from '../message/schema.js';
-import type { GroupEntry } from './store.js';
+import { type GroupEntry, joinOrder } from './store.js';
 
 /** One message a closing group posts: an alert itself, or one part of a digest. */
 export interface DigestPart {
@@ -62,9 +62,10 @@ export function digestLine({ message, anomaly }: GroupEntry): string {
 export function digestParts(entries: readonly GroupEntry[], service: DestinationType | 'slackApp', now: number): DigestPart[] {
   const [only] = entries;
   if (entries.length === 1 && only) return [{ message: only.message, ...(only.anomaly ? { anomaly: only.anomaly } : {}) }];
+  // The same order whichever closer splits them, so that one resuming after posted parts names the rest.
   const ordered = entries
-    .map((entry, index) => ({ entry, index, rank: rankOf(entry.message) }))
-    .sort((a, b) => a.rank - b.rank || a.entry.at - b.entry.at || a.index - b.index);
+    .map((entry) => ({ entry, rank: rankOf(entry.message) }))
+    .sort((a, b) => a.rank - b.rank || joinOrder(a.entry, b.entry));
   const budget = DIGEST_BODY_CHARS[service];
   const chunks: string[][] = [];
   let size = budget;

@@ -1,6 +1,16 @@
 import { createHash } from 'node:crypto';
 import { type AwsJsonCall, isConditionFailure } from '../aws/json-client.js';
-import { encodeEntry, entryBytes, type GroupEntry, type GroupStore, type JoinOutcome, MAX_GROUP_ALERTS, MAX_GROUP_BYTES } from './store.js';
+import {
+  encodeEntry,
+  entryBytes,
+  type GroupEntry,
+  type GroupStore,
+  type JoinOutcome,
+  joinOrder,
+  MAX_GROUP_ALERTS,
+  MAX_GROUP_BYTES,
+  type TakeOutcome,
+} from './store.js';
 
 /** A flushed group's item lives this long, without the alerts' text, so a late closing job finds it flushed. */
 export const FLUSHED_GROUP_SECONDS = 3_600;
@@ -9,7 +19,13 @@ const UNCLOSED_GROUP_SECONDS = 86_400;
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
-type GroupItem = { state?: { S?: string }; alerts?: { M?: Record<string, { S?: string }> }; postedParts?: { N?: string } };
+type GroupItem = {
+  groupId?: { S?: string };
+  state?: { S?: string };
+  alerts?: { M?: Record<string, { S?: string }> };
+  postedParts?: { N?: string };
+  leaseUntil?: { N?: string };
+};
 
 const idOf = (destination: string) => `group#${createHash('sha256').update(destination).digest('hex')}`;
 const encode = (entry: GroupEntry) => ({ S: encodeEntry(entry) });
@@ -18,7 +34,7 @@ function entriesOf(item: GroupItem): GroupEntry[] {
   return Object.values(item.alerts?.M ?? {})
     .map((value) => JSON.parse(value.S ?? 'null') as GroupEntry | null)
     .filter((entry): entry is GroupEntry => entry !== null)
-    .sort((a, b) => a.at - b.at);
+    .sort(joinOrder);
 }
 
 /**
@@ -26,7 +42,8 @@ function entriesOf(item: GroupItem): GroupEntry[] {
  * `alerts` map is keyed by each alert's delivery record id, so concurrent relays join with one
  * conditional update each and a re-sent alert joins once. `alertBytes` counts what the alerts
  * take (entryBytes), added in the same update whose condition keeps it within MAX_GROUP_BYTES.
- * The alerts' text is removed when the group is flushed.
+ * A closer leases the item (`leaseToken`, `leaseUntil` in epoch seconds); its later writes are
+ * conditional on its token. The alerts' text is removed when the group is flushed.
  */
 export function dynamoGroupStore(dynamo: AwsJsonCall, options: { tableName: string; now?: () => number }): GroupStore {
   const { tableName: TableName } = options;
@@ -95,45 +112,74 @@ export function dynamoGroupStore(dynamo: AwsJsonCall, options: { tableName: stri
         return false;
       }
     },
-    async take(destination, groupId, signal) {
+    async take(destination, groupId, lease, signal): Promise<TakeOutcome> {
+      const t = seconds(now());
       const answer = await update(
         {
           Key: { id: { S: idOf(destination) } },
-          UpdateExpression: 'SET #state = :closing',
-          ConditionExpression: 'groupId = :group AND #state IN (:open, :closing)',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':group': { S: groupId }, ':open': { S: 'open' }, ':closing': { S: 'closing' } },
-          ReturnValues: 'ALL_NEW',
-        },
-        signal,
-      );
-      if (!answer.ok) return undefined;
-      const item = answer.result['Attributes'] as GroupItem;
-      return { entries: entriesOf(item), postedParts: Number(item.postedParts?.N ?? '0') };
-    },
-    async posted(destination, groupId, parts, signal) {
-      await update(
-        {
-          Key: { id: { S: idOf(destination) } },
-          UpdateExpression: 'SET postedParts = :parts',
-          ConditionExpression: 'groupId = :group',
-          ExpressionAttributeValues: { ':group': { S: groupId }, ':parts': { N: String(parts) } },
-        },
-        signal,
-      );
-    },
-    async flushed(destination, groupId, signal) {
-      await update(
-        {
-          Key: { id: { S: idOf(destination) } },
-          UpdateExpression: 'SET #state = :flushed, expiresAt = :expires REMOVE alerts',
-          ConditionExpression: 'groupId = :group',
+          UpdateExpression: 'SET #state = :closing, leaseToken = :token, leaseUntil = :until',
+          // Its own token too: an update that was written but whose answer was lost, when tried again.
+          ConditionExpression:
+            'groupId = :group AND (#state = :open OR (#state = :closing AND (attribute_not_exists(leaseUntil) OR leaseUntil <= :now OR leaseToken = :token)))',
           ExpressionAttributeNames: { '#state': 'state' },
           ExpressionAttributeValues: {
             ':group': { S: groupId },
+            ':open': { S: 'open' },
+            ':closing': { S: 'closing' },
+            ':token': { S: lease.token },
+            ':until': { N: String(t + lease.holdSeconds) },
+            ':now': { N: String(t) },
+          },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+        signal,
+      );
+      if (answer.ok) {
+        const item = answer.result['Attributes'] as GroupItem;
+        return { kind: 'taken', entries: entriesOf(item), postedParts: Number(item.postedParts?.N ?? '0') };
+      }
+      const old = answer.item;
+      if (old?.groupId?.S !== groupId || old.state?.S !== 'closing') return { kind: 'gone' };
+      return { kind: 'leased', retryAfterSeconds: Math.max(1, Number(old.leaseUntil?.N ?? '0') - t) };
+    },
+    async posted(destination, groupId, token, parts, signal) {
+      const answer = await update(
+        {
+          Key: { id: { S: idOf(destination) } },
+          UpdateExpression: 'SET postedParts = :parts',
+          ConditionExpression: 'groupId = :group AND leaseToken = :token',
+          ExpressionAttributeValues: { ':group': { S: groupId }, ':token': { S: token }, ':parts': { N: String(parts) } },
+        },
+        signal,
+      );
+      return answer.ok;
+    },
+    async flushed(destination, groupId, token, signal) {
+      const answer = await update(
+        {
+          Key: { id: { S: idOf(destination) } },
+          UpdateExpression: 'SET #state = :flushed, expiresAt = :expires REMOVE alerts, alertBytes',
+          ConditionExpression: 'groupId = :group AND leaseToken = :token',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: {
+            ':group': { S: groupId },
+            ':token': { S: token },
             ':flushed': { S: 'flushed' },
             ':expires': { N: String(seconds(now()) + FLUSHED_GROUP_SECONDS) },
           },
+        },
+        signal,
+      );
+      return answer.ok;
+    },
+    async release(destination, groupId, token, signal) {
+      await update(
+        {
+          Key: { id: { S: idOf(destination) } },
+          UpdateExpression: 'REMOVE leaseToken, leaseUntil',
+          ConditionExpression: 'groupId = :group AND leaseToken = :token',
+          ExpressionAttributeValues: { ':group': { S: groupId }, ':token': { S: token } },
         },
         signal,
       );

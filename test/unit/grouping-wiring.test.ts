@@ -108,16 +108,43 @@ describe('the group in the DynamoDB table', () => {
       alerts: { M: { b: { S: JSON.stringify(entry('b')) }, a: { S: JSON.stringify({ ...entry('a'), at: 0 }) } } },
       postedParts: { N: '1' },
     };
-    const { store, calls } = scripted({ Attributes: item }, conditionFailed(), {}, {});
-    const taken = await store.take('storm', 'g1');
-    expect(taken?.entries.map((e) => e.key)).toEqual(['a', 'b']);
-    expect(taken?.postedParts).toBe(1);
-    expect(await store.take('storm', 'g-old')).toBeUndefined();
-    await store.posted('storm', 'g1', 2);
-    await store.flushed('storm', 'g1');
+    const { store, calls } = scripted({ Attributes: item }, conditionFailed({ groupId: { S: 'g-new' }, state: { S: 'open' } }), {}, {});
+    const lease = { token: 'tok-1', holdSeconds: 65 };
+    const taken = await store.take('storm', 'g1', lease);
+    expect(taken).toMatchObject({ kind: 'taken', postedParts: 1 });
+    expect(taken.kind === 'taken' && taken.entries.map((e) => e.key)).toEqual(['a', 'b']);
+    expect(calls[0]?.input['ExpressionAttributeValues']).toMatchObject({ ':token': { S: 'tok-1' }, ':until': { N: String(t + 65) } });
+    expect(await store.take('storm', 'g-old', lease)).toEqual({ kind: 'gone' });
+    expect(await store.posted('storm', 'g1', 'tok-1', 2)).toBe(true);
+    expect(await store.flushed('storm', 'g1', 'tok-1')).toBe(true);
     const flush = calls[3]?.input;
     expect(flush?.['UpdateExpression']).toContain('REMOVE alerts');
     expect(flush?.['ExpressionAttributeValues']).toMatchObject({ ':expires': { N: String(t + FLUSHED_GROUP_SECONDS) } });
+  });
+
+  it("tells a closer that finds another's live lease how long it holds, and refuses the writes of a closer that lost it", async () => {
+    const { store, calls } = scripted(
+      conditionFailed({ groupId: { S: 'g1' }, state: { S: 'closing' }, leaseUntil: { N: String(t + 40) } }),
+      conditionFailed({ groupId: { S: 'g1' }, state: { S: 'closing' } }),
+      conditionFailed({ groupId: { S: 'g1' }, state: { S: 'flushed' } }),
+      conditionFailed(),
+      conditionFailed(),
+      conditionFailed(),
+    );
+    expect(await store.take('storm', 'g1', { token: 'late', holdSeconds: 65 })).toEqual({ kind: 'leased', retryAfterSeconds: 40 });
+    expect(calls[0]?.input['ConditionExpression']).toContain('leaseUntil <= :now');
+    // A lease written at the very moment it reads as ended still waits a second, never zero.
+    expect(await store.take('storm', 'g1', { token: 'late', holdSeconds: 65 })).toEqual({ kind: 'leased', retryAfterSeconds: 1 });
+    expect(await store.take('storm', 'g1', { token: 'late', holdSeconds: 65 })).toEqual({ kind: 'gone' });
+    expect(await store.posted('storm', 'g1', 'lost', 1)).toBe(false);
+    expect(await store.flushed('storm', 'g1', 'lost')).toBe(false);
+    expect(calls[3]?.input['ConditionExpression']).toBe('groupId = :group AND leaseToken = :token');
+    expect(calls[4]?.input['ConditionExpression']).toBe('groupId = :group AND leaseToken = :token');
+    await store.release('storm', 'g1', 'lost');
+    expect(calls[5]?.input).toMatchObject({
+      UpdateExpression: 'REMOVE leaseToken, leaseUntil',
+      ConditionExpression: 'groupId = :group AND leaseToken = :token',
+    });
   });
 
   it('lets other table errors through', async () => {

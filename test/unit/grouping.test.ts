@@ -44,22 +44,23 @@ const alert = (n: number, extra: { title?: string; message?: string; account?: s
     },
   });
 
-/** The real formatters, with posts recorded and answered from a script (then delivered). */
+/** The real formatters, with posts recorded and answered from a script (then delivered); an Error in the script is thrown, as by a closer that dies. */
 function recording(real: ChatService, opened = false) {
   const payloads: unknown[] = [];
-  const answers: PostOutcome[] = [];
+  const answers: Array<PostOutcome | Error> = [];
   const service: ChatService = {
     ...real,
     post: async (_address, payload) => {
       payloads.push(payload);
       const next = answers.shift();
+      if (next instanceof Error) throw next;
       if (next) return next;
       return opened
         ? { kind: 'delivered', opened: { channel: 'C0123ABCD', ts: `1700000000.${String(payloads.length).padStart(6, '0')}` } }
         : { kind: 'delivered' };
     },
   };
-  return { service, payloads, answer: (...next: PostOutcome[]) => answers.push(...next) };
+  return { service, payloads, answer: (...next: Array<PostOutcome | Error>) => answers.push(...next) };
 }
 
 function setup() {
@@ -73,7 +74,7 @@ function setup() {
   const app = recording(real.slackApp, true);
   const services = { slack: slack.service, teams: teams.service, googlechat: chat.service, slackApp: app.service };
   const delivery = createDelivery({ services, postTimeoutMs: 5_000, logger: log.logger, metrics, now: clock.now, sleep: clock.sleep });
-  const store = inMemoryGroupStore();
+  const store = inMemoryGroupStore(clock.now);
   const ledger = memoryLedger(clock.now);
   const scheduled: Array<{ job: GroupCloseJob; delaySeconds: number }> = [];
   const grouping = { store, logger: log.logger, metrics, now: clock.now };
@@ -233,6 +234,40 @@ describe('grouping per destination: an alert storm becomes one message', () => {
     expect(slackText(slack.payloads[2])).toContain(`part 2 of ${parts.length}`);
   });
 
+  it("a closing job delivered twice at once posts the digest once; the second copy tries again when the first's lease ends", async () => {
+    const { send, close, slack, scheduled, visibility } = setup();
+    for (let i = 1; i <= 5; i++) await send('storm', alert(i));
+    const job = scheduled[0]!.job;
+    const results = await Promise.all([close([job]), close([job])]);
+    expect(slack.payloads).toHaveLength(1);
+    // One copy closed the group; the other found its lease and waits until it ends.
+    expect(results.map((r) => r.batchItemFailures.length).sort()).toEqual([0, 1]);
+    expect(visibility).toHaveLength(1);
+    expect(visibility[0]).toBeGreaterThan(600);
+    expect(await close([job])).toEqual({ batchItemFailures: [] });
+    expect(slack.payloads).toHaveLength(1);
+  });
+
+  it('takes over from a closer that died once its lease has ended, resuming after the parts it posted', async () => {
+    const { send, close, slack, scheduled, visibility, clock } = setup();
+    const long = 'z'.repeat(300);
+    for (let i = 1; i <= 120; i++) await send('storm', alert(i, { title: `Alert ${i} ${long}` }));
+    const job = scheduled[0]!.job;
+    // The first part is posted, then the closer dies in the middle of the second.
+    slack.answer({ kind: 'delivered' }, new Error('the invocation was cut off'));
+    expect((await close([job])).batchItemFailures).toHaveLength(1);
+    expect(slack.payloads).toHaveLength(2);
+    // Its lease still holds: the next copy posts nothing and waits for it to end.
+    expect((await close([job])).batchItemFailures).toHaveLength(1);
+    expect(slack.payloads).toHaveLength(2);
+    clock.advance(visibility.at(-1)! * 1000);
+    expect(await close([job])).toEqual({ batchItemFailures: [] });
+    const parts = slack.payloads.length - 1;
+    expect(slackText(slack.payloads[2])).toContain(`part 2 of ${parts}`);
+    const posts = [slack.payloads[0], ...slack.payloads.slice(2)].map(slackText);
+    for (let i = 1; i <= 120; i++) expect(posts.filter((p) => p.includes(`Alert ${i} z`))).toHaveLength(1);
+  });
+
   it('names a re-sent alert once inside a window, and a re-send after the closing is a duplicate', async () => {
     const { send, close, slack } = setup();
     await send('storm', alert(1));
@@ -342,7 +377,7 @@ describe('grouping per destination: an alert storm becomes one message', () => {
       budgetOf(10_000),
     );
     const groupId = store.groups.get('storm')!.groupId;
-    await store.take('storm', groupId);
+    await store.take('storm', groupId, { token: 'closer', holdSeconds: 60 });
     const late = joinGroup({ ...grouping, schedule }, createDeliveryFor(slack.service));
     expect(await late({ deliveryId: 'w', target: target('storm'), message: alert(4) }, budgetOf(10_000))).toEqual({ kind: 'delivered' });
     expect(slack.payloads).toHaveLength(3);
