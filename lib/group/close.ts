@@ -97,7 +97,7 @@ export async function closeGroup(
               ),
               { timeoutMs: Math.max(1, budget.ms(deps.postTimeoutMs, deps.reserveMs)) },
             )
-        : await deps.delivery.attempt(target, part.message, budget, part.anomaly);
+        : await deps.delivery.attempt(target, part.message, budget, part.anomaly, part.digest ? undefined : { origin: part.origin });
     if (outcome.kind === 'refused') return { kind: 'park', reason: outcome.reason };
     if (outcome.kind === 'retryable') {
       return later({

@@ -7,6 +7,8 @@ import { type GroupEntry, joinOrder } from './store.js';
 export interface DigestPart {
   message: WebhookMessage;
   anomaly?: AnomalyPost;
+  /** An alert posted alone: the origin its triage link leads to. A digest names many anomalies and offers no controls. */
+  origin?: string;
   /** A digest's alert lines, for a service whose digest is built from them (lib/group/slack-digest.ts). */
   digest?: { title: string; lines: string[] };
 }
@@ -61,7 +63,9 @@ export function digestLine({ message, anomaly }: GroupEntry): string {
  */
 export function digestParts(entries: readonly GroupEntry[], service: DestinationType | 'slackApp', now: number): DigestPart[] {
   const [only] = entries;
-  if (entries.length === 1 && only) return [{ message: only.message, ...(only.anomaly ? { anomaly: only.anomaly } : {}) }];
+  if (entries.length === 1 && only) {
+    return [{ message: only.message, ...(only.anomaly ? { anomaly: only.anomaly } : {}), ...(only.origin ? { origin: only.origin } : {}) }];
+  }
   // The same order whichever closer splits them, so that one resuming after posted parts names the rest.
   const ordered = entries
     .map((entry) => ({ entry, rank: rankOf(entry.message) }))

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { destinationType } from '../config/destination-type.js';
 import { deliveryRecordId } from '../dedup/fingerprint.js';
 import type { AlertForTarget, FirstResult } from '../delivery/deliver.js';
+import { originSchema } from '../delivery/job.js';
 import type { Logger } from '../log/logger.js';
 import { deliveryMetric, groupOpenedMetric, type Metrics, noMetrics } from '../metrics/metrics.js';
 import type { InvocationBudget } from '../shared/deadline.js';
@@ -44,6 +45,8 @@ export function joinGroup(ports: GroupingPorts, alone: (alert: AlertForTarget, b
       at: ports.now(),
       message,
       ...(alert.anomaly ? { anomaly: alert.anomaly } : {}),
+      // As a queued job keeps it: only an API's own origin is ever linked to.
+      ...(alert.origin !== undefined && originSchema.safeParse(alert.origin).success ? { origin: alert.origin } : {}),
     };
     if (entryBytes(entry) > MAX_GROUP_BYTES) return alone(alert, budget);
     const grouped = (): FirstResult => {

@@ -8,6 +8,8 @@ export interface GroupEntry {
   at: number;
   message: WebhookMessage;
   anomaly?: AnomalyPost;
+  /** The origin it arrived on (lib/delivery/job.ts originSchema), where its triage link leads when it is posted alone. */
+  origin?: string;
 }
 
 export type JoinOutcome =

@@ -4,7 +4,7 @@ import { createChatServices } from '../../lib/chat-services/create.js';
 import { relayConfigSchema } from '../../lib/config/schema.js';
 import { anomalyRecordId } from '../../lib/dedup/fingerprint.js';
 import { deliverOnce, retryLedger } from '../../lib/dedup/once.js';
-import { createDelivery, type FirstAttempt } from '../../lib/delivery/deliver.js';
+import { createDelivery, type FirstAttempt, type TriageControlsPort } from '../../lib/delivery/deliver.js';
 import { digestParts } from '../../lib/group/digest.js';
 import type { GroupCloseJob } from '../../lib/group/job.js';
 import { parseGroupCloseJob } from '../../lib/group/job.js';
@@ -13,6 +13,7 @@ import { entryBytes, inMemoryGroupStore, MAX_GROUP_BYTES } from '../../lib/group
 import { type WebhookMessage, webhookMessageSchema } from '../../lib/message/schema.js';
 import { createPacer } from '../../lib/retry/pacer.js';
 import { processBatch, type QueueRecord } from '../../lib/retry/process-batch.js';
+import { triageLinkBlock } from '../../lib/slack/format.js';
 import { budgetOf } from '../helpers/budget.js';
 import { googleChatCardTexts, googleChatViolations, teamsTexts, teamsViolations } from '../helpers/chat-limits.js';
 import { capturedLogger, manualClock } from '../helpers/fake-delivery-ports.js';
@@ -73,7 +74,17 @@ function setup() {
   const chat = recording(real.googlechat);
   const app = recording(real.slackApp, true);
   const services = { slack: slack.service, teams: teams.service, googlechat: chat.service, slackApp: app.service };
-  const delivery = createDelivery({ services, postTimeoutMs: 5_000, logger: log.logger, metrics, now: clock.now, sleep: clock.sleep });
+  // Each message's triage link, for an alert that arrived on an origin.
+  const triage: TriageControlsPort = ({ origin }) => (origin ? { link: `${origin}/triage/t` } : undefined);
+  const delivery = createDelivery({
+    services,
+    postTimeoutMs: 5_000,
+    logger: log.logger,
+    metrics,
+    now: clock.now,
+    sleep: clock.sleep,
+    triage,
+  });
   const store = inMemoryGroupStore(clock.now);
   const ledger = memoryLedger(clock.now);
   const scheduled: Array<{ job: GroupCloseJob; delaySeconds: number }> = [];
@@ -114,8 +125,8 @@ function setup() {
     ...(name === 'app' ? { botToken: 'xoxb-grouping-test' } : {}),
   });
   let requests = 0;
-  const send = (name: string, message: WebhookMessage) =>
-    first({ deliveryId: `r${++requests}`, target: target(name), message }, budgetOf(10_000));
+  const send = (name: string, message: WebhookMessage, origin?: string) =>
+    first({ deliveryId: `r${++requests}`, target: target(name), message, origin }, budgetOf(10_000));
   return {
     send,
     close,
@@ -176,6 +187,24 @@ describe('grouping per destination: an alert storm becomes one message', () => {
     expect(await send('storm', lone)).toEqual({ kind: 'grouped' });
     await close();
     expect(slack.payloads).toEqual([createChatServices().slack.format(lone, config.destinations['storm']!)]);
+  });
+
+  it('gives a lone alert closed from a group its Triage link to the origin it arrived on; a digest offers none', async () => {
+    const { send, close, slack, teams, scheduled } = setup();
+    await send('storm', alert(1), 'https://api.example.com');
+    await send('teams', alert(2), 'https://api.example.com');
+    await close();
+    expect((slack.payloads[0] as ReceivedMessage).blocks?.at(-1)).toEqual(triageLinkBlock('https://api.example.com/triage/t'));
+    expect(JSON.stringify(teams.payloads[0])).toContain('"url":"https://api.example.com/triage/t"');
+    // An origin that is not an API's own is never linked to.
+    await send('storm', alert(3), 'https://api.example.com/evil?x=');
+    await close([scheduled.at(-1)!.job]);
+    expect(JSON.stringify(slack.payloads[1])).not.toContain('triage');
+    await send('storm', alert(4), 'https://api.example.com');
+    await send('storm', alert(5), 'https://api.example.com');
+    await close([scheduled.at(-1)!.job]);
+    expect(JSON.stringify(slack.payloads[2])).toContain('2 alerts grouped');
+    expect(JSON.stringify(slack.payloads[2])).not.toContain('triage');
   });
 
   it('leaves destinations without grouping as they were: posted at once, nothing scheduled', async () => {
