@@ -1,4 +1,5 @@
-import { escapeMrkdwnAndTruncate, truncate } from '../format/text.js';
+import { withoutControls } from '../format/fit.js';
+import { escapeMrkdwnAndTruncate, inertText, truncate } from '../format/text.js';
 import { SLACK_LIMITS, type SlackBlock, type SlackMessage } from '../slack/format.js';
 
 /**
@@ -11,8 +12,9 @@ export function slackDigest(title: string, lines: readonly string[], mention?: s
   const sections: string[] = [];
   let current = '';
   for (const line of lines) {
-    // Sender text, escaped like every alert's, so that it can never form a mention or link.
-    const escaped = escapeMrkdwnAndTruncate(line, SLACK_LIMITS.body);
+    // Sender text, made inert and escaped as a single alert's is (alertView, formatSlackMessage):
+    // no emphasis, code, link or mention can form, even where verbatim mrkdwn would still render it.
+    const escaped = escapeMrkdwnAndTruncate(inertText(withoutControls(line)), SLACK_LIMITS.body);
     if (current && current.length + 1 + escaped.length > SLACK_LIMITS.body) {
       sections.push(current);
       current = escaped;

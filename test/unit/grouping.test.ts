@@ -15,12 +15,12 @@ import { createPacer } from '../../lib/retry/pacer.js';
 import { processBatch, type QueueRecord } from '../../lib/retry/process-batch.js';
 import { triageLinkBlock } from '../../lib/slack/format.js';
 import { budgetOf } from '../helpers/budget.js';
-import { googleChatCardTexts, googleChatViolations, teamsTexts, teamsViolations } from '../helpers/chat-limits.js';
+import { googleChatCardTexts, googleChatViolations, senderMarkup, teamsTexts, teamsViolations } from '../helpers/chat-limits.js';
 import { capturedLogger, manualClock } from '../helpers/fake-delivery-ports.js';
 import { memoryConfigStore } from '../helpers/memory-config-store.js';
 import { memoryLedger } from '../helpers/memory-ledger.js';
 import { memoryMetrics } from '../helpers/memory-metrics.js';
-import { liveSpecialForms, type ReceivedMessage, slackLimitViolations } from '../helpers/slack-limits.js';
+import { liveSpecialForms, type ReceivedMessage, slackLimitViolations, slackSenderTexts } from '../helpers/slack-limits.js';
 
 const SLACK_URL = 'https://hooks.slack.com/services/T0/B0/storm-secret';
 const config = relayConfigSchema.parse({
@@ -418,6 +418,19 @@ describe('grouping per destination: an alert storm becomes one message', () => {
     await send('storm', alert(2));
     await close();
     expect(liveSpecialForms(slack.payloads[0] as ReceivedMessage)).toEqual([]);
+  });
+
+  it('shows sender markup in a Slack webhook digest as plain text, as in a single alert: no emphasis, code, link or mention', async () => {
+    const { send, close, slack } = setup();
+    await send('storm', alert(1, { title: '*bold* _it_ ~strike~ `code`', message: 'see example.com <!channel> @here' }));
+    await send('storm', alert(2));
+    await close();
+    const digest = slack.payloads[0] as ReceivedMessage;
+    expect(slackText(digest)).toContain('2 alerts grouped');
+    expect(liveSpecialForms(digest)).toEqual([]);
+    expect(slackSenderTexts(digest).flatMap(senderMarkup)).toEqual([]);
+    // Still readable: look-alikes, not deletions.
+    expect(slackSenderTexts(digest).join('\n')).toContain('＊bold＊ ＿it＿ ～strike～ ｀code｀');
   });
 
   it('keeps secrets out of the closing job and the group', async () => {
