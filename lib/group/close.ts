@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { MessageRef } from '../chat/service.js';
+import { type MessageRef, OPENING } from '../chat/service.js';
 import { addressOf, destinationType, isSlackApp } from '../config/destination-type.js';
 import { claimHoldSeconds } from '../dedup/ledger.js';
 import type { RetryLedger } from '../dedup/once.js';
@@ -74,7 +74,9 @@ export async function closeGroup(
     return outcome;
   };
   const service = isSlackApp(target.destination) ? 'slackApp' : destinationType(target.destination);
-  const parts = digestParts(group.entries, service, deps.now());
+  const parts = digestParts(group.entries, service, deps.now(), (message) =>
+    deps.delivery.serviceFor(target.destination).format(message, target.destination, OPENING),
+  );
   const interval = deps.delivery.serviceFor(target.destination).minIntervalMs;
   let opened: MessageRef | undefined;
   for (let i = group.postedParts; i < parts.length; i++) {

@@ -1,6 +1,12 @@
 import { type AnomalyPost, OPENING } from '../chat/service.js';
 import type { DestinationType } from '../config/destination-type.js';
+import { jsonBytes, withoutControls } from '../format/fit.js';
+import { inertText, truncate } from '../format/text.js';
+import { escapeCardHtml, GOOGLE_CHAT_LIMITS, GOOGLE_CHAT_MAX_BYTES } from '../googlechat/format.js';
 import type { WebhookMessage } from '../message/schema.js';
+import { SLACK_LIMITS } from '../slack/format.js';
+import { escapeTeamsText, TEAMS_LIMITS, TEAMS_MAX_BYTES } from '../teams/format.js';
+import { slackDigestLine } from './slack-digest.js';
 import { type GroupEntry, joinOrder } from './store.js';
 
 /** One message a closing group posts: an alert itself, or one part of a digest. */
@@ -13,21 +19,47 @@ export interface DigestPart {
   digest?: { title: string; lines: string[] };
 }
 
+export type DigestService = DestinationType | 'slackApp';
+
 /**
- * The most characters of alert lines one digest message carries, below each service's body
- * limit (lib/*\/format.ts) with room for escaping, so the formatter never has to cut a line off.
+ * The payload a service receives for a digest message at its destination (the configured
+ * mention included): what the rest of the message takes besides the alert lines is measured on it.
  */
-export const DIGEST_BODY_CHARS: Readonly<Record<DestinationType | 'slackApp', number>> = {
-  // Several sections of SLACK_LIMITS.body each (slack-digest.ts), within the message's total.
-  slack: 6_600,
-  slackApp: 2_400,
-  teams: 5_600,
-  googlechat: 5_600,
+export type DigestFrame = (message: WebhookMessage) => unknown;
+
+/**
+ * How a service receives a digest's alert lines, and how much of them one message carries
+ * uncut: each line is measured as the service receives it (alertView's inert text, then the
+ * service's own escaping, then JSON), so the formatter never cuts a line off.
+ */
+interface LineFit {
+  render(line: string): string;
+  /** UTF-16 units of lines and line breaks that the formatter's body limit lets through. */
+  chars: number;
+  /** The service's limit on the bytes of the JSON it receives, where it has one besides characters. */
+  maxBytes?: number;
+  /** What one line break takes in that JSON: `\n`, or Google Chat's `<br>`. */
+  breakBytes: number;
+}
+
+const inert = (line: string) => inertText(withoutControls(line));
+
+const FITS: Readonly<Record<DigestService, LineFit>> = {
+  // Several sections of SLACK_LIMITS.body each (slack-digest.ts), within the message's total; Slack counts characters.
+  slack: { render: slackDigestLine, chars: 6_600, breakBytes: 0 },
+  // The app's message carries the body in one section (formatSlackMessage).
+  slackApp: { render: slackDigestLine, chars: SLACK_LIMITS.body, breakBytes: 0 },
+  teams: { render: (line) => escapeTeamsText(inert(line)), chars: TEAMS_LIMITS.body, maxBytes: TEAMS_MAX_BYTES, breakBytes: 2 },
+  googlechat: {
+    render: (line) => escapeCardHtml(inert(line)),
+    chars: GOOGLE_CHAT_LIMITS.body,
+    maxBytes: GOOGLE_CHAT_MAX_BYTES,
+    breakBytes: '<br>'.length,
+  },
 };
 
-// Characters a formatter may escape: each is counted as five, the longest escape (`&amp;`).
-const ESCAPED = /[&<>*_~`\\[\]#|]/g;
-const escapedLength = (line: string) => line.length + (line.match(ESCAPED)?.length ?? 0) * 4;
+/** Bytes of a text inside the JSON a service receives: a lone surrogate is six (`\udxxx`), a quote two. */
+const textBytes = (text: string) => jsonBytes(text) - 2;
 
 /** How much of each field a digest line shows: enough to tell alerts apart. */
 const LINE_LIMITS = { title: 60, account: 24, message: 40 } as const;
@@ -41,10 +73,7 @@ const rankOf = (message: WebhookMessage): number => {
   return rank === -1 ? RANKS.length : rank;
 };
 
-const cut = (text: string | undefined, max: number): string => {
-  const flat = (text ?? '').replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-};
+const cut = (text: string | undefined, max: number): string => truncate((text ?? '').replace(/\s+/g, ' ').trim(), max);
 
 /** One alert as a digest names it: title, account, the start of its message. */
 export function digestLine({ message, anomaly }: GroupEntry): string {
@@ -56,48 +85,50 @@ export function digestLine({ message, anomaly }: GroupEntry): string {
   return `• ${[title + update, account, start].filter(Boolean).join(' · ')}`;
 }
 
+const digestMessage = (objectType: string, now: number, title: string, body: string): WebhookMessage => ({
+  metadata: { object_type: objectType, timestamp: new Date(now).toISOString(), destination_url: undefined },
+  payload: { title, message: body, cloud_provider_type: undefined, account_id: undefined, account_name: undefined },
+});
+
 /**
  * What a closing group posts: the alert itself when it is alone, otherwise digests that name
- * every alert, the most important first, split into as many messages as the service's limit
- * needs. No alert is dropped.
+ * every alert, the most important first, split into as many messages as the service's limits
+ * need. No alert is dropped.
  */
-export function digestParts(entries: readonly GroupEntry[], service: DestinationType | 'slackApp', now: number): DigestPart[] {
+export function digestParts(entries: readonly GroupEntry[], service: DigestService, now: number, frame: DigestFrame): DigestPart[] {
   const [only] = entries;
   if (entries.length === 1 && only) {
     return [{ message: only.message, ...(only.anomaly ? { anomaly: only.anomaly } : {}), ...(only.origin ? { origin: only.origin } : {}) }];
   }
+  const kinds = new Set(entries.map((e) => e.message.metadata.object_type));
+  const objectType = kinds.size === 1 ? [...kinds][0]! : 'alert';
+  const titleOf = (i: number, parts: number) => `${entries.length} alerts grouped${parts > 1 ? ` (part ${i + 1} of ${parts})` : ''}`;
+  const fit = FITS[service];
+  // The rest of a message (title, mention, kind, time) as the service receives it, with the
+  // longest title a part can have; a one-character body stands in for the lines.
+  const rest =
+    fit.maxBytes === undefined ? 0 : jsonBytes(frame(digestMessage(objectType, now, titleOf(entries.length - 1, entries.length), 'x'))) - 1;
+  const room = { chars: fit.chars, bytes: (fit.maxBytes ?? Number.POSITIVE_INFINITY) - rest };
+
   // The same order whichever closer splits them, so that one resuming after posted parts names the rest.
   const ordered = entries
     .map((entry) => ({ entry, rank: rankOf(entry.message) }))
     .sort((a, b) => a.rank - b.rank || joinOrder(a.entry, b.entry));
-  const budget = DIGEST_BODY_CHARS[service];
   const chunks: string[][] = [];
-  let size = budget;
+  let used = { chars: 0, bytes: 0 };
   for (const { entry } of ordered) {
     const line = digestLine(entry);
-    const length = escapedLength(line) + 1;
-    if (size + length > budget || chunks.length === 0) {
+    const rendered = fit.render(line);
+    const size = { chars: rendered.length + 1, bytes: textBytes(rendered) + fit.breakBytes };
+    if (chunks.length === 0 || used.chars + size.chars > room.chars || used.bytes + size.bytes > room.bytes) {
       chunks.push([]);
-      size = 0;
+      used = { chars: 0, bytes: 0 };
     }
     chunks.at(-1)!.push(line);
-    size += length;
+    used = { chars: used.chars + size.chars, bytes: used.bytes + size.bytes };
   }
-  const kinds = new Set(entries.map((e) => e.message.metadata.object_type));
-  const objectType = kinds.size === 1 ? [...kinds][0]! : 'alert';
-  const titleOf = (i: number) => `${entries.length} alerts grouped${chunks.length > 1 ? ` (part ${i + 1} of ${chunks.length})` : ''}`;
-  return chunks.map((lines, i) => ({
-    digest: { title: titleOf(i), lines },
-    message: {
-      metadata: { object_type: objectType, timestamp: new Date(now).toISOString(), destination_url: undefined },
-      payload: {
-        title: titleOf(i),
-        message: lines.join('\n'),
-        cloud_provider_type: undefined,
-        account_id: undefined,
-        account_name: undefined,
-      },
-    },
-    anomaly: OPENING,
-  }));
+  return chunks.map((lines, i) => {
+    const title = titleOf(i, chunks.length);
+    return { digest: { title, lines }, message: digestMessage(objectType, now, title, lines.join('\n')), anomaly: OPENING };
+  });
 }

@@ -1,6 +1,14 @@
 import { withoutControls } from '../format/fit.js';
-import { escapeMrkdwnAndTruncate, inertText, truncate } from '../format/text.js';
+import { escapeMrkdwn, escapeMrkdwnAndTruncate, inertText, truncate } from '../format/text.js';
 import { SLACK_LIMITS, type SlackBlock, type SlackMessage } from '../slack/format.js';
+
+/**
+ * A digest line as Slack receives it: sender text made inert and escaped as a single alert's is
+ * (alertView, formatSlackMessage), so no emphasis, code, link or mention can form, even where
+ * verbatim mrkdwn would still render it.
+ */
+export const slackDigestLine = (line: string): string => escapeMrkdwn(inertText(withoutControls(line)));
+const sectionLine = (line: string): string => escapeMrkdwnAndTruncate(inertText(withoutControls(line)), SLACK_LIMITS.body);
 
 /**
  * A digest for a Slack incoming webhook: the title as its header, then the alert lines in as
@@ -12,9 +20,7 @@ export function slackDigest(title: string, lines: readonly string[], mention?: s
   const sections: string[] = [];
   let current = '';
   for (const line of lines) {
-    // Sender text, made inert and escaped as a single alert's is (alertView, formatSlackMessage):
-    // no emphasis, code, link or mention can form, even where verbatim mrkdwn would still render it.
-    const escaped = escapeMrkdwnAndTruncate(inertText(withoutControls(line)), SLACK_LIMITS.body);
+    const escaped = sectionLine(line);
     if (current && current.length + 1 + escaped.length > SLACK_LIMITS.body) {
       sections.push(current);
       current = escaped;

@@ -13,7 +13,8 @@ import { entryBytes, inMemoryGroupStore, MAX_GROUP_BYTES } from '../../lib/group
 import { type WebhookMessage, webhookMessageSchema } from '../../lib/message/schema.js';
 import { createPacer } from '../../lib/retry/pacer.js';
 import { processBatch, type QueueRecord } from '../../lib/retry/process-batch.js';
-import { triageLinkBlock } from '../../lib/slack/format.js';
+import type { SlackAppPayload } from '../../lib/slack/app-payload.js';
+import { formatSlackMessage, triageLinkBlock } from '../../lib/slack/format.js';
 import { budgetOf } from '../helpers/budget.js';
 import { googleChatCardTexts, googleChatViolations, senderMarkup, teamsTexts, teamsViolations } from '../helpers/chat-limits.js';
 import { capturedLogger, manualClock } from '../helpers/fake-delivery-ports.js';
@@ -29,8 +30,12 @@ const config = relayConfigSchema.parse({
   destinations: {
     default: { url: 'https://hooks.slack.com/services/T0/B9/plain' },
     storm: { url: SLACK_URL, group: { waitSeconds: 60 } },
-    teams: { url: 'https://prod-1.westus.logic.azure.com/workflows/x/triggers/manual/paths/invoke?sig=S', group: { waitSeconds: 30 } },
-    chat: { url: 'https://chat.googleapis.com/v1/spaces/AAAA/messages?key=K&token=T', group: { waitSeconds: 30 } },
+    teams: {
+      url: 'https://prod-1.westus.logic.azure.com/workflows/x/triggers/manual/paths/invoke?sig=S',
+      mention: { id: 'dana.example@example.com', name: 'Dana Example' },
+      group: { waitSeconds: 30 },
+    },
+    chat: { url: 'https://chat.googleapis.com/v1/spaces/AAAA/messages?key=K&token=T', mention: '<users/all>', group: { waitSeconds: 30 } },
     app: { channel: 'C0123ABCD', group: { waitSeconds: 30 } },
   },
 });
@@ -256,6 +261,7 @@ describe('grouping per destination: an alert storm becomes one message', () => {
       Array.from({ length: 120 }, (_, i) => ({ key: String(i), at: i, message: alert(i + 1, { title: `Alert ${i + 1} ${long}` }) })),
       'slack',
       0,
+      (message) => createChatServices().slack.format(message, config.destinations['storm']!),
     );
     // One part posted, one refused with 429, then the rest: every part exactly once.
     expect(slack.payloads.length - 1).toBe(parts.length);
@@ -374,6 +380,52 @@ describe('grouping per destination: an alert storm becomes one message', () => {
       expect(teamsAll).toContain(`Spend spike ${i} in EC2`);
       expect(chatAll).toContain(`Spend spike ${i} in EC2`);
     }
+  });
+
+  it("names all of 200 alerts full of card functions, lone surrogates, markup and escapes, each part within every service's limits", async () => {
+    const { send, close, slack, app, teams, chat } = setup();
+    // What each service's escaping and JSON encoding grows: `{{` (Teams breaks each pair), lone
+    // surrogates (six bytes each in JSON), `&` and `<` (entities), markup and links (look-alikes).
+    const lone = (n: number) => '\uDC00'.repeat(n);
+    const nasty = (i: number) => {
+      if (i <= 90) {
+        const title = `Alert ${i} ${lone(60)}`;
+        return webhookMessageSchema.parse({ metadata: { object_type: 'anomaly_alert' }, payload: { title } });
+      }
+      if (i <= 180)
+        return alert(i, {
+          title: `Alert ${i} ${'{'.repeat(60)}`,
+          message: `${'{'.repeat(40)} ${'x'.repeat(300)}`,
+          account: '{'.repeat(24),
+        });
+      return alert(i, {
+        title: `Alert ${i} *b* _i_ ~s~ \`c\` <!here> & example.com`,
+        message: `&<>*_ ${'y'.repeat(300)}`,
+        account: '&<'.repeat(12),
+      });
+    };
+    for (let i = 1; i <= 200; i++) for (const name of ['storm', 'app', 'teams', 'chat']) await send(name, nasty(i));
+    await close();
+    const appMessages = (app.payloads as SlackAppPayload[]).map((p) => formatSlackMessage(p.message, p.mention) as ReceivedMessage);
+    const received: Record<string, { texts: string[]; violations: string[] }> = {
+      slack: {
+        texts: slack.payloads.map(slackText),
+        violations: slack.payloads.flatMap((p) => slackLimitViolations(p as ReceivedMessage)),
+      },
+      slackApp: { texts: appMessages.map(slackText), violations: appMessages.flatMap((m) => slackLimitViolations(m)) },
+      teams: { texts: teams.payloads.map((p) => teamsTexts(p).join('\n')), violations: teams.payloads.flatMap((p) => teamsViolations(p)) },
+      googlechat: {
+        texts: chat.payloads.map((p) => googleChatCardTexts(p).join('\n')),
+        violations: chat.payloads.flatMap((p) => googleChatViolations(p)),
+      },
+    };
+    const ids = Array.from({ length: 200 }, (_, n) => n + 1);
+    const outcome = (check: (texts: string[], violations: string[]) => unknown) =>
+      Object.fromEntries(Object.entries(received).map(([service, { texts, violations }]) => [service, check(texts, violations)]));
+    expect(outcome((texts) => texts.length > 1)).toEqual({ slack: true, slackApp: true, teams: true, googlechat: true });
+    expect(outcome((_, violations) => violations)).toEqual({ slack: [], slackApp: [], teams: [], googlechat: [] });
+    const unnamed = outcome((texts) => ids.filter((n) => !texts.some((t) => t.includes(`Alert ${n} `))));
+    expect(unnamed).toEqual({ slack: [], slackApp: [], teams: [], googlechat: [] });
   });
 
   it("threads a Slack app anomaly first seen in a digest under the digest's message", async () => {
