@@ -87,13 +87,13 @@ describe.skipIf(!moto)('an alert storm to a grouped Slack destination, through t
     timeout: 90_000,
   }, async () => {
     const path = stack.paths['big']!;
-    const big = 40;
+    const big = 24;
     const answers: Answer[] = [];
-    for (let i = 0; i < big; i += 5) {
+    for (let i = 0; i < big; i += 6) {
       answers.push(
         ...(await Promise.all(
-          Array.from({ length: 5 }, (_, j) =>
-            sendAlert({ title: `Big alert #${i + j}`, message: `${i + j} `.repeat(5_000), account_id: 'big' }),
+          Array.from({ length: 6 }, (_, j) =>
+            sendAlert({ title: `Big alert #${i + j}`, message: `${i + j} ${'m'.repeat(20_000)}`, account_id: 'big' }),
           ),
         )),
       );
