@@ -5,8 +5,9 @@ import { claimHoldSeconds } from '../dedup/ledger.js';
 import type { RetryLedger } from '../dedup/once.js';
 import { clampSeconds, retryDelaySeconds } from '../delivery/decide.js';
 import type { Delivery, Target } from '../delivery/deliver.js';
+import { newJob } from '../delivery/job.js';
 import type { Logger } from '../log/logger.js';
-import { digestPostedMetric, type Metrics, noMetrics } from '../metrics/metrics.js';
+import { deliveryMetric, digestPostedMetric, type Metrics, noMetrics } from '../metrics/metrics.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
 import type { Sleep } from '../shared/sleep.js';
@@ -14,15 +15,17 @@ import { digestParts } from './digest.js';
 import type { GroupCloseJob } from './job.js';
 import { GROUP_CALL_BUDGET_MS } from './join.js';
 import { slackDigest } from './slack-digest.js';
-import type { GroupStore } from './store.js';
+import type { GroupEntry, GroupStore } from './store.js';
 
 export interface CloseDependencies {
   store: GroupStore;
   delivery: Delivery;
   logger: Logger;
   metrics?: Metrics;
-  /** Told that each grouped alert is delivered, and where an anomaly's opening message now is. */
+  /** Told what became of each grouped alert (delivered, or parked and forgotten), and where an anomaly's opening message now is. */
   ledger?: RetryLedger;
+  /** Where a refused closing parks each alert; the delivery's dead-letter queue unless given. */
+  park?: Delivery['park'];
   now: () => number;
   sleep: Sleep;
   /** Kept free after each post for the calls that record it. */
@@ -35,20 +38,27 @@ export type CloseOutcome =
   | { kind: 'closed'; posts: number }
   /** Not finished: the closing job waits on the retry queue, and resumes after what is posted. */
   | { kind: 'retry'; reason: string; delaySeconds: number; retryAfterMs?: number }
-  /** The chat service refused for good: the closing job is parked for a human. */
-  | { kind: 'park'; reason: string };
+  /** The chat service refused for good: each alert not yet posted is parked as its own delivery, and the group is flushed. */
+  | { kind: 'parked'; reason: string; alerts: number };
 
 const LEASE_LOST: CloseOutcome = { kind: 'retry', reason: 'lease_lost', delaySeconds: 1 };
 
-/** How many grouped alerts' records are written side by side once the group is posted. */
-const SETTLE_CONCURRENCY = 10;
+/** How many grouped alerts' records (or dead letters) are written side by side. */
+const SIDE_BY_SIDE = 10;
+
+async function inBatches<T, R>(items: readonly T[], work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (let i = 0; i < items.length; i += SIDE_BY_SIDE) results.push(...(await Promise.all(items.slice(i, i + SIDE_BY_SIDE).map(work))));
+  return results;
+}
 
 /**
  * Closes a group: no alert can join it any more, its messages are posted in order (each
  * recorded, so a closing that is tried again posts nothing twice), and the alerts' text is
  * forgotten. The closer leases the group for as long as its invocation may run: a closing job
  * delivered twice at once finds the lease and tries again after it, and one whose closer died
- * takes over once the lease has ended. A retryable failure leaves the rest to the retry queue.
+ * takes over once the lease has ended. A retryable failure leaves the rest to the retry queue;
+ * a refusal parks every alert not yet posted as its own delivery, which a redrive posts.
  */
 export async function closeGroup(
   job: GroupCloseJob,
@@ -56,27 +66,73 @@ export async function closeGroup(
   deps: CloseDependencies,
   budget: InvocationBudget,
 ): Promise<CloseOutcome> {
+  const { destination } = job;
+  const metrics = deps.metrics ?? noMetrics;
+  const type = destinationType(target.destination);
   const lease = { token: randomUUID(), holdSeconds: claimHoldSeconds(budget.remainingMs()) };
   const step = <T>(work: (signal: AbortSignal) => Promise<T>) => budget.step('dedup_table', GROUP_CALL_BUDGET_MS, work);
   const { token } = lease;
-  const group = await step((signal) => deps.store.take(job.destination, job.groupId, lease, signal));
+  const group = await step((signal) => deps.store.take(destination, job.groupId, lease, signal));
   if (group.kind === 'gone') return { kind: 'closed', posts: 0 };
   if (group.kind === 'leased') return { kind: 'retry', reason: 'closing_elsewhere', delaySeconds: clampSeconds(group.retryAfterSeconds) };
   // Stopping before the end: the closing job's next try takes the group at once. A release
   // that fails only makes that try wait for the lease to end.
   const later = async (outcome: CloseOutcome): Promise<CloseOutcome> => {
-    await step((signal) => deps.store.release(job.destination, job.groupId, token, signal)).catch((error: unknown) =>
-      deps.logger.warn('could not release a group; its next closing waits for the lease', {
-        destination: job.destination,
-        error: errorReason(error),
-      }),
+    await step((signal) => deps.store.release(destination, job.groupId, token, signal)).catch((error: unknown) =>
+      deps.logger.warn('could not release a group; its next closing waits for the lease', { destination, error: errorReason(error) }),
     );
     return outcome;
   };
-  const service = isSlackApp(target.destination) ? 'slackApp' : destinationType(target.destination);
+  const flush = () => step((signal) => deps.store.flushed(destination, job.groupId, token, signal));
+
+  const delivered = async (entries: readonly GroupEntry[], opened: MessageRef | undefined) => {
+    const { ledger } = deps;
+    if (!ledger) return;
+    await inBatches(entries, ({ message, anomaly }) =>
+      ledger.settle(
+        {
+          message,
+          destination,
+          outcome: 'delivered',
+          ...(anomaly ? { anomaly } : {}),
+          // An anomaly first seen in a digest threads its follow-ups under the digest's message.
+          ...(opened && anomaly?.kind !== 'follow_up' ? { opened } : {}),
+        },
+        budget,
+      ),
+    );
+  };
+
+  // As delivery-retry parks a single alert: forgotten by the ledger, so that the platform
+  // sending it again is posted, and its own delivery job in the dead-letter queue.
+  const parkOne = async ({ key, message, anomaly, origin }: GroupEntry, reason: string): Promise<boolean> => {
+    metrics.add(deliveryMetric('parked', type));
+    await deps.ledger?.settle({ message, destination, outcome: 'parked', ...(anomaly ? { anomaly } : {}) }, budget);
+    const body = JSON.stringify(newJob(key, destination, message, reason, deps.now(), anomaly, origin));
+    return (deps.park ?? deps.delivery.park)({ body, reason, destination }, budget);
+  };
+
+  const service = isSlackApp(target.destination) ? 'slackApp' : type;
   const parts = digestParts(group.entries, service, deps.now(), (message) =>
     deps.delivery.serviceFor(target.destination).format(message, target.destination, OPENING),
   );
+
+  /** Part `from` was refused: the alerts of the parts before it are delivered, every other one is parked. */
+  const refused = async (from: number, reason: string, opened: MessageRef | undefined): Promise<CloseOutcome> => {
+    const unposted = new Set(parts.slice(from).flatMap((part) => part.keys));
+    const rest = group.entries.filter((entry) => unposted.has(entry.key));
+    const parked = await inBatches(rest, (entry) => parkOne(entry, reason));
+    // What could not be parked stays in the group, and the closing is tried again.
+    if (!parked.every(Boolean)) return later({ kind: 'retry', reason: 'dead_letter_unavailable', delaySeconds: retryDelaySeconds({}, 1) });
+    await delivered(
+      group.entries.filter((entry) => !unposted.has(entry.key)),
+      opened,
+    );
+    if (!(await flush())) return LEASE_LOST;
+    deps.logger.warn('group refused; its alerts are parked', { destination, reason, alerts: rest.length });
+    return { kind: 'parked', reason, alerts: rest.length };
+  };
+
   const interval = deps.delivery.serviceFor(target.destination).minIntervalMs;
   let opened: MessageRef | undefined;
   for (let i = group.postedParts; i < parts.length; i++) {
@@ -100,7 +156,7 @@ export async function closeGroup(
               { timeoutMs: Math.max(1, budget.ms(deps.postTimeoutMs, deps.reserveMs)) },
             )
         : await deps.delivery.attempt(target, part.message, budget, part.anomaly, part.digest ? undefined : { origin: part.origin });
-    if (outcome.kind === 'refused') return { kind: 'park', reason: outcome.reason };
+    if (outcome.kind === 'refused') return refused(i, outcome.reason, opened);
     if (outcome.kind === 'retryable') {
       return later({
         kind: 'retry',
@@ -111,30 +167,11 @@ export async function closeGroup(
     }
     if (i === 0 && outcome.opened) opened = outcome.opened;
     // A closer that lost its lease stops: the one holding it now resumes after what is recorded.
-    if (!(await step((signal) => deps.store.posted(job.destination, job.groupId, token, i + 1, signal)))) return LEASE_LOST;
-    if (group.entries.length > 1) (deps.metrics ?? noMetrics).add(digestPostedMetric(destinationType(target.destination)));
+    if (!(await step((signal) => deps.store.posted(destination, job.groupId, token, i + 1, signal)))) return LEASE_LOST;
+    if (group.entries.length > 1) metrics.add(digestPostedMetric(type));
   }
-  const { ledger } = deps;
-  if (ledger) {
-    for (let i = 0; i < group.entries.length; i += SETTLE_CONCURRENCY) {
-      await Promise.all(
-        group.entries.slice(i, i + SETTLE_CONCURRENCY).map(({ message, anomaly }) =>
-          ledger.settle(
-            {
-              message,
-              destination: job.destination,
-              outcome: 'delivered',
-              ...(anomaly ? { anomaly } : {}),
-              // An anomaly first seen in a digest threads its follow-ups under the digest's message.
-              ...(opened && anomaly?.kind !== 'follow_up' ? { opened } : {}),
-            },
-            budget,
-          ),
-        ),
-      );
-    }
-  }
-  if (!(await step((signal) => deps.store.flushed(job.destination, job.groupId, token, signal)))) return LEASE_LOST;
-  deps.logger.info('group closed', { destination: job.destination, alerts: group.entries.length, posts: parts.length - group.postedParts });
+  await delivered(group.entries, opened);
+  if (!(await flush())) return LEASE_LOST;
+  deps.logger.info('group closed', { destination, alerts: group.entries.length, posts: parts.length - group.postedParts });
   return { kind: 'closed', posts: parts.length - group.postedParts };
 }

@@ -17,6 +17,8 @@ export interface DigestPart {
   origin?: string;
   /** A digest's alert lines, for a service whose digest is built from them (lib/group/slack-digest.ts). */
   digest?: { title: string; lines: string[] };
+  /** The alerts it carries (their keys), so that a refused closing parks exactly those not yet posted. */
+  keys: string[];
 }
 
 export type DigestService = DestinationType | 'slackApp';
@@ -98,7 +100,8 @@ const digestMessage = (objectType: string, now: number, title: string, body: str
 export function digestParts(entries: readonly GroupEntry[], service: DigestService, now: number, frame: DigestFrame): DigestPart[] {
   const [only] = entries;
   if (entries.length === 1 && only) {
-    return [{ message: only.message, ...(only.anomaly ? { anomaly: only.anomaly } : {}), ...(only.origin ? { origin: only.origin } : {}) }];
+    const { message, anomaly, origin, key } = only;
+    return [{ message, keys: [key], ...(anomaly ? { anomaly } : {}), ...(origin ? { origin } : {}) }];
   }
   const kinds = new Set(entries.map((e) => e.message.metadata.object_type));
   const objectType = kinds.size === 1 ? [...kinds][0]! : 'alert';
@@ -114,21 +117,22 @@ export function digestParts(entries: readonly GroupEntry[], service: DigestServi
   const ordered = entries
     .map((entry) => ({ entry, rank: rankOf(entry.message) }))
     .sort((a, b) => a.rank - b.rank || joinOrder(a.entry, b.entry));
-  const chunks: string[][] = [];
+  const chunks: Array<{ lines: string[]; keys: string[] }> = [];
   let used = { chars: 0, bytes: 0 };
   for (const { entry } of ordered) {
     const line = digestLine(entry);
     const rendered = fit.render(line);
     const size = { chars: rendered.length + 1, bytes: textBytes(rendered) + fit.breakBytes };
     if (chunks.length === 0 || used.chars + size.chars > room.chars || used.bytes + size.bytes > room.bytes) {
-      chunks.push([]);
+      chunks.push({ lines: [], keys: [] });
       used = { chars: 0, bytes: 0 };
     }
-    chunks.at(-1)!.push(line);
+    chunks.at(-1)!.lines.push(line);
+    chunks.at(-1)!.keys.push(entry.key);
     used = { chars: used.chars + size.chars, bytes: used.bytes + size.bytes };
   }
-  return chunks.map((lines, i) => {
+  return chunks.map(({ lines, keys }, i) => {
     const title = titleOf(i, chunks.length);
-    return { digest: { title, lines }, message: digestMessage(objectType, now, title, lines.join('\n')), anomaly: OPENING };
+    return { digest: { title, lines }, keys, message: digestMessage(objectType, now, title, lines.join('\n')), anomaly: OPENING };
   });
 }

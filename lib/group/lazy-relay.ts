@@ -67,13 +67,17 @@ function relayGrouping(wiring: GroupingWiring): Delivery['first'] | undefined {
     const run = async () => {
       const target = targets.get(job.destination);
       if (!target) return;
-      const deps = { store, delivery, logger, metrics, now, sleep, reserveMs: 0, postTimeoutMs: postTimeoutFrom(settings) };
+      // No dead-letter queue here: a refused alert is logged as delivery.park logs a single one, and that is all there is to do.
+      const park: Delivery['park'] = async (parcel, within) => {
+        await delivery.park(parcel, within);
+        return true;
+      };
+      const deps = { store, delivery, logger, metrics, park, now, sleep, reserveMs: 0, postTimeoutMs: postTimeoutFrom(settings) };
       const end = Date.now() + LOCAL_CLOSE_MS;
       const budget = invocationBudget({ getRemainingTimeInMillis: () => end - Date.now() });
       try {
         const outcome = await closeGroup(job, target, { ...deps, ...(ledger ? { ledger } : {}) }, budget);
         if (outcome.kind === 'retry') setTimeout(run, outcome.delaySeconds * 1000).unref();
-        if (outcome.kind === 'park') logger.error('a group could not be posted', { destination: job.destination, reason: outcome.reason });
       } catch (error) {
         logger.error('a group could not be closed', { destination: job.destination, error: errorReason(error) });
       }

@@ -208,10 +208,8 @@ async function closeRecord(record: QueueRecord, job: GroupCloseJob, deps: RetryD
   };
   const outcome = await closeGroup(job, target, closeDeps, budget);
   if (outcome.kind === 'closed') return 'delivered';
-  if (outcome.kind === 'park') {
-    metrics(deps).add(deliveryMetric('parked', destinationType(destination)));
-    return parked(await delivery.park({ body: record.body, reason: outcome.reason, destination: job.destination }, budget));
-  }
+  // Each alert is parked as its own delivery job; the closing job itself is done.
+  if (outcome.kind === 'parked') return 'parked';
   if (outcome.retryAfterMs !== undefined) deps.pacer.holdFor(key, outcome.retryAfterMs);
   await settleVisibility(deps, record, outcome.delaySeconds);
   deps.logger.warn('group closing will be retried', {

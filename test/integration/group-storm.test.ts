@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpApiEvent } from '../../scripts/http-api-event.js';
 import { motoUrl } from '../helpers/aws.js';
 import { type Answer, createDedupTable, type RelayStack, startRelayStack } from '../helpers/relay-stack.js';
 import { type ReceivedMessage, slackLimitViolations } from '../helpers/slack-limits.js';
-import { waitFor } from '../helpers/sqs.js';
+import { receiveAll, waitFor } from '../helpers/sqs.js';
 
 const moto = motoUrl();
 const COUNT = 120;
@@ -25,7 +26,12 @@ describe.skipIf(!moto)('an alert storm to a grouped Slack destination, through t
   const group = { group: { waitSeconds: WAIT_SECONDS } };
   beforeAll(async () => {
     table = await createDedupTable(moto!);
-    stack = await startRelayStack(moto!, ['big'], { DEDUP_TABLE_NAME: table.name }, { default: group, big: group });
+    stack = await startRelayStack(
+      moto!,
+      ['big', 'refusing'],
+      { DEDUP_TABLE_NAME: table.name },
+      { default: group, big: group, refusing: group },
+    );
     // Slack's own limit: one message a second per webhook, 429 above it.
     stack.slack.setBehaviour(stack.paths['default']!, { kind: 'one_per_second' });
     stack.startRetrying();
@@ -108,5 +114,37 @@ describe.skipIf(!moto)('an alert storm to a grouped Slack destination, through t
     };
     expect(await waitFor(named, 60_000, 200)).toBe(true);
     expect(stack.slack.requests.filter((r) => r.path === path && r.answeredStatus !== 200)).toEqual([]);
+  });
+
+  it.concurrent('parks each alert of a closing the chat refuses, and a redrive posts each one', { timeout: 90_000 }, async () => {
+    const path = stack.paths['refusing']!;
+    stack.slack.setBehaviour(path, { kind: 'error', status: 404, body: 'no_service' });
+    const titles = ['Refused alert A', 'Refused alert B', 'Refused alert C'];
+    for (const title of titles) expect((await sendAlert({ title, account_id: 'refusing' })).statusCode).toBe(202);
+
+    // Each alert waits in the dead-letter queue as its own delivery, named by destination, never by URL.
+    const parked: Awaited<ReturnType<typeof receiveAll>> = [];
+    const allParked = async () => {
+      parked.push(...(await receiveAll(stack.sqs, stack.queues.deadLetterQueueUrl)));
+      return titles.every((t) => parked.some((m) => m.Body?.includes(t)));
+    };
+    expect(await waitFor(allParked, 40_000, 500)).toBe(true);
+    const ours = parked.filter((m) => titles.some((t) => m.Body?.includes(t)));
+    expect(ours).toHaveLength(titles.length);
+    for (const m of ours) {
+      expect(JSON.parse(m.Body!)).toMatchObject({ version: 2, destination: 'refusing', lastReason: 'no_service' });
+      expect(m.MessageAttributes?.['reason']?.StringValue).toBe('no_service');
+      expect(m.Body).not.toContain(path);
+    }
+
+    // The webhook is fixed and the operator redrives the dead letters: each alert is posted on its own.
+    stack.slack.setBehaviour(path, { kind: 'ok' });
+    for (const m of ours) {
+      await stack.sqs.send(new SendMessageCommand({ QueueUrl: stack.queues.deliveryQueueUrl, MessageBody: m.Body! }));
+      await stack.sqs.send(new DeleteMessageCommand({ QueueUrl: stack.queues.deadLetterQueueUrl, ReceiptHandle: m.ReceiptHandle! }));
+    }
+    const posted = () => titles.every((t) => stack.slack.accepted(path).some((r) => JSON.stringify(r.body).includes(t)));
+    expect(await waitFor(posted, 30_000, 200)).toBe(true);
+    expect(stack.slack.accepted(path)).toHaveLength(titles.length);
   });
 });

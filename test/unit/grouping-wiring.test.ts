@@ -177,6 +177,7 @@ describe('grouping as the relay wires it', () => {
     const ledger = memoryLedger();
     return {
       slack,
+      log,
       wiring: {
         delivery,
         logger: log.logger,
@@ -198,6 +199,26 @@ describe('grouping as the relay wires it', () => {
     await vi.advanceTimersByTimeAsync(10_000);
     expect(slack.posts).toHaveLength(1);
     expect(JSON.stringify(slack.posts[0]?.payload)).toContain('2 alerts grouped');
+  });
+
+  it('under npm start, a group the chat refuses is logged alert by alert as a single refused alert is, and not tried again', async () => {
+    vi.useFakeTimers();
+    const { slack, log, wiring: w } = wiring(true);
+    slack.answer({ kind: 'refused', reason: 'no_service' });
+    for (const [id, title] of [
+      ['a', 'first private text'],
+      ['b', 'second private text'],
+    ] as const) {
+      expect(await groupedFirst(w, { deliveryId: id, target, message: message(title) }, budgetOf(10_000))).toEqual({ kind: 'grouped' });
+    }
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(slack.posts).toHaveLength(1);
+    const parked = log.records().filter((r) => r['message'] === 'alert cannot be delivered and no dead-letter queue is configured');
+    expect(parked).toHaveLength(2);
+    for (const record of parked) expect(record).toMatchObject({ reason: 'no_service', destination: 'default' });
+    await vi.advanceTimersByTimeAsync(900_000);
+    expect(slack.posts).toHaveLength(1);
+    expect(log.lines.join('\n')).not.toContain('private text');
   });
 
   it('without the table and the queue (and not npm start), each alert is delivered on its own', async () => {

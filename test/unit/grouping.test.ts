@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { ChatService, PostOutcome } from '../../lib/chat/service.js';
 import { createChatServices } from '../../lib/chat-services/create.js';
 import { relayConfigSchema } from '../../lib/config/schema.js';
-import { anomalyRecordId } from '../../lib/dedup/fingerprint.js';
+import { anomalyRecordId, deliveryRecordId } from '../../lib/dedup/fingerprint.js';
 import { deliverOnce, retryLedger } from '../../lib/dedup/once.js';
 import { createDelivery, type FirstAttempt, type TriageControlsPort } from '../../lib/delivery/deliver.js';
+import { parseDeliveryJob } from '../../lib/delivery/job.js';
 import { digestParts } from '../../lib/group/digest.js';
 import type { GroupCloseJob } from '../../lib/group/job.js';
 import { parseGroupCloseJob } from '../../lib/group/job.js';
@@ -17,7 +18,7 @@ import type { SlackAppPayload } from '../../lib/slack/app-payload.js';
 import { formatSlackMessage, triageLinkBlock } from '../../lib/slack/format.js';
 import { budgetOf } from '../helpers/budget.js';
 import { googleChatCardTexts, googleChatViolations, senderMarkup, teamsTexts, teamsViolations } from '../helpers/chat-limits.js';
-import { capturedLogger, manualClock } from '../helpers/fake-delivery-ports.js';
+import { capturedLogger, manualClock, memoryDeadLetters } from '../helpers/fake-delivery-ports.js';
 import { memoryConfigStore } from '../helpers/memory-config-store.js';
 import { memoryLedger } from '../helpers/memory-ledger.js';
 import { memoryMetrics } from '../helpers/memory-metrics.js';
@@ -81,9 +82,11 @@ function setup() {
   const services = { slack: slack.service, teams: teams.service, googlechat: chat.service, slackApp: app.service };
   // Each message's triage link, for an alert that arrived on an origin.
   const triage: TriageControlsPort = ({ origin }) => (origin ? { link: `${origin}/triage/t` } : undefined);
+  const deadLetters = memoryDeadLetters();
   const delivery = createDelivery({
     services,
     postTimeoutMs: 5_000,
+    deadLetters,
     logger: log.logger,
     metrics,
     now: clock.now,
@@ -101,8 +104,8 @@ function setup() {
   const first: FirstAttempt = deliverOnce({ ledger, delivery: { ...delivery, first: join }, logger: log.logger, metrics, now: clock.now });
   const visibility: number[] = [];
   let received = 0;
-  /** The retry worker receiving the closing jobs scheduled so far (or the given ones). */
-  const close = async (jobs = scheduled.map((s) => s.job)) => {
+  /** The retry worker receiving the closing jobs scheduled so far (or the given messages). */
+  const close = async (jobs: unknown[] = scheduled.map((s) => s.job)) => {
     const records: QueueRecord[] = jobs.map((job) => ({
       messageId: `m${++received}`,
       receiptHandle: `rh${received}`,
@@ -134,6 +137,7 @@ function setup() {
     first({ deliveryId: `r${++requests}`, target: target(name), message, origin }, budgetOf(10_000));
   return {
     send,
+    deadLetters,
     close,
     scheduled,
     slack,
@@ -301,6 +305,81 @@ describe('grouping per destination: an alert storm becomes one message', () => {
     expect(slackText(slack.payloads[2])).toContain(`part 2 of ${parts}`);
     const posts = [slack.payloads[0], ...slack.payloads.slice(2)].map(slackText);
     for (let i = 1; i <= 120; i++) expect(posts.filter((p) => p.includes(`Alert ${i} z`))).toHaveLength(1);
+  });
+
+  it('parks each alert of a closing the chat refuses as its own delivery, which a redrive posts', async () => {
+    const { send, close, slack, deadLetters, log, metrics } = setup();
+    const alerts = [alert(1), alert(2), alert(3)];
+    for (const a of alerts) await send('storm', a, 'https://api.example.com');
+    slack.answer({ kind: 'refused', reason: 'no_service' });
+    expect(await close()).toEqual({ batchItemFailures: [] });
+    expect(slack.payloads).toHaveLength(1);
+    expect(deadLetters.parked).toHaveLength(3);
+    for (const parcel of deadLetters.parked) {
+      expect(parcel).toMatchObject({ reason: 'no_service', destination: 'storm' });
+      expect(parseDeliveryJob(parcel.body)).toMatchObject({
+        destination: 'storm',
+        lastReason: 'no_service',
+        origin: 'https://api.example.com',
+      });
+      expect(parcel.body).not.toContain('storm-secret');
+    }
+    expect(deadLetters.parked.map((p) => parseDeliveryJob(p.body)?.message)).toEqual(expect.arrayContaining(alerts));
+    expect(metrics.count('Deliveries', { outcome: 'parked' })).toBe(3);
+    expect(log.lines.join('\n')).not.toContain('Spend spike');
+
+    // The webhook is fixed; a redrive puts the parked messages back on the retry queue.
+    expect(await close(deadLetters.parked.map((p) => JSON.parse(p.body) as unknown))).toEqual({ batchItemFailures: [] });
+    const alone = (a: WebhookMessage) =>
+      createChatServices().slack.format(a, config.destinations['storm']!, undefined, { link: 'https://api.example.com/triage/t' });
+    expect(slack.payloads.slice(1)).toHaveLength(3);
+    expect(slack.payloads.slice(1)).toEqual(expect.arrayContaining(alerts.map(alone)));
+  });
+
+  it('forgets the records of the parked alerts, so that the platform sending one again is posted rather than answered delivered', async () => {
+    const { send, close, slack, scheduled } = setup();
+    await send('storm', alert(1));
+    await send('storm', alert(2));
+    slack.answer({ kind: 'refused', reason: 'channel_is_archived' });
+    await close();
+    expect(await send('storm', alert(1))).toEqual({ kind: 'grouped' });
+    await close([scheduled.at(-1)!.job]);
+    expect(slack.payloads).toHaveLength(2);
+    expect(slackText(slack.payloads[1])).toContain('Spend spike 1 in EC2');
+  });
+
+  it('parks only the alerts of the digest parts not yet posted; those posted stay delivered', async () => {
+    const { send, close, slack, deadLetters, ledger } = setup();
+    const long = 'w'.repeat(300);
+    const alerts = Array.from({ length: 120 }, (_, i) => alert(i + 1, { title: `Alert ${i + 1} ${long}` }));
+    for (const a of alerts) await send('storm', a);
+    slack.answer({ kind: 'delivered' }, { kind: 'refused', reason: 'invalid_blocks' });
+    expect(await close()).toEqual({ batchItemFailures: [] });
+    const posted = alerts.filter((a) => slackText(slack.payloads[0]).includes(`${a.payload.title!.slice(0, 12)}`));
+    const parked = deadLetters.parked.map((p) => parseDeliveryJob(p.body)!.message);
+    expect(posted.length).toBeGreaterThan(0);
+    expect(posted.length + parked.length).toBe(120);
+    expect(parked.filter((m) => posted.includes(m))).toEqual([]);
+    const state = (m: WebhookMessage) => ledger.entries.get(deliveryRecordId(m, 'storm'))?.state;
+    expect(posted.map(state).every((s) => s === 'delivered')).toBe(true);
+    expect(parked.map(state).every((s) => s === undefined)).toBe(true);
+  });
+
+  it('keeps the group and tries again when the dead-letter queue cannot take the alerts', async () => {
+    const { send, close, slack, deadLetters, scheduled, store } = setup();
+    await send('storm', alert(1));
+    await send('storm', alert(2));
+    const job = scheduled[0]!.job;
+    const park = deadLetters.park;
+    deadLetters.park = async () => Promise.reject(new Error('dead-letter queue down'));
+    slack.answer({ kind: 'refused', reason: 'no_service' });
+    expect((await close([job])).batchItemFailures).toHaveLength(1);
+    expect(store.groups.get('storm')?.entries).toHaveLength(2);
+    deadLetters.park = park;
+    slack.answer({ kind: 'refused', reason: 'no_service' });
+    expect(await close([job])).toEqual({ batchItemFailures: [] });
+    expect(deadLetters.parked).toHaveLength(2);
+    expect(store.groups.get('storm')?.state).toBe('flushed');
   });
 
   it('names a re-sent alert once inside a window, and a re-send after the closing is a duplicate', async () => {
