@@ -10,7 +10,7 @@ const LAYERS = [
   ['slack', 'teams', 'googlechat', 'cost-api'],
   ['chat', 'format', 'inbound'],
   ['config', 'metrics'],
-  ['aws', 'message'],
+  ['aws', 'message', 'vocabulary'],
   ['transport', 'log', 'validation'],
   ['shared'],
 ];

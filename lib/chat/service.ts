@@ -1,6 +1,7 @@
 import type { DestinationType } from '../config/destination-type.js';
 import type { Destination } from '../config/schema.js';
 import type { WebhookMessage } from '../message/schema.js';
+import type { MarkedState } from '../vocabulary/triage.js';
 
 /** One Slack message, as the Web API names it: the channel's id and the message's `ts`. */
 export interface MessageRef {
@@ -19,7 +20,7 @@ export type AnomalyPost =
 
 /** What someone decided about an anomaly at a destination (lib/triage), as its follow-ups show it. */
 export interface TriageMark {
-  state: 'acknowledged' | 'expected';
+  state: MarkedState;
   /** A name typed on the triage page or a Slack user's name: untrusted text, escaped like the sender's. */
   by: string;
   /** Epoch seconds. */

@@ -33,7 +33,7 @@ export function dynamoLedger(dynamo: AwsJsonCall, options: DynamoLedgerOptions):
   const { tableName: TableName } = options;
   let loaded: Promise<AnomalyTable> | undefined;
   const anomalies = () => {
-    loaded ??= import('./dynamodb-anomaly.js').then(({ dynamoAnomalyTable }) =>
+    loaded ??= import('./lazy-anomaly.js').then(({ dynamoAnomalyTable }) =>
       dynamoAnomalyTable(dynamo, options, now, isConditionFailure, anomalyStartOf),
     );
     return loaded;

@@ -1,4 +1,5 @@
 import type { MessageRef } from '../chat/service.js';
+import { TRIAGE, type TriageStateName } from '../vocabulary/triage.js';
 
 /** What the ledger knows about one alert at one destination. */
 export type ClaimOutcome =
@@ -23,7 +24,7 @@ export interface AnomalyState {
 
 /** The triage state on an anomaly's item, as the triage function writes it: names and times, no alert text. */
 export interface AnomalyTriage {
-  state: 'open' | 'acknowledged' | 'expected' | 'snoozed';
+  state: TriageStateName;
   by?: string;
   /** Epoch seconds of the change. */
   at?: number;
@@ -33,7 +34,7 @@ export interface AnomalyTriage {
 
 /** A snooze holds until its end; after that the anomaly is open again without anyone writing it. */
 export const snoozeHolds = (triage: AnomalyTriage | undefined, nowSeconds: number): boolean =>
-  triage?.state === 'snoozed' && (triage.until ?? 0) > nowSeconds;
+  triage?.state === TRIAGE.snooze.state && (triage.until ?? 0) > nowSeconds;
 
 /**
  * The first delivery of an anomaly opens it; any other finds its state. An opening may find

@@ -8,6 +8,7 @@ import type { WebhookMessage } from '../message/schema.js';
 import { dedupUnavailableMetric, deliveryMetric, type Metrics, noMetrics } from '../metrics/metrics.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
+import { isMarked } from '../vocabulary/triage.js';
 import { anomalyRecordId, deliveryRecordId } from './fingerprint.js';
 import {
   type AnomalyStart,
@@ -63,7 +64,7 @@ export const OPENING_WAIT_SECONDS = 5;
 
 /** What its follow-ups say someone decided: acknowledged or expected; a reopened or lapsed snooze says nothing. */
 function markOf(triage: AnomalyTriage | undefined): TriageMark | undefined {
-  if (triage?.state !== 'acknowledged' && triage?.state !== 'expected') return undefined;
+  if (!triage || !isMarked(triage.state)) return undefined;
   return { state: triage.state, by: triage.by ?? 'someone', at: triage.at ?? 0 };
 }
 

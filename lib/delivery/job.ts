@@ -3,6 +3,7 @@ import '../validation/messages.js';
 import type { AnomalyPost } from '../chat/service.js';
 import { type WebhookMessage, webhookMessageSchema } from '../message/schema.js';
 import { parseJson } from '../shared/json.js';
+import { MARKED_STATES } from '../vocabulary/triage.js';
 
 /**
  * A delivery that a chat service could not take yet, as it waits on the retry queue. It
@@ -21,7 +22,7 @@ const anomalyPostSchema = z.union([
     opening: z.optional(z.strictObject({ channel: slackId, ts: slackId })),
     triage: z.optional(
       z.strictObject({
-        state: z.enum(['acknowledged', 'expected']),
+        state: z.enum(MARKED_STATES),
         by: z.string().check(z.maxLength(200)),
         at: z.number().check(z.int(), z.nonnegative()),
       }),

@@ -14,7 +14,7 @@ export interface SlackAppServiceOptions {
   transport?: NodeFetch;
 }
 
-/** The code the Web API client shares with the cold path, handed over rather than imported (app-post.ts says why). */
+/** The code the Web API client shares with the cold path, handed over rather than imported (lazy-app-post.ts says why). */
 export const slackAppTools = (transport: NodeFetch = fetchOverNodeHttp): SlackAppTools => ({
   transport,
   formatSlackMessage,
@@ -34,7 +34,7 @@ type Poster = (channel: string, payload: SlackAppPayload, options: Parameters<Ch
 export function slackAppService(options: SlackAppServiceOptions = {}): ChatService<SlackAppPayload> {
   let poster: Promise<Poster> | undefined;
   const load = () => {
-    poster ??= import('./app-post.js').then(({ createSlackAppPoster }) =>
+    poster ??= import('./lazy-app-post.js').then(({ createSlackAppPoster }) =>
       createSlackAppPoster({
         ...(options.apiUrl !== undefined ? { apiUrl: options.apiUrl } : {}),
         tools: slackAppTools(options.transport),

@@ -1,5 +1,6 @@
-// The Slack app's triage blocks: loaded with the Web API client (app-post.ts) and by the triage
+// The Slack app's triage blocks: loaded with the Web API client (lazy-app-post.ts) and by the triage
 // function, never on the relay's cold path.
+import { OPEN_ACTIONS, REOPEN, TRIAGE, type TriageAction } from '../vocabulary/triage.js';
 import type { SlackBlock, SlackButton } from './format.js';
 
 /** Block ids the triage function finds again in a clicked message, to replace them. */
@@ -8,25 +9,19 @@ export const TRIAGE_ACTIONS_BLOCK = 'triage_actions';
 /** Action ids of the app buttons: this prefix and the action. */
 export const TRIAGE_ACTION_PREFIX = 'triage_';
 
-const button = (label: string, action: string, anomalyId: string): SlackButton => ({
+const button = (action: TriageAction, anomalyId: string): SlackButton => ({
   type: 'button',
-  text: { type: 'plain_text', text: label },
+  text: { type: 'plain_text', text: TRIAGE[action].label },
   action_id: `${TRIAGE_ACTION_PREFIX}${action}`,
   value: anomalyId,
 });
 
-/** The app buttons: the three actions while the anomaly is open, "Reopen" once one was used. */
+/** The app buttons: every action but reopening while the anomaly is open, "Reopen" once one was used. */
 export function triageButtons(anomalyId: string, open: boolean): SlackBlock {
   return {
     type: 'actions',
     block_id: TRIAGE_ACTIONS_BLOCK,
-    elements: open
-      ? [
-          button('Acknowledge', 'acknowledge', anomalyId),
-          button('Expected', 'expected', anomalyId),
-          button('Snooze 24 h', 'snooze', anomalyId),
-        ]
-      : [button('Reopen', 'reopen', anomalyId)],
+    elements: (open ? OPEN_ACTIONS : [REOPEN]).map((action) => button(action, anomalyId)),
   };
 }
 

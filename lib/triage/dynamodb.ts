@@ -1,6 +1,7 @@
 import { type AwsJsonCall, isConditionFailure } from '../aws/json-client.js';
 import { ReasonedError } from '../shared/errors.js';
-import { nextTriage, type TriageAction, type TriageAudit, type TriageChange, type TriageState } from './state.js';
+import { TRIAGE_ACTIONS, TRIAGE_STATES, type TriageAction } from '../vocabulary/triage.js';
+import { nextTriage, type TriageAudit, type TriageChange, type TriageState } from './state.js';
 import type { TriageRecord, TriageStore } from './store.js';
 
 /** Other actions kept changing the anomaly while this one was being recorded. */
@@ -18,7 +19,9 @@ type Attribute = { S?: string; N?: string; L?: Array<{ M?: Record<string, Attrib
  */
 const TRIAGE_ITEM_SECONDS = 30 * 86_400;
 
-const ACTIONS = new Set<string>(['acknowledge', 'expected', 'snooze', 'reopen']);
+const isAction = (value: string): value is TriageAction => (TRIAGE_ACTIONS as readonly string[]).includes(value);
+const isState = (value: string | undefined): value is TriageState['state'] =>
+  value !== undefined && (TRIAGE_STATES as readonly string[]).includes(value);
 
 function recordOf(item: Record<string, Attribute>): TriageRecord {
   const state = item['triage']?.S;
@@ -26,16 +29,14 @@ function recordOf(item: Record<string, Attribute>): TriageRecord {
   const at = Number(item['triageAt']?.N);
   const by = item['triageBy']?.S;
   const triage: TriageState = {
-    state: state === 'acknowledged' || state === 'expected' || state === 'snoozed' ? state : 'open',
+    state: isState(state) ? state : 'open',
     ...(Number.isFinite(until) ? { until } : {}),
     ...(Number.isFinite(at) ? { at } : {}),
     ...(by !== undefined ? { by } : {}),
   };
   const audit: TriageAudit[] = (item['audit']?.L ?? []).flatMap((entry) => {
     const action = entry.M?.['action']?.S ?? '';
-    return ACTIONS.has(action)
-      ? [{ who: entry.M?.['who']?.S ?? '', action: action as TriageAction, at: Number(entry.M?.['at']?.N ?? 0) }]
-      : [];
+    return isAction(action) ? [{ who: entry.M?.['who']?.S ?? '', action, at: Number(entry.M?.['at']?.N ?? 0) }] : [];
   });
   const channel = item['channel']?.S;
   const ts = item['ts']?.S;

@@ -9,9 +9,10 @@ import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
 import { TRIAGE_ACTION_PREFIX, TRIAGE_ACTIONS_BLOCK, TRIAGE_STATUS_BLOCK, triageButtons, triageStatus } from '../slack/triage-blocks.js';
 import { type TriageToken, verifyTriageToken } from '../triage-link/token.js';
+import type { TriageAction } from '../vocabulary/triage.js';
 import { PAGE_HEADERS, renderTriagePage } from './page.js';
 import { createSlackVerifier } from './slack-signature.js';
-import { type TriageAction, triageActionSchema } from './state.js';
+import { triageActionSchema } from './state.js';
 import type { TriageStore } from './store.js';
 
 export interface TriageRequest {

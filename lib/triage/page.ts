@@ -1,4 +1,5 @@
 import { isoSeconds } from '../format/alert.js';
+import { TRIAGE, TRIAGE_ACTIONS } from '../vocabulary/triage.js';
 import { effectiveState } from './state.js';
 import type { TriageRecord } from './store.js';
 
@@ -30,7 +31,7 @@ export interface TriagePageView {
 function stateLine(view: TriagePageView): string {
   const state = effectiveState(view.record?.triage ?? { state: 'open' }, view.nowSeconds);
   const who = state.by ? ` by ${state.by}` : '';
-  if (state.state === 'snoozed') return `Snoozed${who} until ${isoSeconds(state.until ?? 0)}`;
+  if (state.state === TRIAGE.snooze.state) return `Snoozed${who} until ${isoSeconds(state.until ?? 0)}`;
   return `${state.state[0]?.toUpperCase()}${state.state.slice(1)}${who}`;
 }
 
@@ -49,7 +50,7 @@ export function renderTriagePage(view: TriagePageView): string {
 ${view.notice ? `<p role="status"><strong>${escapeHtml(view.notice)}</strong></p>` : ''}
 <dl><dt>Account</dt><dd>${escapeHtml(view.account)}</dd><dt>State</dt><dd id="state">${escapeHtml(stateLine(view))}</dd></dl>
 <form method="post"><p><label for="name">Your name (optional)</label><br><input id="name" name="name" maxlength="80" autocomplete="name"></p>
-<p>${button('acknowledge', 'Acknowledge')}${button('expected', 'Expected')}${button('snooze', 'Snooze 24 h')}${button('reopen', 'Reopen')}</p></form>
+<p>${TRIAGE_ACTIONS.map((action) => button(action, TRIAGE[action].label)).join('')}</p></form>
 <h2>History</h2>${history ? `<ul>${history}</ul>` : '<p>No actions yet.</p>'}
 </main></body></html>`;
 }

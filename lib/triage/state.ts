@@ -1,14 +1,12 @@
 import * as z from 'zod/mini';
 import { snoozeHolds } from '../dedup/ledger.js';
+import { TRIAGE, TRIAGE_ACTIONS, TRIAGE_STATES, type TriageAction } from '../vocabulary/triage.js';
 
-export const triageActionSchema = z.enum(['acknowledge', 'expected', 'snooze', 'reopen']);
-export type TriageAction = z.infer<typeof triageActionSchema>;
-
-export const SNOOZE_SECONDS = 24 * 3600;
+export const triageActionSchema = z.enum(TRIAGE_ACTIONS);
 
 /** An anomaly's triage state at one destination; ids, names and times only, never alert text. */
 export const triageStateSchema = z.object({
-  state: z.enum(['open', 'acknowledged', 'expected', 'snoozed']),
+  state: z.enum(TRIAGE_STATES),
   /** Epoch seconds when a snooze ends. */
   until: z.optional(z.number()),
   by: z.optional(z.string()),
@@ -27,16 +25,13 @@ export const OPEN: TriageState = { state: 'open' };
 
 /** The state an action leads to; the audit entry records it whatever the state was before. */
 export function applyTriage(action: TriageAction, who: string, nowSeconds: number): TriageState {
-  switch (action) {
-    case 'acknowledge':
-      return { state: 'acknowledged', by: who, at: nowSeconds };
-    case 'expected':
-      return { state: 'expected', by: who, at: nowSeconds };
-    case 'snooze':
-      return { state: 'snoozed', until: nowSeconds + SNOOZE_SECONDS, by: who, at: nowSeconds };
-    case 'reopen':
-      return { state: 'open', by: who, at: nowSeconds };
-  }
+  const entry: { state: TriageState['state']; holdsSeconds?: number } = TRIAGE[action];
+  return {
+    state: entry.state,
+    ...(entry.holdsSeconds !== undefined ? { until: nowSeconds + entry.holdsSeconds } : {}),
+    by: who,
+    at: nowSeconds,
+  };
 }
 
 /** The state as it stands now: a snooze that has ended is open again (the relay's rule, snoozeHolds). */

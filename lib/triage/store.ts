@@ -1,5 +1,6 @@
 import type { MessageRef } from '../chat/service.js';
-import { nextTriage, type TriageAction, type TriageAudit, type TriageChange, type TriageState } from './state.js';
+import type { TriageAction } from '../vocabulary/triage.js';
+import { nextTriage, type TriageAudit, type TriageChange, type TriageState } from './state.js';
 
 /** What the table holds of one anomaly at one destination for triage. */
 export interface TriageRecord {

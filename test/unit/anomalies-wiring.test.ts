@@ -15,9 +15,9 @@ import { createRelayFromEnvironment } from '../../lib/relay/from-environment.js'
 import { createPacer } from '../../lib/retry/pacer.js';
 import { processBatch } from '../../lib/retry/process-batch.js';
 import { parseRetryAfterMs } from '../../lib/shared/retry-after.js';
-import { classifyWebApiAnswer } from '../../lib/slack/app-post.js';
 import { slackAppService } from '../../lib/slack/app-service.js';
 import { editedNote, slackDate } from '../../lib/slack/format.js';
+import { classifyWebApiAnswer } from '../../lib/slack/lazy-app-post.js';
 import { slackService } from '../../lib/slack/service.js';
 import { formatTeamsMessage } from '../../lib/teams/format.js';
 import { teamsService } from '../../lib/teams/service.js';

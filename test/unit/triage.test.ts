@@ -6,10 +6,11 @@ import { triageButtons } from '../../lib/slack/triage-blocks.js';
 import { followUpRequest } from '../../lib/triage/follow-up.js';
 import { createTriageHandler, type SlackBlock, type TriagePorts } from '../../lib/triage/handle.js';
 import { escapeHtml, renderTriagePage } from '../../lib/triage/page.js';
-import { AUDIT_KEPT, effectiveState, SNOOZE_SECONDS } from '../../lib/triage/state.js';
+import { AUDIT_KEPT, effectiveState } from '../../lib/triage/state.js';
 import { memoryTriageStore } from '../../lib/triage/store.js';
 import { signTriageToken } from '../../lib/triage-link/sign.js';
 import { verifyTriageToken } from '../../lib/triage-link/token.js';
+import { SNOOZE_SECONDS } from '../../lib/vocabulary/triage.js';
 import { budgetOf } from '../helpers/budget.js';
 import { memoryMetrics } from '../helpers/memory-metrics.js';
 

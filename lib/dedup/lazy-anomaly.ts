@@ -1,6 +1,8 @@
-// Loaded with import() by dynamodb.ts, and given what it shares with the cold path as
-// arguments: a runtime import of it would move that code into a chunk the cold path loads too.
+// Loaded with import() by dynamodb.ts and bundled on its own (a lazy-*.ts module), so nothing it
+// shares with the cold path moves into a chunk the cold path loads too. What must be the cold
+// path's own instance (the condition-failure check of its error class) comes in as arguments.
 import type { AwsJsonCall } from '../aws/json-client.js';
+import { TRIAGE_STATES } from '../vocabulary/triage.js';
 import type { AnomalyStart, AnomalyTable, AnomalyTriage, StoredAnomaly } from './ledger.js';
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
@@ -17,12 +19,10 @@ type AnomalyItem = {
   triageAt?: { N?: string };
 };
 
-const TRIAGE_STATES = new Set(['open', 'acknowledged', 'expected', 'snoozed']);
-
 // The triage function writes these on the same item; the conditional write returns them for free.
 function triageOf(item: AnomalyItem | undefined): AnomalyTriage | undefined {
   const state = item?.triage?.S;
-  if (state === undefined || !TRIAGE_STATES.has(state)) return undefined;
+  if (state === undefined || !(TRIAGE_STATES as readonly string[]).includes(state)) return undefined;
   const until = Number(item?.triageUntil?.N);
   const at = Number(item?.triageAt?.N);
   const by = item?.triageBy?.S;

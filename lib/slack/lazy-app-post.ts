@@ -1,6 +1,6 @@
-// Imported with import() by app-service.ts on the first post to an app destination. It imports
-// types only: what it shares with the cold path (formatter, transport, classifiers) comes in as
-// `tools`, since a runtime import would move that code into a chunk the cold path loads too.
+// Imported with import() by app-service.ts on the first post to an app destination, and bundled
+// on its own (a lazy-*.ts module). What it shares with the cold path (formatter, transport,
+// classifiers) comes in as `tools`: the cold path's own instances, not a second copy.
 import type { MessageRef, PostOptions, PostOutcome } from '../chat/service.js';
 import type { SlackAppPayload, SlackAppTools } from './app-payload.js';
 import type { SlackBlock, SlackMessage } from './format.js';
