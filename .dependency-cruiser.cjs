@@ -7,7 +7,7 @@ const LAYERS = [
   ['chat-services', 'group', 'triage-link'],
   ['dedup', 'queue'],
   ['delivery', 'auth', 'routing', 'api-key'],
-  ['slack', 'teams', 'googlechat', 'cost-api'],
+  ['notify', 'cost-api'],
   ['chat', 'format', 'inbound'],
   ['config', 'metrics'],
   ['aws', 'message', 'vocabulary'],
@@ -40,6 +40,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^lib/' },
       to: { path: `^lib/(?!(${known.join('|')})/)` },
+    },
+    {
+      name: 'kinds-stay-in-their-folder',
+      comment: 'a destination kind (lib/notify/<kind>/) imports no other kind; what kinds share lives beside them in lib/notify/ or below',
+      severity: 'error',
+      from: { path: '^lib/notify/([^/]+)/' },
+      to: { path: '^lib/notify/(?!$1/)[^/]+/' },
     },
     {
       name: 'lib-imports-no-entry-point',

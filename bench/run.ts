@@ -11,7 +11,7 @@ import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { webhookMessageSchema } from '../lib/message/schema.js';
-import { formatSlackMessage } from '../lib/slack/format.js';
+import { formatSlackMessage } from '../lib/notify/slack/format.js';
 import { buildFunction } from '../scripts/esbuild-options.mjs';
 import { httpApiEvent } from '../scripts/http-api-event.js';
 import { type AwsProxy, startAwsProxy } from '../test/helpers/aws-proxy.js';

@@ -1,5 +1,5 @@
 import type { BasicCredentials } from '../config/schema.js';
-import { constantTimeEqual } from './constant-time.js';
+import { constantTimeEqual } from '../shared/constant-time.js';
 
 export interface SuppliedCredentials {
   username: string;

@@ -1,5 +1,5 @@
 import type { CustomHeader } from '../config/schema.js';
-import { constantTimeEqual } from './constant-time.js';
+import { constantTimeEqual } from '../shared/constant-time.js';
 
 /** The value of a request header; names come from outside, so only own properties count. */
 export function headerValue(headers: Record<string, string>, name: string): string | undefined {

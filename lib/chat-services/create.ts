@@ -1,8 +1,8 @@
 import type { ChatService, ChatServices } from '../chat/service.js';
-import { googleChatService } from '../googlechat/service.js';
-import { slackAppService } from '../slack/app-service.js';
-import { slackService } from '../slack/service.js';
-import { teamsService } from '../teams/service.js';
+import { googleChatService } from '../notify/googlechat/service.js';
+import { slackAppService } from '../notify/slack/app-service.js';
+import { slackService } from '../notify/slack/service.js';
+import { teamsService } from '../notify/teams/service.js';
 import type { NodeFetch } from '../transport/fetch-over-node-http.js';
 
 /**

@@ -8,13 +8,13 @@ import type { Delivery, Target } from '../delivery/deliver.js';
 import { newJob } from '../delivery/job.js';
 import type { Logger } from '../log/logger.js';
 import { deliveryMetric, digestPostedMetric, type Metrics, noMetrics } from '../metrics/metrics.js';
+import { slackDigest } from '../notify/slack/digest.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
 import type { Sleep } from '../shared/sleep.js';
 import { digestParts } from './digest.js';
 import type { GroupCloseJob } from './job.js';
 import { GROUP_CALL_BUDGET_MS } from './join.js';
-import { slackDigest } from './slack-digest.js';
 import type { GroupEntry, GroupStore } from './store.js';
 
 export interface CloseDependencies {

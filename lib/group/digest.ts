@@ -2,11 +2,11 @@ import { type AnomalyPost, OPENING } from '../chat/service.js';
 import type { DestinationType } from '../config/destination-type.js';
 import { jsonBytes, withoutControls } from '../format/fit.js';
 import { inertText, truncate } from '../format/text.js';
-import { escapeCardHtml, GOOGLE_CHAT_LIMITS, GOOGLE_CHAT_MAX_BYTES } from '../googlechat/format.js';
 import type { WebhookMessage } from '../message/schema.js';
-import { SLACK_LIMITS } from '../slack/format.js';
-import { escapeTeamsText, TEAMS_LIMITS, TEAMS_MAX_BYTES } from '../teams/format.js';
-import { slackDigestLine } from './slack-digest.js';
+import { escapeCardHtml, GOOGLE_CHAT_LIMITS, GOOGLE_CHAT_MAX_BYTES } from '../notify/googlechat/format.js';
+import { slackDigestLine } from '../notify/slack/digest.js';
+import { SLACK_LIMITS } from '../notify/slack/format.js';
+import { escapeTeamsText, TEAMS_LIMITS, TEAMS_MAX_BYTES } from '../notify/teams/format.js';
 import { type GroupEntry, joinOrder } from './store.js';
 
 /** One message a closing group posts: an alert itself, or one part of a digest. */
@@ -15,7 +15,7 @@ export interface DigestPart {
   anomaly?: AnomalyPost;
   /** An alert posted alone: the origin its triage link leads to. A digest names many anomalies and offers no controls. */
   origin?: string;
-  /** A digest's alert lines, for a service whose digest is built from them (lib/group/slack-digest.ts). */
+  /** A digest's alert lines, for a service whose digest is built from them (lib/notify/slack/digest.ts). */
   digest?: { title: string; lines: string[] };
   /** The alerts it carries (their keys), so that a refused closing parks exactly those not yet posted. */
   keys: string[];
@@ -47,7 +47,7 @@ interface LineFit {
 const inert = (line: string) => inertText(withoutControls(line));
 
 const FITS: Readonly<Record<DigestService, LineFit>> = {
-  // Several sections of SLACK_LIMITS.body each (slack-digest.ts), within the message's total; Slack counts characters.
+  // Several sections of SLACK_LIMITS.body each (lib/notify/slack/digest.ts), within the message's total; Slack counts characters.
   slack: { render: slackDigestLine, chars: 6_600, breakBytes: 0 },
   // The app's message carries the body in one section (formatSlackMessage).
   slackApp: { render: slackDigestLine, chars: SLACK_LIMITS.body, breakBytes: 0 },

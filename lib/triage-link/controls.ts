@@ -2,7 +2,7 @@ import type { AwsJsonCall } from '../aws/json-client.js';
 import { destinationType, isSlackApp } from '../config/destination-type.js';
 import { anomalyRecordId } from '../dedup/fingerprint.js';
 import type { TriageControlsPort } from '../delivery/deliver.js';
-import { threadKeyFor } from '../googlechat/format.js';
+import { threadKeyFor } from '../notify/googlechat/format.js';
 import type { LinkSigner } from './lazy-links.js';
 
 /** How long a read of the link key started ahead of time may take. */

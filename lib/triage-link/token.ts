@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { constantTimeEqual } from '../auth/constant-time.js';
+import { constantTimeEqual } from '../shared/constant-time.js';
 import { triageMac } from './sign.js';
 
 /**

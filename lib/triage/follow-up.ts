@@ -2,9 +2,9 @@ import type { MessageRef } from '../chat/service.js';
 import { destinationType } from '../config/destination-type.js';
 import type { Destination } from '../config/schema.js';
 import { escapeMrkdwn } from '../format/text.js';
-import { escapeGoogleChatText } from '../googlechat/format.js';
+import { escapeGoogleChatText } from '../notify/googlechat/format.js';
+import { escapeTeamsText } from '../notify/teams/format.js';
 import { ReasonedError } from '../shared/errors.js';
-import { escapeTeamsText } from '../teams/format.js';
 import type { NodeFetch } from '../transport/fetch-over-node-http.js';
 import type { TriageToken } from '../triage-link/token.js';
 

@@ -5,13 +5,19 @@ import { escapeMrkdwn } from '../format/text.js';
 import { triageLine, triageName } from '../format/triage.js';
 import type { Logger } from '../log/logger.js';
 import { type Metrics, triageActionMetric } from '../metrics/metrics.js';
+import { createSlackVerifier } from '../notify/slack/signature.js';
+import {
+  TRIAGE_ACTION_PREFIX,
+  TRIAGE_ACTIONS_BLOCK,
+  TRIAGE_STATUS_BLOCK,
+  triageButtons,
+  triageStatus,
+} from '../notify/slack/triage-blocks.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
-import { TRIAGE_ACTION_PREFIX, TRIAGE_ACTIONS_BLOCK, TRIAGE_STATUS_BLOCK, triageButtons, triageStatus } from '../slack/triage-blocks.js';
 import { type TriageToken, verifyTriageToken } from '../triage-link/token.js';
 import type { TriageAction } from '../vocabulary/triage.js';
 import { PAGE_HEADERS, renderTriagePage } from './page.js';
-import { createSlackVerifier } from './slack-signature.js';
 import { triageActionSchema } from './state.js';
 import type { TriageStore } from './store.js';
 

@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { triageButtons } from '../../lib/slack/triage-blocks.js';
+import { triageButtons } from '../../lib/notify/slack/triage-blocks.js';
 import { signTriageToken } from '../../lib/triage-link/sign.js';
 import { httpApiEvent } from '../../scripts/http-api-event.js';
 import { awsEnvironment, createSecret, motoUrl, secretsClient } from '../helpers/aws.js';

@@ -6,13 +6,13 @@ import { anomalyRecordId, deliveryRecordId } from '../../lib/dedup/fingerprint.j
 import { deliverOnce, OPENING_PENDING_SECONDS, retryLedger } from '../../lib/dedup/once.js';
 import { createDelivery, type Target } from '../../lib/delivery/deliver.js';
 import { parseDeliveryJob } from '../../lib/delivery/job.js';
-import { formatGoogleChatMessage } from '../../lib/googlechat/format.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
+import { formatGoogleChatMessage } from '../../lib/notify/googlechat/format.js';
+import { slackAppService, slackAppTools } from '../../lib/notify/slack/app-service.js';
+import { formatSlackMessage, SLACK_LIMITS, updateNote } from '../../lib/notify/slack/format.js';
+import { createSlackAppPoster } from '../../lib/notify/slack/lazy-app-post.js';
+import { formatTeamsMessage } from '../../lib/notify/teams/format.js';
 import { answerFor } from '../../lib/relay/answer.js';
-import { slackAppService, slackAppTools } from '../../lib/slack/app-service.js';
-import { formatSlackMessage, SLACK_LIMITS, updateNote } from '../../lib/slack/format.js';
-import { createSlackAppPoster } from '../../lib/slack/lazy-app-post.js';
-import { formatTeamsMessage } from '../../lib/teams/format.js';
 import { fetchOverNodeHttp, type NodeFetch } from '../../lib/transport/fetch-over-node-http.js';
 import { budgetOf } from '../helpers/budget.js';
 import { capturedLogger, chatServices, manualClock, memoryDeadLetters, memoryRetryQueue } from '../helpers/fake-delivery-ports.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { BASIC_CHALLENGE, createAuthenticator } from '../../lib/auth/authenticate.js';
 import { parseBasicAuthorization } from '../../lib/auth/basic.js';
-import { constantTimeEqual } from '../../lib/auth/constant-time.js';
 import { authConfigSchema } from '../../lib/config/schema.js';
+import { constantTimeEqual } from '../../lib/shared/constant-time.js';
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 const authenticate = createAuthenticator();

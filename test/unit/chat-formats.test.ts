@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import anomaly from '../../events/anomaly-alert.json' with { type: 'json' };
 import hostile from '../../events/bad/hostile-text.json' with { type: 'json' };
 import { inertText } from '../../lib/format/text.js';
-import { escapeCardHtml, escapeGoogleChatText, formatGoogleChatMessage, threadKeyFor } from '../../lib/googlechat/format.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
-import { formatSlackMessage } from '../../lib/slack/format.js';
-import { escapeTeamsText, formatTeamsMessage, TEAMS_MAX_BYTES } from '../../lib/teams/format.js';
+import { escapeCardHtml, escapeGoogleChatText, formatGoogleChatMessage, threadKeyFor } from '../../lib/notify/googlechat/format.js';
+import { formatSlackMessage } from '../../lib/notify/slack/format.js';
+import { escapeTeamsText, formatTeamsMessage, TEAMS_MAX_BYTES } from '../../lib/notify/teams/format.js';
 import {
   googleChatCardTexts,
   googleChatLiveForms,

@@ -4,7 +4,7 @@ import hostile from '../../events/bad/hostile-text.json' with { type: 'json' };
 import { escapeMrkdwn, escapeMrkdwnAndTruncate, truncate } from '../../lib/format/text.js';
 import { parseTimestamp } from '../../lib/format/time.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
-import { formatSlackMessage, SLACK_LIMITS } from '../../lib/slack/format.js';
+import { formatSlackMessage, SLACK_LIMITS } from '../../lib/notify/slack/format.js';
 import { senderMarkup } from '../helpers/chat-limits.js';
 import { liveSpecialForms, slackLimitViolations, slackSenderTexts } from '../helpers/slack-limits.js';
 

@@ -1,8 +1,8 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackMessage } from '../../lib/slack/format.js';
-import { classifySlackAnswer, createSlackPoster } from '../../lib/slack/post.js';
+import type { SlackMessage } from '../../lib/notify/slack/format.js';
+import { classifySlackAnswer, createSlackPoster } from '../../lib/notify/slack/post.js';
 import { freePort } from '../helpers/ports.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/slack-server.js';
 

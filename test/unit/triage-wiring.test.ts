@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AwsJsonCall } from '../../lib/aws/json-client.js';
 import { createLogger } from '../../lib/log/logger.js';
-import { triageButtons } from '../../lib/slack/triage-blocks.js';
+import { triageButtons } from '../../lib/notify/slack/triage-blocks.js';
 import type { NodeFetch } from '../../lib/transport/fetch-over-node-http.js';
 import { dynamoTriageStore } from '../../lib/triage/dynamodb.js';
 import { createTriageFromEnvironment } from '../../lib/triage/from-environment.js';

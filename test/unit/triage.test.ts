@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { triageLine, triageName } from '../../lib/format/triage.js';
 import { createLogger } from '../../lib/log/logger.js';
-import { triageButtons } from '../../lib/slack/triage-blocks.js';
+import { triageButtons } from '../../lib/notify/slack/triage-blocks.js';
 import { followUpRequest } from '../../lib/triage/follow-up.js';
 import { createTriageHandler, type SlackBlock, type TriagePorts } from '../../lib/triage/handle.js';
 import { escapeHtml, renderTriagePage } from '../../lib/triage/page.js';

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { constantTimeEqual } from '../auth/constant-time.js';
+import { constantTimeEqual } from '../../shared/constant-time.js';
 
 /** Slack's own window: a request signed longer ago than this is refused as a possible replay. */
 export const SLACK_SIGNATURE_WINDOW_SECONDS = 300;

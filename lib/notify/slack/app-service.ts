@@ -1,7 +1,7 @@
-import { outcomeWithoutAnswer } from '../chat/post-json.js';
-import type { ChatService } from '../chat/service.js';
-import { parseRetryAfterMs } from '../shared/retry-after.js';
-import { fetchOverNodeHttp, type NodeFetch } from '../transport/fetch-over-node-http.js';
+import { outcomeWithoutAnswer } from '../../chat/post-json.js';
+import type { ChatService } from '../../chat/service.js';
+import { parseRetryAfterMs } from '../../shared/retry-after.js';
+import { fetchOverNodeHttp, type NodeFetch } from '../../transport/fetch-over-node-http.js';
 import type { SlackAppPayload, SlackAppTools } from './app-payload.js';
 import { editedNote, formatSlackMessage, markText, updateNote } from './format.js';
 

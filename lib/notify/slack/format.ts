@@ -1,8 +1,8 @@
-import type { TriageMark } from '../chat/service.js';
-import { type AlertView, alertView, isoSeconds } from '../format/alert.js';
-import { escapeMrkdwn, escapeMrkdwnAndTruncate, singleLine, truncate } from '../format/text.js';
-import { triageLine, triageName } from '../format/triage.js';
-import type { WebhookMessage } from '../message/schema.js';
+import type { TriageMark } from '../../chat/service.js';
+import { type AlertView, alertView, isoSeconds } from '../../format/alert.js';
+import { escapeMrkdwn, escapeMrkdwnAndTruncate, singleLine, truncate } from '../../format/text.js';
+import { triageLine, triageName } from '../../format/triage.js';
+import type { WebhookMessage } from '../../message/schema.js';
 
 export interface PlainText {
   type: 'plain_text';

@@ -1,5 +1,5 @@
-import { classifyJsonErrorAnswer, createJsonPoster } from '../chat/post-json.js';
-import type { NodeFetch } from '../transport/fetch-over-node-http.js';
+import { classifyJsonErrorAnswer, createJsonPoster } from '../../chat/post-json.js';
+import type { NodeFetch } from '../../transport/fetch-over-node-http.js';
 import type { TeamsMessage } from './format.js';
 
 /**

@@ -1,6 +1,6 @@
 // The Slack app's triage blocks: loaded with the Web API client (lazy-app-post.ts) and by the triage
 // function, never on the relay's cold path.
-import { OPEN_ACTIONS, REOPEN, TRIAGE, type TriageAction } from '../vocabulary/triage.js';
+import { OPEN_ACTIONS, REOPEN, TRIAGE, type TriageAction } from '../../vocabulary/triage.js';
 import type { SlackBlock, SlackButton } from './format.js';
 
 /** Block ids the triage function finds again in a clicked message, to replace them. */

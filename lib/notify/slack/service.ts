@@ -1,5 +1,5 @@
-import type { ChatService } from '../chat/service.js';
-import type { NodeFetch } from '../transport/fetch-over-node-http.js';
+import type { ChatService } from '../../chat/service.js';
+import type { NodeFetch } from '../../transport/fetch-over-node-http.js';
 import { formatSlackMessage, type SlackMessage, triageLinkBlock, updateNote } from './format.js';
 import { createSlackPoster } from './post.js';
 

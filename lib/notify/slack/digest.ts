@@ -1,6 +1,6 @@
-import { withoutControls } from '../format/fit.js';
-import { escapeMrkdwn, escapeMrkdwnAndTruncate, inertText, truncate } from '../format/text.js';
-import { SLACK_LIMITS, type SlackBlock, type SlackMessage } from '../slack/format.js';
+import { withoutControls } from '../../format/fit.js';
+import { escapeMrkdwn, escapeMrkdwnAndTruncate, inertText, truncate } from '../../format/text.js';
+import { SLACK_LIMITS, type SlackBlock, type SlackMessage } from './format.js';
 
 /**
  * A digest line as Slack receives it: sender text made inert and escaped as a single alert's is

@@ -1,8 +1,8 @@
 import { IncomingWebhook, type IncomingWebhookHTTPError } from '@slack/webhook';
-import { outcomeWithoutAnswer } from '../chat/post-json.js';
-import type { PostOptions, PostOutcome } from '../chat/service.js';
-import { parseRetryAfterMs } from '../shared/retry-after.js';
-import { fetchOverNodeHttp, type NodeFetch } from '../transport/fetch-over-node-http.js';
+import { outcomeWithoutAnswer } from '../../chat/post-json.js';
+import type { PostOptions, PostOutcome } from '../../chat/service.js';
+import { parseRetryAfterMs } from '../../shared/retry-after.js';
+import { fetchOverNodeHttp, type NodeFetch } from '../../transport/fetch-over-node-http.js';
 
 /** What is posted: a formatted Block Kit message. */
 export interface SlackPayload {

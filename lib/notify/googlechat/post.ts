@@ -1,6 +1,6 @@
-import { classifyJsonErrorAnswer, createJsonPoster } from '../chat/post-json.js';
-import type { PostOptions, PostOutcome } from '../chat/service.js';
-import type { NodeFetch } from '../transport/fetch-over-node-http.js';
+import { classifyJsonErrorAnswer, createJsonPoster } from '../../chat/post-json.js';
+import type { PostOptions, PostOutcome } from '../../chat/service.js';
+import type { NodeFetch } from '../../transport/fetch-over-node-http.js';
 import type { GoogleChatMessage } from './format.js';
 
 /**

@@ -1,7 +1,7 @@
 // Imported with import() by app-service.ts on the first post to an app destination, and bundled
 // on its own (a lazy-*.ts module). What it shares with the cold path (formatter, transport,
 // classifiers) comes in as `tools`: the cold path's own instances, not a second copy.
-import type { MessageRef, PostOptions, PostOutcome } from '../chat/service.js';
+import type { MessageRef, PostOptions, PostOutcome } from '../../chat/service.js';
 import type { SlackAppPayload, SlackAppTools } from './app-payload.js';
 import type { SlackBlock, SlackMessage } from './format.js';
 import { triageButtons, triageStatus } from './triage-blocks.js';

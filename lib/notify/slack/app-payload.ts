@@ -1,6 +1,6 @@
-import type { AnomalyPost, PostOutcome, TriageControls } from '../chat/service.js';
-import type { WebhookMessage } from '../message/schema.js';
-import type { NodeFetch } from '../transport/fetch-over-node-http.js';
+import type { AnomalyPost, PostOutcome, TriageControls } from '../../chat/service.js';
+import type { WebhookMessage } from '../../message/schema.js';
+import type { NodeFetch } from '../../transport/fetch-over-node-http.js';
 import type { editedNote, formatSlackMessage, markText, updateNote } from './format.js';
 
 /** What the app service posts: the validated alert and where it stands; formatting happens in the lazy client. */

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { TriageMark } from '../chat/service.js';
-import { type AlertView, alertView, isoSeconds } from '../format/alert.js';
-import { fitWithin } from '../format/fit.js';
-import { escapeMrkdwn, escapeMrkdwnAndTruncate, truncate } from '../format/text.js';
-import { triageName } from '../format/triage.js';
-import { anomalyIdentity } from '../message/anomaly.js';
-import type { WebhookMessage } from '../message/schema.js';
+import type { TriageMark } from '../../chat/service.js';
+import { type AlertView, alertView, isoSeconds } from '../../format/alert.js';
+import { fitWithin } from '../../format/fit.js';
+import { escapeMrkdwn, escapeMrkdwnAndTruncate, truncate } from '../../format/text.js';
+import { triageName } from '../../format/triage.js';
+import { anomalyIdentity } from '../../message/anomaly.js';
+import type { WebhookMessage } from '../../message/schema.js';
 
 export type Widget =
   | { decoratedText: { topLabel: string; text: string; wrapText?: boolean } }
