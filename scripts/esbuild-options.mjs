@@ -45,6 +45,33 @@ const slackWebhookManifest = {
   },
 };
 
+/**
+ * @slack/webhook wraps every send in p-retry, which bundles `retry` with it: 4.5 KB parsed on
+ * every cold start for retries we never ask for. The delivery core decides retries, so the
+ * poster keeps @slack/webhook's default of none (lib/notify/slack/post.ts), and one attempt is
+ * all p-retry does. This is that attempt, with p-retry's own surface for it: `AbortError`, and
+ * a rejection with the error an AbortError wraps. Asked for retries, it refuses loudly.
+ */
+const singleAttemptPRetry = {
+  name: 'single-attempt-p-retry',
+  setup(build) {
+    build.onResolve({ filter: /^p-retry$/ }, (args) =>
+      /[\\/]@slack[\\/]webhook[\\/]/.test(args.importer) ? { path: 'p-retry', namespace: 'single-attempt-p-retry' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'single-attempt-p-retry' }, () => ({
+      contents: `class AbortError extends Error {
+  constructor(cause) { super(cause instanceof Error ? cause.message : String(cause)); this.name = 'AbortError'; this.originalError = cause instanceof Error ? cause : new Error(String(cause)); }
+}
+async function pRetry(attempt, options) {
+  if (options && options.retries) throw new Error('p-retry is bundled for a single attempt; the delivery core retries');
+  try { return await attempt(1); } catch (error) { throw error instanceof AbortError ? error.originalError : error; }
+}
+module.exports = pRetry; module.exports.default = pRetry; module.exports.AbortError = AbortError;`,
+      loader: 'js',
+    }));
+  },
+};
+
 /** The file a package that is imported dynamically is bundled to, beside the importer. */
 const lazyFileName = (specifier) =>
   isOwnLazyModule(specifier)
@@ -110,7 +137,7 @@ export function bundleOptions(entry, outdir, lazy = new Set()) {
     // Prefer ESM builds (the AWS SDK ships both) so unused code can be tree-shaken.
     mainFields: ['module', 'main'],
     logLevel: 'warning',
-    plugins: [builtinsWithoutEsmImport, slackWebhookManifest, lazyPackages(lazy)],
+    plugins: [builtinsWithoutEsmImport, slackWebhookManifest, singleAttemptPRetry, lazyPackages(lazy)],
     // Bundled CommonJS dependencies may call require(); built without an ESM import of node:module.
     banner: { js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);" },
   };

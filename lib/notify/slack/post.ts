@@ -51,7 +51,8 @@ export type SlackPoster = (url: string, payload: SlackPayload, options: PostOpti
  * Posts with @slack/webhook. Its errors do not carry response headers, so a thin fetch
  * wrapper keeps the `Retry-After` of the answer for the caller to honour. The deadline is
  * the transport's timer rather than the library's `timeout`, which would make an AbortSignal
- * per post.
+ * per post. It keeps the library's default of no retries: the delivery core decides them (and
+ * the bundle carries p-retry for that single attempt only, scripts/esbuild-options.mjs).
  */
 export function createSlackPoster(transport: NodeFetch = fetchOverNodeHttp): SlackPoster {
   return async (url, payload, options) => {
