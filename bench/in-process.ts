@@ -2,8 +2,8 @@
 // the bench measures with it is the relay's own work per delivery (parsing, authentication,
 // validation, formatting, log and metric lines), without a network round trip.
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { createChatServices } from '../lib/chat-services/create.js';
 import { fromHttpApiEvent, toHttpApiResult } from '../lib/inbound/api-gateway.js';
+import { createChatServices } from '../lib/notify/kinds.js';
 import { createRelayFromEnvironment } from '../lib/relay/from-environment.js';
 import { invocationBudget } from '../lib/shared/deadline.js';
 import type { NodeFetch } from '../lib/transport/fetch-over-node-http.js';

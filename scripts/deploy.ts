@@ -14,7 +14,7 @@ import {
   type Stack,
   waitUntilStackDeleteComplete,
 } from '@aws-sdk/client-cloudformation';
-import { typeFromUrl } from '../lib/config/destination-type.js';
+import { typeFromUrl } from '../lib/notify/kinds.js';
 import { runSamWithPrivateConfig, samconfigWithOverrides } from './private-samconfig.js';
 import { type Asker, createAsker, PromptCancelled } from './prompt.js';
 import { awsClientOptions, awsErrorMessage, regionFrom, UsageError } from './stack.js';

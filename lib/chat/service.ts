@@ -1,5 +1,3 @@
-import type { DestinationType } from '../config/destination-type.js';
-import type { Destination } from '../config/schema.js';
 import type { WebhookMessage } from '../message/schema.js';
 import type { MarkedState } from '../vocabulary/triage.js';
 
@@ -56,7 +54,7 @@ export interface PostOptions {
  * formatter, a poster whose answer classifier yields a `PostOutcome`, and its pace. The
  * delivery core, the relay and the retry worker stay as they are.
  */
-export interface ChatService<Payload = unknown> {
+export interface ChatService<Payload = unknown, Destination = any> {
   /** The poster's answer classifier names reasons; the formatter owns escaping and size limits. */
   format(message: WebhookMessage, destination: Destination, anomaly?: AnomalyPost, triage?: TriageControls): Payload;
   /** `address`: the webhook URL, or a Slack app destination's channel id. */
@@ -66,6 +64,3 @@ export interface ChatService<Payload = unknown> {
   /** What the service's rate limit counts: the webhook for Slack and Teams, the space for Google Chat, the channel for a Slack app. */
   paceKey(address: string): string;
 }
-
-/** One service per destination type, and the Slack app's for destinations that name a channel. */
-export type ChatServices = Readonly<Record<DestinationType | 'slackApp', ChatService>>;

@@ -2,34 +2,15 @@
 // which the relay pays on every cold start (bench/README.md measures it).
 import * as z from 'zod/mini';
 import '../validation/messages.js';
-import { closestKey } from '../shared/zod-issues.js';
+import type { DestinationKind } from '../notify/kind.js';
+import { type Destination, KINDS, kindOf, serviceOfHost } from '../notify/kinds.js';
+import { closestKey, type PathProblem, pathProblems } from '../shared/zod-issues.js';
 import { isHttpsOrLoopbackUrl } from '../transport/allowed-url.js';
-import { DESTINATION_TYPES, type DestinationType, destinationType, isRetiredTeamsConnector, serviceOfHost } from './destination-type.js';
+import { DESTINATION_TYPES } from '../vocabulary/destinations.js';
 
 /** https everywhere; plain http only towards this machine, for local use and tests. */
 const endpoint = z.string().check(z.refine(isHttpsOrLoopbackUrl, { message: 'must be an https URL (plain http only for loopback hosts)' }));
 const nonEmpty = () => z.string().check(z.minLength(1));
-
-// The only mention forms an operator may configure, per type; anything else could smuggle a link.
-const SLACK_MENTION = /^<(?:!here|!channel|!subteam\^[A-Z0-9]+|@[UW][A-Z0-9]+)>$/;
-const GOOGLE_CHAT_MENTION = /^<users\/(?:all|[0-9]{1,30})>$/;
-// Teams pings a user named in `msteams.entities` by UPN or Entra object id; the name is shown
-// inside <at>…</at>, so it must not carry markup of its own.
-const TEAMS_USER_ID = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[^\s@<>"]{1,64}@[^\s@<>"]{1,255})$/i;
-const TEAMS_MENTION_NAME = /^[\p{L}\p{N} .,'-]{1,100}$/u;
-
-const MENTION_FORMS: Readonly<Record<DestinationType, string>> = {
-  slack: 'one of <!here>, <!channel>, <!subteam^ID>, <@U...>',
-  teams: 'an object {"id": "<UPN or Entra object id>", "name": "<display name>"}',
-  googlechat: 'one of <users/all>, <users/ID>',
-};
-const SERVICE_NAMES: Readonly<Record<DestinationType, string>> = { slack: 'Slack', teams: 'Teams', googlechat: 'Google Chat' };
-
-// Public (C), private (G) channel or direct message (D) ids; a name could change under the relay.
-const SLACK_CHANNEL_ID = /^[CGD][A-Z0-9]{6,}$/;
-
-// A refinement rather than zod's range checks, which would add their code to every cold start.
-const isGroupWait = (seconds: number) => Number.isInteger(seconds) && seconds >= 10 && seconds <= 900;
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const RESERVED_HEADERS = new Set(['authorization', 'content-type', 'content-length', 'host']);
@@ -75,65 +56,47 @@ export const authConfigSchema = z
     }),
   );
 
-export const teamsMentionSchema = z.strictObject({
-  id: z.string().check(z.regex(TEAMS_USER_ID, { message: "must be the user's UPN (name@example.com) or Entra object id" })),
-  name: z.string().check(z.regex(TEAMS_MENTION_NAME, { message: "must be a display name of letters, digits, spaces and . , ' -" })),
-});
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function mentionFits(type: DestinationType, mention: string | TeamsMention): boolean {
-  if (type === 'teams') return typeof mention === 'object';
-  if (typeof mention !== 'string') return false;
-  return (type === 'slack' ? SLACK_MENTION : GOOGLE_CHAT_MENTION).test(mention);
+/**
+ * The problems of a destination before its kind reads it: a type that is none, a URL of one
+ * kind's own host under another kind's type, or where a post goes named as another kind names it.
+ */
+function dispatchProblems(destination: Record<string, unknown>, kind: DestinationKind<object>): PathProblem[] {
+  const { type, url } = destination;
+  if (type !== undefined && !(DESTINATION_TYPES as readonly unknown[]).includes(type)) {
+    return [{ path: ['type'], problem: `must be one of ${DESTINATION_TYPES.map((t) => `"${t}"`).join(', ')}` }];
+  }
+  const hostType = typeof url === 'string' ? serviceOfHost(url) : undefined;
+  if (hostType !== undefined && hostType !== kind.type) {
+    const problem = `is "${kind.type}", but the URL is a ${KINDS[hostType].label} webhook: use "type": "${hostType}" or leave type out`;
+    return [{ path: ['type'], problem }];
+  }
+  const own = new Set(kind.addressKeys);
+  for (const other of DESTINATION_TYPES) {
+    const foreign = KINDS[other].addressKeys.find((key) => !own.has(key) && Object.hasOwn(destination, key));
+    if (foreign) return [{ path: [foreign], problem: `is for ${KINDS[other].label} destinations only; use "${kind.addressKeys[0]}"` }];
+  }
+  return [];
 }
 
-export const destinationSchema = z
-  .strictObject({
-    /** Absent: inferred from the URL's host (`destinationType`). */
-    type: z.optional(z.enum(DESTINATION_TYPES)),
-    /** An incoming webhook; a Slack destination has either this or `channel`. */
-    url: z.optional(endpoint),
-    /** A Slack channel id, posted to through the Web API with `slack.botToken` (a Slack app destination). */
-    channel: z.optional(z.string().check(z.regex(SLACK_CHANNEL_ID, { message: 'must be a Slack channel id such as C0123ABCD' }))),
-    mention: z.optional(z.union([z.string(), teamsMentionSchema])),
-    /** Alerts arriving within the wait become one message (lib/group). */
-    group: z.optional(z.strictObject({ waitSeconds: z.number().check(z.refine(isGroupWait, { message: 'must be 10 to 900 (seconds)' })) })),
-  })
-  .check(
-    z.superRefine((destination, ctx) => {
-      if ((destination.url === undefined) === (destination.channel === undefined)) {
-        ctx.addIssue({ code: 'custom', path: ['url'], message: 'or "channel" is required, not both ("channel" only for Slack)' });
-        return;
-      }
-      if (destination.url === undefined) {
-        if (destination.type !== undefined && destination.type !== 'slack') {
-          ctx.addIssue({ code: 'custom', path: ['channel'], message: 'is for Slack destinations only; use "url"' });
-        }
-      } else if (isRetiredTeamsConnector(destination.url)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['url'],
-          message:
-            'is an Office 365 connector webhook, which Microsoft retired in 2026: create a Teams workflow webhook ("Post to a channel when a webhook request is received") and use its URL',
-        });
-      }
-      const type = destinationType(destination);
-      const hostType = destination.url === undefined ? undefined : serviceOfHost(destination.url);
-      if (hostType !== undefined && hostType !== type) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['type'],
-          message: `is "${type}", but the URL is a ${SERVICE_NAMES[hostType]} webhook: use "type": "${hostType}" or leave type out`,
-        });
-      }
-      if (destination.mention !== undefined && !mentionFits(type, destination.mention)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['mention'],
-          message: `must be ${MENTION_FORMS[type]} for a ${SERVICE_NAMES[type]} destination`,
-        });
-      }
-    }),
-  );
+/** One destination: its kind (`type`, or what its URL or address says) checks it with its own schema. */
+export const destinationSchema = z.pipe(
+  z.unknown(),
+  z.transform((value, ctx): Destination => {
+    if (!isObject(value)) {
+      ctx.issues.push({ code: 'custom', message: 'must be an object', input: value });
+      return z.NEVER;
+    }
+    const kind = kindOf(value);
+    const early = dispatchProblems(value, kind);
+    const result = early.length === 0 ? kind.schema.safeParse(value) : undefined;
+    if (result?.success) return result.data as Destination;
+    const problems = result ? pathProblems(result.error, kind.schema) : early;
+    for (const { path, problem } of problems) ctx.issues.push({ code: 'custom', message: problem, path, input: value });
+    return z.NEVER;
+  }),
+);
 
 /** The Slack app behind the destinations that name a `channel`. */
 export const slackAppSettingsSchema = z.strictObject({
@@ -169,11 +132,11 @@ export const relayConfigSchema = z
       if (!config.destinations['default']) {
         ctx.addIssue({ code: 'custom', path: ['destinations', 'default'], message: 'is required' });
       }
-      const appDestination = Object.entries(config.destinations).find(([, d]) => d.channel !== undefined);
-      if (appDestination && !config.slack) {
-        const message = `is required: destination "${appDestination[0]}" names a Slack channel`;
-        ctx.addIssue({ code: 'custom', path: ['slack'], message });
-      }
+      const needing = Object.entries(config.destinations).flatMap(([name, d]) => {
+        const reason = (kindOf(d) as DestinationKind<object>).needsApp?.(d);
+        return reason ? [`destination "${name}" ${reason}`] : [];
+      });
+      if (needing[0] && !config.slack) ctx.addIssue({ code: 'custom', path: ['slack'], message: `is required: ${needing[0]}` });
       for (const [r, route] of config.routes.entries()) {
         for (const [t, name] of route.to.entries()) {
           if (!Object.hasOwn(config.destinations, name)) {
@@ -191,9 +154,8 @@ export type AuthConfig = RelayConfig['auth'];
 export type BasicCredentials = z.infer<typeof basicCredentialsSchema>;
 export type SsoSettings = z.infer<typeof ssoSettingsSchema>;
 export type CustomHeader = z.infer<typeof customHeaderSchema>;
-export type Destination = z.infer<typeof destinationSchema>;
+export type { Destination };
 export type SlackAppSettings = z.infer<typeof slackAppSettingsSchema>;
-export type TeamsMention = z.infer<typeof teamsMentionSchema>;
 
 export type Route = z.infer<typeof routeSchema>;
 

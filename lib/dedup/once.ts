@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { type AnomalyPost, type MessageRef, OPENING, type TriageMark } from '../chat/service.js';
-import { destinationType, isSlackApp } from '../config/destination-type.js';
 import type { Delivery, DeliveryResult, FirstAttempt, FirstResult } from '../delivery/deliver.js';
 import { isoSeconds } from '../format/alert.js';
 import type { Logger } from '../log/logger.js';
 import type { WebhookMessage } from '../message/schema.js';
 import { dedupUnavailableMetric, deliveryMetric, type Metrics, noMetrics } from '../metrics/metrics.js';
+import { destinationType, kindOf } from '../notify/kinds.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
 import { isMarked } from '../vocabulary/triage.js';
@@ -161,7 +161,7 @@ export function deliverOnce(deps: OnceDependencies): FirstAttempt {
         return { kind: 'snoozed' };
       }
       if (start.kind === 'existing') {
-        const waiting = isSlackApp(target.destination) && !start.state.opening;
+        const waiting = kindOf(target.destination).editsOpening(target.destination) && !start.state.opening;
         if (waiting && Math.floor(now() / 1000) - start.state.firstSeen < OPENING_PENDING_SECONDS) {
           await step(budget, target.name, (signal) => ledger.release(id, token, signal));
           logger.info('follow-up waits for its opening message', { destination: target.name, outcome: 'in_progress' });

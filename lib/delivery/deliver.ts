@@ -1,9 +1,10 @@
-import type { AnomalyPost, ChatService, ChatServices, MessageRef, PostOutcome, TriageControls } from '../chat/service.js';
-import { addressOf, destinationType, isSlackApp } from '../config/destination-type.js';
+import type { AnomalyPost, ChatService, MessageRef, PostOutcome, TriageControls } from '../chat/service.js';
 import type { Destination } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import type { WebhookMessage } from '../message/schema.js';
 import { type DeliveryMetricOutcome, deliveryMetric, type Metrics, noMetrics, parkedMetric } from '../metrics/metrics.js';
+import type { AppSettings } from '../notify/kind.js';
+import { addressOf, type ChatServices, destinationType, kindOf, serviceFor as serviceOfDestination } from '../notify/kinds.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
 import type { Sleep } from '../shared/sleep.js';
@@ -60,18 +61,15 @@ export interface Target {
 }
 
 /**
- * A configured destination with what its Slack app brings: the bot token, and the buttons when
- * clicks are verified. A quiet test delivery gets the destination without its mention.
+ * A configured destination with what its kind takes from the app settings (a Slack app's bot
+ * token, and the buttons when clicks are verified). A quiet test delivery gets the destination
+ * without its mention.
  */
-export function targetOf(
-  name: string,
-  configured: Destination,
-  slack: { botToken: string; signingSecret?: string | undefined } | undefined,
-  quiet = false,
-): Target {
+export function targetOf(name: string, configured: Destination, app: AppSettings | undefined, quiet = false): Target {
   const base = quiet ? { name, destination: quietly(configured), quiet: true as const } : { name, destination: configured };
-  if (!isSlackApp(configured) || !slack) return base;
-  return { ...base, botToken: slack.botToken, ...(slack.signingSecret ? { buttons: true as const } : {}) };
+  const needs = kindOf(configured).app?.(configured, app);
+  if (!needs) return base;
+  return { ...base, botToken: needs.botToken, ...(needs.buttons ? { buttons: true as const } : {}) };
 }
 
 /**
@@ -178,7 +176,7 @@ const METRIC_OUTCOME: Readonly<Record<AttemptResult['kind'], DeliveryMetricOutco
 export function createDelivery(ports: DeliveryPorts): Delivery {
   const { logger } = ports;
   const metrics = ports.metrics ?? noMetrics;
-  const serviceFor = (destination: Destination) => ports.services[isSlackApp(destination) ? 'slackApp' : destinationType(destination)];
+  const serviceFor = (destination: Destination) => serviceOfDestination(ports.services, destination);
   // A post leaves room for the queue call that may follow it, so the answer is never late.
   const afterPost = ports.retryQueue || ports.deadLetters ? QUEUE_CALL_BUDGET_MS : 0;
 

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { type MessageRef, OPENING } from '../chat/service.js';
-import { addressOf, destinationType, isSlackApp } from '../config/destination-type.js';
 import { claimHoldSeconds } from '../dedup/ledger.js';
 import type { RetryLedger } from '../dedup/once.js';
 import { clampSeconds, retryDelaySeconds } from '../delivery/decide.js';
@@ -8,11 +7,12 @@ import type { Delivery, Target } from '../delivery/deliver.js';
 import { newJob } from '../delivery/job.js';
 import type { Logger } from '../log/logger.js';
 import { deliveryMetric, digestPostedMetric, type Metrics, noMetrics } from '../metrics/metrics.js';
+import { addressOf, destinationType, kindOf } from '../notify/kinds.js';
 import { slackDigest } from '../notify/slack/digest.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
 import type { Sleep } from '../shared/sleep.js';
-import { digestParts } from './digest.js';
+import { type DigestService, digestParts } from './digest.js';
 import type { GroupCloseJob } from './job.js';
 import { GROUP_CALL_BUDGET_MS } from './join.js';
 import type { GroupEntry, GroupStore } from './store.js';
@@ -112,7 +112,7 @@ export async function closeGroup(
     return (deps.park ?? deps.delivery.park)({ body, reason, destination }, budget);
   };
 
-  const service = isSlackApp(target.destination) ? 'slackApp' : type;
+  const service = kindOf(target.destination).serviceKey(target.destination) as DigestService;
   const parts = digestParts(group.entries, service, deps.now(), (message) =>
     deps.delivery.serviceFor(target.destination).format(message, target.destination, OPENING),
   );

@@ -1,9 +1,9 @@
 import { type AnomalyPost, OPENING } from '../chat/service.js';
-import type { DestinationType } from '../config/destination-type.js';
 import { jsonBytes, withoutControls } from '../format/fit.js';
 import { inertText, truncate } from '../format/text.js';
 import type { WebhookMessage } from '../message/schema.js';
 import { escapeCardHtml, GOOGLE_CHAT_LIMITS, GOOGLE_CHAT_MAX_BYTES } from '../notify/googlechat/format.js';
+import type { ChatServices } from '../notify/kinds.js';
 import { slackDigestLine } from '../notify/slack/digest.js';
 import { SLACK_LIMITS } from '../notify/slack/format.js';
 import { escapeTeamsText, TEAMS_LIMITS, TEAMS_MAX_BYTES } from '../notify/teams/format.js';
@@ -21,7 +21,8 @@ export interface DigestPart {
   keys: string[];
 }
 
-export type DigestService = DestinationType | 'slackApp';
+/** The service a digest is posted with (lib/notify/kinds.ts, `serviceKey`). */
+export type DigestService = keyof ChatServices;
 
 /**
  * The payload a service receives for a digest message at its destination (the configured

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { destinationType } from '../config/destination-type.js';
 import { deliveryRecordId } from '../dedup/fingerprint.js';
 import type { AlertForTarget, FirstResult } from '../delivery/deliver.js';
 import { originSchema } from '../delivery/job.js';
 import type { Logger } from '../log/logger.js';
 import { deliveryMetric, groupOpenedMetric, type Metrics, noMetrics } from '../metrics/metrics.js';
+import { destinationType } from '../notify/kinds.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
 import type { GroupCloseJob } from './job.js';

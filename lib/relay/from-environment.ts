@@ -4,8 +4,6 @@ import { lazySsoVerifier } from '../auth/sso-verifier.js';
 import { lazySqs } from '../aws/clients.js';
 import { awsJsonClient, DYNAMODB, SECRETS_MANAGER } from '../aws/json-client.js';
 import { DYNAMODB_LIMITS, SECRETS_MANAGER_READ_LIMITS } from '../aws/limits.js';
-import type { ChatServices } from '../chat/service.js';
-import { createChatServices } from '../chat-services/create.js';
 import { configSourceFor, createRelayConfigStore } from '../config/store.js';
 import { dynamoLedger } from '../dedup/dynamodb.js';
 import type { DeliveryLedger } from '../dedup/ledger.js';
@@ -14,6 +12,7 @@ import { createDelivery, type Delivery, postTimeoutFrom } from '../delivery/deli
 import { createLogger, type Logger, logLevelFrom } from '../log/logger.js';
 import { metricsFromEnvironment } from '../metrics/emf.js';
 import { configurationUnavailableMetric, type Metrics } from '../metrics/metrics.js';
+import { type ChatServices, createChatServices } from '../notify/kinds.js';
 import { sqsDeadLetters, sqsRetryQueue } from '../queue/sqs.js';
 import { readEnvironment } from '../shared/environment.js';
 import { sleep } from '../shared/sleep.js';
@@ -69,7 +68,7 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
     now,
   });
   const delivery = createDelivery({
-    services: options.services ?? createChatServices(undefined, settings.SLACK_API_URL),
+    services: options.services ?? createChatServices(undefined, settings),
     postTimeoutMs: postTimeoutFrom(settings),
     ...(settings.DELIVERY_QUEUE_URL ? { retryQueue: sqsRetryQueue(sqs, settings.DELIVERY_QUEUE_URL) } : {}),
     ...(settings.DEAD_LETTER_QUEUE_URL ? { deadLetters: sqsDeadLetters(sqs, settings.DEAD_LETTER_QUEUE_URL) } : {}),

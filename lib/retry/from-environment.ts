@@ -1,8 +1,6 @@
 import { lazySqs } from '../aws/clients.js';
 import { awsJsonClient, DYNAMODB, SECRETS_MANAGER } from '../aws/json-client.js';
 import { DYNAMODB_LIMITS, SECRETS_MANAGER_READ_LIMITS } from '../aws/limits.js';
-import type { ChatServices } from '../chat/service.js';
-import { createChatServices } from '../chat-services/create.js';
 import { configSourceFor, createRelayConfigStore } from '../config/store.js';
 import { dynamoLedger } from '../dedup/dynamodb.js';
 import { retryLedger } from '../dedup/once.js';
@@ -11,6 +9,7 @@ import { dynamoGroupStore } from '../group/dynamodb.js';
 import { coldStartTracker, createLogger, type Logger, logLevelFrom } from '../log/logger.js';
 import { metricsFromEnvironment } from '../metrics/emf.js';
 import type { Metrics } from '../metrics/metrics.js';
+import { type ChatServices, createChatServices } from '../notify/kinds.js';
 import { sqsDeadLetters, sqsMessageOps } from '../queue/sqs.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { readEnvironment } from '../shared/environment.js';
@@ -64,7 +63,7 @@ export function createRetryWorkerFromEnvironment(
       logger: log,
     }),
     delivery: createDelivery({
-      services: options.services ?? createChatServices(undefined, settings.SLACK_API_URL),
+      services: options.services ?? createChatServices(undefined, settings),
       postTimeoutMs,
       ...deadLetters,
       logger: log,

@@ -1,4 +1,3 @@
-import { addressOf, destinationType } from '../config/destination-type.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { RelayConfigStore } from '../config/store.js';
 import { CONFIG_READ_BUDGET_MS } from '../config/store.js';
@@ -11,6 +10,7 @@ import { type GroupCloseJob, parseGroupCloseJob } from '../group/job.js';
 import type { GroupStore } from '../group/store.js';
 import type { Logger } from '../log/logger.js';
 import { configurationUnavailableMetric, deliveryMetric, type Metrics, noMetrics, retryAttemptMetric } from '../metrics/metrics.js';
+import { addressOf, destinationType } from '../notify/kinds.js';
 import type { QueueMessageOps } from '../queue/sqs.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';

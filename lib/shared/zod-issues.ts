@@ -24,20 +24,32 @@ interface SchemaNode {
 
 const joinPath = (path: ReadonlyArray<PropertyKey>) => (path.length > 0 ? path.map(String).join('.') : '(root)');
 
+/** A problem at its path as a list of keys, for validations that nest one schema's problems in another's. */
+export interface PathProblem {
+  path: PropertyKey[];
+  problem: string;
+}
+
 /**
- * The problems of a failed validation. With the schema, an unknown key becomes one problem
- * per key, at its own path, with the nearest known key as a hint:
- * `auth.header: unknown key; did you mean "headers"?`.
+ * The problems of a failed validation at their paths. With the schema, an unknown key becomes one
+ * problem per key, at its own path, with the nearest known key as a hint.
  */
-export function describeIssues(error: IssueList, schema?: unknown): FieldProblem[] {
-  return error.issues.flatMap((issue) => {
-    if (issue.code !== 'unrecognized_keys' || !issue.keys) return [{ path: joinPath(issue.path), problem: issue.message }];
+export function pathProblems(error: IssueList, schema?: unknown): PathProblem[] {
+  return error.issues.flatMap((issue): PathProblem[] => {
+    if (issue.code !== 'unrecognized_keys' || !issue.keys) return [{ path: [...issue.path], problem: issue.message }];
     const known = schema ? knownKeysAt(schema as SchemaNode, issue.path) : [];
     return issue.keys.map((key) => {
       const hint = closestKey(key, known);
-      return { path: joinPath([...issue.path, key]), problem: hint ? `unknown key; did you mean "${hint}"?` : 'unknown key' };
+      return { path: [...issue.path, key], problem: hint ? `unknown key; did you mean "${hint}"?` : 'unknown key' };
     });
   });
+}
+
+/**
+ * The problems of a failed validation, by path: `auth.header: unknown key; did you mean "headers"?`.
+ */
+export function describeIssues(error: IssueList, schema?: unknown): FieldProblem[] {
+  return pathProblems(error, schema).map(({ path, problem }) => ({ path: joinPath(path), problem }));
 }
 
 /** `path problem` lines, for messages that list everything wrong at once. */

@@ -1,8 +1,7 @@
 import type { AwsJsonCall } from '../aws/json-client.js';
-import { destinationType, isSlackApp } from '../config/destination-type.js';
 import { anomalyRecordId } from '../dedup/fingerprint.js';
 import type { TriageControlsPort } from '../delivery/deliver.js';
-import { threadKeyFor } from '../notify/googlechat/format.js';
+import { kindOf } from '../notify/kinds.js';
 import type { LinkSigner } from './lazy-links.js';
 
 /** How long a read of the link key started ahead of time may take. */
@@ -38,14 +37,15 @@ export function triageControls(options: TriageControlsOptions): TriageControlsPo
   };
   const port: TriageControlsPort = ({ target, message, origin }) => {
     const { destination } = target;
-    if (isSlackApp(destination)) return target.buttons ? { buttons: anomalyRecordId(message, target.name) } : undefined;
-    if (!linksOn || origin === undefined) return undefined;
+    if (target.buttons) return { buttons: anomalyRecordId(message, target.name) };
+    const kind = kindOf(destination);
+    if (!linksOn || origin === undefined || !kind.links(destination)) return undefined;
     const alert = {
       origin,
       anomalyId: anomalyRecordId(message, target.name),
       destination: target.name,
       message,
-      threadKey: destinationType(destination) === 'googlechat' ? threadKeyFor(message) : undefined,
+      threadKey: kind.threadOf?.(message),
     };
     return async (signal) => ({ link: await (await load()).link(alert, signal) });
   };

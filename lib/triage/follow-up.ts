@@ -1,8 +1,8 @@
 import type { MessageRef } from '../chat/service.js';
-import { destinationType } from '../config/destination-type.js';
 import type { Destination } from '../config/schema.js';
 import { escapeMrkdwn } from '../format/text.js';
 import { escapeGoogleChatText } from '../notify/googlechat/format.js';
+import { destinationType } from '../notify/kinds.js';
 import { escapeTeamsText } from '../notify/teams/format.js';
 import { ReasonedError } from '../shared/errors.js';
 import type { NodeFetch } from '../transport/fetch-over-node-http.js';
@@ -24,10 +24,11 @@ export function followUpRequest(
 ): { address: string; body: Record<string, unknown>; slackApi: boolean } {
   const type = destinationType(destination);
   const text = type === 'teams' ? escapeTeamsText(line) : type === 'googlechat' ? escapeGoogleChatText(line) : escapeMrkdwn(line);
-  if (destination.channel !== undefined) {
+  const { channel } = destination as { channel?: string };
+  if (channel !== undefined) {
     return {
-      address: destination.channel,
-      body: { channel: opening?.channel ?? destination.channel, text, ...(opening ? { thread_ts: opening.ts } : {}) },
+      address: channel,
+      body: { channel: opening?.channel ?? channel, text, ...(opening ? { thread_ts: opening.ts } : {}) },
       slackApi: true,
     };
   }

@@ -1,10 +1,10 @@
 import { awsJsonClient, DYNAMODB, SECRETS_MANAGER } from '../aws/json-client.js';
 import { DYNAMODB_LIMITS, SECRETS_MANAGER_READ_LIMITS } from '../aws/limits.js';
-import { destinationType } from '../config/destination-type.js';
 import { configSourceFor, createRelayConfigStore } from '../config/store.js';
 import { coldStartTracker, createLogger, type Logger, logLevelFrom } from '../log/logger.js';
 import { metricsFromEnvironment } from '../metrics/emf.js';
 import type { Metrics } from '../metrics/metrics.js';
+import { destinationType } from '../notify/kinds.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { readEnvironment } from '../shared/environment.js';
 import { ReasonedError } from '../shared/errors.js';

@@ -1,8 +1,9 @@
-import type { ChatService, ChatServices, PostOutcome } from '../../lib/chat/service.js';
-import type { DestinationType } from '../../lib/config/destination-type.js';
+import type { ChatService, PostOutcome } from '../../lib/chat/service.js';
 import type { DeliveryJob } from '../../lib/delivery/job.js';
 import type { DeadLetters, RetryQueue } from '../../lib/delivery/queues.js';
 import { createLogger, type Logger } from '../../lib/log/logger.js';
+import type { ChatServices } from '../../lib/notify/kinds.js';
+import type { DestinationType } from '../../lib/vocabulary/destinations.js';
 
 export interface Posted {
   url: string;

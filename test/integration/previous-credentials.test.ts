@@ -7,7 +7,6 @@ import { createRequestAuthenticator } from '../../lib/auth/request-authenticator
 import { createSsoVerifier } from '../../lib/auth/sso/verify.js';
 import { awsJsonClient, SECRETS_MANAGER } from '../../lib/aws/json-client.js';
 import { SECRETS_MANAGER_READ_LIMITS } from '../../lib/aws/limits.js';
-import { createChatServices } from '../../lib/chat-services/create.js';
 import type { AuthConfig } from '../../lib/config/schema.js';
 import { secretsManagerReader } from '../../lib/config/secrets-manager.js';
 import { secretConfigSource } from '../../lib/config/source.js';
@@ -15,6 +14,7 @@ import { createRelayConfigStore } from '../../lib/config/store.js';
 import { createDelivery } from '../../lib/delivery/deliver.js';
 import { fromHttpApiEvent } from '../../lib/inbound/api-gateway.js';
 import { createLogger } from '../../lib/log/logger.js';
+import { createChatServices } from '../../lib/notify/kinds.js';
 import { createRelay, type Relay } from '../../lib/relay/relay.js';
 import { sleep } from '../../lib/shared/sleep.js';
 import { httpApiEvent } from '../../scripts/http-api-event.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { destinationType } from '../../lib/config/destination-type.js';
 import { ConfigInvalidError } from '../../lib/config/errors.js';
 import { parseRelayConfig } from '../../lib/config/load.js';
+import { destinationType } from '../../lib/notify/kinds.js';
 
 const problemsOf = (value: unknown) => {
   try {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatService, PostOutcome } from '../../lib/chat/service.js';
-import { createChatServices } from '../../lib/chat-services/create.js';
 import { relayConfigSchema } from '../../lib/config/schema.js';
 import { anomalyRecordId, deliveryRecordId } from '../../lib/dedup/fingerprint.js';
 import { deliverOnce, retryLedger } from '../../lib/dedup/once.js';
@@ -12,6 +11,7 @@ import { parseGroupCloseJob } from '../../lib/group/job.js';
 import { joinGroup } from '../../lib/group/join.js';
 import { entryBytes, inMemoryGroupStore, MAX_GROUP_BYTES } from '../../lib/group/store.js';
 import { type WebhookMessage, webhookMessageSchema } from '../../lib/message/schema.js';
+import { createChatServices } from '../../lib/notify/kinds.js';
 import type { SlackAppPayload } from '../../lib/notify/slack/app-payload.js';
 import { formatSlackMessage, triageLinkBlock } from '../../lib/notify/slack/format.js';
 import { createPacer } from '../../lib/retry/pacer.js';

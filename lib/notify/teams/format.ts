@@ -1,10 +1,10 @@
 import type { TriageMark } from '../../chat/service.js';
-import type { TeamsMention } from '../../config/schema.js';
 import { type AlertView, alertView, isoSeconds } from '../../format/alert.js';
 import { fitWithin, withoutControls } from '../../format/fit.js';
 import { singleLine, truncate } from '../../format/text.js';
 import { triageLine, triageName } from '../../format/triage.js';
 import type { WebhookMessage } from '../../message/schema.js';
+import type { TeamsMention } from './config.js';
 
 export interface TextBlock {
   type: 'TextBlock';

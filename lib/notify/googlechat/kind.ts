@@ -1,0 +1,20 @@
+import type { DestinationKind } from '../kind.js';
+import { type GoogleChatDestination, googleChatDestinationSchema } from './config.js';
+import { threadKeyFor } from './format.js';
+import { googleChatService } from './service.js';
+/** Google Chat through a space's incoming webhook. */
+export const googleChatKind = {
+  type: 'googlechat',
+  label: 'Google Chat',
+  chat: true,
+  schema: googleChatDestinationSchema,
+  addressKeys: ['url'],
+  ownsHost: (host) => host === 'chat.googleapis.com',
+  environment: {},
+  addressOf: (destination) => destination.url,
+  services: ({ transport }) => ({ googlechat: googleChatService(transport) }),
+  serviceKey: () => 'googlechat',
+  editsOpening: () => false,
+  links: () => true,
+  threadOf: threadKeyFor,
+} satisfies DestinationKind<GoogleChatDestination>;

@@ -1,0 +1,79 @@
+import type { ChatService } from '../chat/service.js';
+import type { NodeFetch } from '../transport/fetch-over-node-http.js';
+import { DESTINATION_TYPES, type DestinationType } from '../vocabulary/destinations.js';
+import { googleChatKind } from './googlechat/kind.js';
+import type { DestinationKind, KindEnvironment } from './kind.js';
+import { slackKind } from './slack/kind.js';
+import { teamsKind } from './teams/kind.js';
+
+/**
+ * Every destination kind, one line each. A type in DESTINATION_TYPES without its kind, or a
+ * kind that leaves a part of DestinationKind out, does not compile.
+ */
+export const KINDS = {
+  slack: slackKind,
+  teams: teamsKind,
+  googlechat: googleChatKind,
+} as const satisfies { readonly [T in DestinationType]: DestinationKind<any> & { type: T } };
+
+/** One destination, as its kind's schema validated it. */
+export type Destination = { [T in DestinationType]: (typeof KINDS)[T] extends DestinationKind<infer D> ? D : never }[DestinationType];
+
+/** The kind of a URL with no `type`: the contract's rule for a host that names no service. */
+const URL_FALLBACK: DestinationType = 'slack';
+
+const kindsOf = () => DESTINATION_TYPES.map((type) => KINDS[type] as DestinationKind<any>);
+
+const hostOf = (url: string): string | undefined => {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+};
+
+/** The kind whose own webhook host the URL names; undefined for any other host (a proxy, a console destination). */
+export function serviceOfHost(url: string): DestinationType | undefined {
+  const host = hostOf(url) ?? '';
+  return kindsOf().find((kind) => kind.ownsHost?.(host))?.type;
+}
+
+/** The type a URL's host stands for; anything else is taken for Slack (the contract's rule). */
+export const typeFromUrl = (url: string): DestinationType => serviceOfHost(url) ?? URL_FALLBACK;
+
+/**
+ * The type of a destination as configured: its `type`, or, for kinds that may leave it out, the
+ * kind its URL's host names, or the kind whose address key it has (`channel` is Slack's).
+ */
+export function destinationType(destination: object): DestinationType {
+  const { type, url } = destination as { type?: unknown; url?: unknown };
+  if (typeof type === 'string' && (DESTINATION_TYPES as readonly string[]).includes(type)) return type as DestinationType;
+  if (typeof url === 'string') return typeFromUrl(url);
+  const byKey = kindsOf().find((kind) => kind.ownsHost && kind.addressKeys.some((key) => key !== 'url' && Object.hasOwn(destination, key)));
+  return byKey?.type ?? URL_FALLBACK;
+}
+
+/** The kind of a destination. */
+export const kindOf = (destination: object): DestinationKind<any> => KINDS[destinationType(destination)];
+
+/** Where a post to the destination goes: the webhook URL, a channel, a routing key, a bus. */
+export const addressOf = (destination: object): string => kindOf(destination).addressOf(destination);
+
+type ServicesOf<T extends DestinationType> = ReturnType<(typeof KINDS)[T]['services']>;
+type Intersection<U> = (U extends unknown ? (all: U) => void : never) extends (all: infer I) => void ? I : never;
+
+/** Every service of every kind, by its key (`serviceKey`). */
+export type ChatServices = Readonly<Record<keyof Intersection<ServicesOf<DestinationType>>, ChatService>>;
+
+/** Every service of every kind; they post over node:http(s) unless given another transport. */
+export function createChatServices(transport?: NodeFetch, env?: KindEnvironment): ChatServices {
+  const settings = { transport, env };
+  return Object.assign({}, ...kindsOf().map((kind) => kind.services(settings))) as ChatServices;
+}
+
+/** The service that posts to a destination. */
+export function serviceFor(services: ChatServices, destination: object): ChatService {
+  const service = (services as Readonly<Record<string, ChatService>>)[kindOf(destination).serviceKey(destination)];
+  if (!service) throw new Error(`no service for a ${destinationType(destination)} destination`);
+  return service;
+}

@@ -1,0 +1,30 @@
+import type { DestinationKind } from '../kind.js';
+import { endpointVariable } from '../options.js';
+import { slackAppService } from './app-service.js';
+import { type SlackDestination, slackDestinationSchema } from './config.js';
+import { slackService } from './service.js';
+/** Slack: incoming webhooks, and app destinations (a channel, posted to with the Web API). */
+export const slackKind = {
+  type: 'slack',
+  label: 'Slack',
+  chat: true,
+  schema: slackDestinationSchema,
+  addressKeys: ['url', 'channel'],
+  ownsHost: (host) => host === 'hooks.slack.com',
+  /** Slack's Web API for app destinations; the bot token travels there. */
+  environment: { SLACK_API_URL: endpointVariable },
+  addressOf: (destination) => destination.url ?? destination.channel ?? '',
+  services: ({ transport, env }) => {
+    const apiUrl = env?.['SLACK_API_URL'];
+    return {
+      slack: slackService(transport),
+      slackApp: slackAppService({ ...(transport ? { transport } : {}), ...(typeof apiUrl === 'string' ? { apiUrl } : {}) }),
+    };
+  },
+  serviceKey: (destination) => (destination.channel === undefined ? 'slack' : 'slackApp'),
+  app: (destination, settings) =>
+    destination.channel === undefined || !settings ? undefined : { botToken: settings.botToken, buttons: Boolean(settings.signingSecret) },
+  needsApp: (destination) => (destination.channel === undefined ? undefined : 'names a Slack channel'),
+  editsOpening: (destination) => destination.channel !== undefined,
+  links: (destination) => destination.channel === undefined,
+} satisfies DestinationKind<SlackDestination>;
