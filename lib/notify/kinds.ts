@@ -65,6 +65,11 @@ type Intersection<U> = (U extends unknown ? (all: U) => void : never) extends (a
 /** Every service of every kind, by its key (`serviceKey`). */
 export type ChatServices = Readonly<Record<keyof Intersection<ServicesOf<DestinationType>>, ChatService>>;
 
+/** The function settings every kind reads, for the functions that post (their environment schemas spread it). */
+export const KIND_ENVIRONMENT = Object.assign({}, ...kindsOf().map((kind) => kind.environment)) as Intersection<
+  { [T in DestinationType]: (typeof KINDS)[T]['environment'] }[DestinationType]
+>;
+
 /** Every service of every kind; they post over node:http(s) unless given another transport. */
 export function createChatServices(transport?: NodeFetch, env?: KindEnvironment): ChatServices {
   const settings = { transport, env };

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import '../validation/messages.js';
-import { isHttpsOrLoopbackUrl } from '../transport/allowed-url.js';
+import { KIND_ENVIRONMENT } from '../notify/kinds.js';
 
 const whole = (fallback: number, min = 0) => z._default(z.coerce.number().check(z.int(), z.gte(min)), fallback);
 const text = () => z.optional(z.string().check(z.trim(), z.minLength(1)));
@@ -23,8 +23,8 @@ export const relayEnvironmentSchema = z.object({
   DEDUP_WINDOW_SECONDS: whole(86_400, 60),
   /** The key that signs triage links; unset: messages carry no "Triage" link. */
   TRIAGE_KEY_SECRET_ID: text(),
-  /** Slack's Web API for app destinations; the bot token travels there, so https (plain http only to loopback, for tests). */
-  SLACK_API_URL: z.optional(z.string().check(z.trim(), z.refine(isHttpsOrLoopbackUrl, { message: 'must be an https URL' }))),
+  /** What the destination kinds read (SLACK_API_URL, …; lib/notify). */
+  ...KIND_ENVIRONMENT,
 });
 
 export type RelayEnvironment = z.infer<typeof relayEnvironmentSchema>;

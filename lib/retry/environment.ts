@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import '../validation/messages.js';
-import { isHttpsOrLoopbackUrl } from '../transport/allowed-url.js';
+import { KIND_ENVIRONMENT } from '../notify/kinds.js';
 
 const text = () => z.string().check(z.trim(), z.minLength(1));
 const whole = (min: number) => z.coerce.number().check(z.int(), z.gte(min));
@@ -15,8 +15,8 @@ export const retryEnvironmentSchema = z.object({
   DEDUP_WINDOW_SECONDS: z._default(whole(60), 86_400),
   /** The key that signs triage links; unset: messages carry no "Triage" link. */
   TRIAGE_KEY_SECRET_ID: z.optional(text()),
-  /** Slack's Web API for app destinations; the bot token travels there, so https (plain http only to loopback, for tests). */
-  SLACK_API_URL: z.optional(z.string().check(z.trim(), z.refine(isHttpsOrLoopbackUrl, { message: 'must be an https URL' }))),
+  /** What the destination kinds read (SLACK_API_URL, …; lib/notify). */
+  ...KIND_ENVIRONMENT,
   /** How long one post to any chat service may take (postTimeoutFrom); SLACK_TIMEOUT_MS is its older name. */
   POST_TIMEOUT_MS: z.optional(whole(1)),
   SLACK_TIMEOUT_MS: z.optional(whole(1)),

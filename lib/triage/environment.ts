@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import '../validation/messages.js';
-import { isHttpsOrLoopbackUrl } from '../transport/allowed-url.js';
+import { KIND_ENVIRONMENT } from '../notify/kinds.js';
 
 const text = () => z.string().check(z.trim(), z.minLength(1));
 
@@ -10,7 +10,8 @@ export const triageEnvironmentSchema = z.object({
   DEDUP_TABLE_NAME: z.optional(text()),
   /** Unset: no triage links; `/triage/...` answers 404. */
   TRIAGE_KEY_SECRET_ID: z.optional(text()),
-  SLACK_API_URL: z.optional(z.string().check(z.trim(), z.refine(isHttpsOrLoopbackUrl, { message: 'must be an https URL' }))),
+  /** What the destination kinds read (SLACK_API_URL, …; lib/notify). */
+  ...KIND_ENVIRONMENT,
 });
 
 export type TriageEnvironment = z.infer<typeof triageEnvironmentSchema>;
