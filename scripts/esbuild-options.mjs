@@ -72,11 +72,17 @@ module.exports = pRetry; module.exports.default = pRetry; module.exports.AbortEr
   },
 };
 
-/** The file a package that is imported dynamically is bundled to, beside the importer. */
-const lazyFileName = (specifier) =>
-  isOwnLazyModule(specifier)
-    ? `lazy-${basename(dirname(specifier))}.mjs`
-    : `lazy-${specifier.replace(/^@/, '').replace(/[^a-zA-Z0-9]+/g, '-')}.mjs`;
+/**
+ * The file a package that is imported dynamically is bundled to, beside the importer. Our own
+ * lazy module is `lazy-<folder>.mjs`, or its own name when it is `lazy-<folder>-<part>.ts`, so a
+ * folder may hold several (a destination kind's extras beside its other lazy code).
+ */
+const lazyFileName = (specifier) => {
+  if (!isOwnLazyModule(specifier)) return `lazy-${specifier.replace(/^@/, '').replace(/[^a-zA-Z0-9]+/g, '-')}.mjs`;
+  const folder = basename(dirname(specifier));
+  const file = basename(specifier, '.js');
+  return file.startsWith(`lazy-${folder}-`) ? `${file}.mjs` : `lazy-${folder}.mjs`;
+};
 
 /**
  * Our own module whose file name starts with `lazy-` (lib/group/lazy-relay.ts) is bundled on

@@ -8,11 +8,10 @@ import { newJob } from '../delivery/job.js';
 import type { Logger } from '../log/logger.js';
 import { deliveryMetric, digestPostedMetric, type Metrics, noMetrics } from '../metrics/metrics.js';
 import { addressOf, destinationType, kindOf } from '../notify/kinds.js';
-import { slackDigest } from '../notify/slack/digest.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
 import type { Sleep } from '../shared/sleep.js';
-import { type DigestService, digestParts } from './digest.js';
+import { digestParts } from './digest.js';
 import type { GroupCloseJob } from './job.js';
 import { GROUP_CALL_BUDGET_MS } from './join.js';
 import type { GroupEntry, GroupStore } from './store.js';
@@ -112,8 +111,11 @@ export async function closeGroup(
     return (deps.park ?? deps.delivery.park)({ body, reason, destination }, budget);
   };
 
-  const service = kindOf(target.destination).serviceKey(target.destination) as DigestService;
-  const parts = digestParts(group.entries, service, deps.now(), (message) =>
+  const kind = kindOf(target.destination);
+  // Only chats take a group (the configuration refuses it elsewhere), and every chat plans its digests.
+  if (!kind.chat) throw new Error(`a ${kind.type} destination takes no group`);
+  const plan = (await kind.extras()).digest(target.destination);
+  const parts = digestParts(group.entries, plan, deps.now(), (message) =>
     deps.delivery.serviceFor(target.destination).format(message, target.destination, OPENING),
   );
 
@@ -143,18 +145,12 @@ export async function closeGroup(
       await deps.sleep(interval);
     }
     const outcome =
-      service === 'slack' && part.digest
+      plan.build && part.digest
         ? await deps.delivery
             .serviceFor(target.destination)
-            .post(
-              addressOf(target.destination),
-              slackDigest(
-                part.digest.title,
-                part.digest.lines,
-                typeof target.destination.mention === 'string' ? target.destination.mention : undefined,
-              ),
-              { timeoutMs: Math.max(1, budget.ms(deps.postTimeoutMs, deps.reserveMs)) },
-            )
+            .post(addressOf(target.destination), plan.build(part.digest.title, part.digest.lines), {
+              timeoutMs: Math.max(1, budget.ms(deps.postTimeoutMs, deps.reserveMs)),
+            })
         : await deps.delivery.attempt(target, part.message, budget, part.anomaly, part.digest ? undefined : { origin: part.origin });
     if (outcome.kind === 'refused') return refused(i, outcome.reason, opened);
     if (outcome.kind === 'retryable') {

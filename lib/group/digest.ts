@@ -1,12 +1,8 @@
 import { type AnomalyPost, OPENING } from '../chat/service.js';
-import { jsonBytes, withoutControls } from '../format/fit.js';
-import { inertText, truncate } from '../format/text.js';
+import { jsonBytes } from '../format/fit.js';
+import { truncate } from '../format/text.js';
 import type { WebhookMessage } from '../message/schema.js';
-import { escapeCardHtml, GOOGLE_CHAT_LIMITS, GOOGLE_CHAT_MAX_BYTES } from '../notify/googlechat/format.js';
-import type { ChatServices } from '../notify/kinds.js';
-import { slackDigestLine } from '../notify/slack/digest.js';
-import { SLACK_LIMITS } from '../notify/slack/format.js';
-import { escapeTeamsText, TEAMS_LIMITS, TEAMS_MAX_BYTES } from '../notify/teams/format.js';
+import type { DigestPlan } from '../notify/kind.js';
 import { type GroupEntry, joinOrder } from './store.js';
 
 /** One message a closing group posts: an alert itself, or one part of a digest. */
@@ -15,51 +11,17 @@ export interface DigestPart {
   anomaly?: AnomalyPost;
   /** An alert posted alone: the origin its triage link leads to. A digest names many anomalies and offers no controls. */
   origin?: string;
-  /** A digest's alert lines, for a service whose digest is built from them (lib/notify/slack/digest.ts). */
+  /** A digest's alert lines, for a chat that builds its digests of its own (DigestPlan.build). */
   digest?: { title: string; lines: string[] };
   /** The alerts it carries (their keys), so that a refused closing parks exactly those not yet posted. */
   keys: string[];
 }
-
-/** The service a digest is posted with (lib/notify/kinds.ts, `serviceKey`). */
-export type DigestService = keyof ChatServices;
 
 /**
  * The payload a service receives for a digest message at its destination (the configured
  * mention included): what the rest of the message takes besides the alert lines is measured on it.
  */
 export type DigestFrame = (message: WebhookMessage) => unknown;
-
-/**
- * How a service receives a digest's alert lines, and how much of them one message carries
- * uncut: each line is measured as the service receives it (alertView's inert text, then the
- * service's own escaping, then JSON), so the formatter never cuts a line off.
- */
-interface LineFit {
-  render(line: string): string;
-  /** UTF-16 units of lines and line breaks that the formatter's body limit lets through. */
-  chars: number;
-  /** The service's limit on the bytes of the JSON it receives, where it has one besides characters. */
-  maxBytes?: number;
-  /** What one line break takes in that JSON: `\n`, or Google Chat's `<br>`. */
-  breakBytes: number;
-}
-
-const inert = (line: string) => inertText(withoutControls(line));
-
-const FITS: Readonly<Record<DigestService, LineFit>> = {
-  // Several sections of SLACK_LIMITS.body each (lib/notify/slack/digest.ts), within the message's total; Slack counts characters.
-  slack: { render: slackDigestLine, chars: 6_600, breakBytes: 0 },
-  // The app's message carries the body in one section (formatSlackMessage).
-  slackApp: { render: slackDigestLine, chars: SLACK_LIMITS.body, breakBytes: 0 },
-  teams: { render: (line) => escapeTeamsText(inert(line)), chars: TEAMS_LIMITS.body, maxBytes: TEAMS_MAX_BYTES, breakBytes: 2 },
-  googlechat: {
-    render: (line) => escapeCardHtml(inert(line)),
-    chars: GOOGLE_CHAT_LIMITS.body,
-    maxBytes: GOOGLE_CHAT_MAX_BYTES,
-    breakBytes: '<br>'.length,
-  },
-};
 
 /** Bytes of a text inside the JSON a service receives: a lone surrogate is six (`\udxxx`), a quote two. */
 const textBytes = (text: string) => jsonBytes(text) - 2;
@@ -98,7 +60,7 @@ const digestMessage = (objectType: string, now: number, title: string, body: str
  * every alert, the most important first, split into as many messages as the service's limits
  * need. No alert is dropped.
  */
-export function digestParts(entries: readonly GroupEntry[], service: DigestService, now: number, frame: DigestFrame): DigestPart[] {
+export function digestParts(entries: readonly GroupEntry[], fit: DigestPlan, now: number, frame: DigestFrame): DigestPart[] {
   const [only] = entries;
   if (entries.length === 1 && only) {
     const { message, anomaly, origin, key } = only;
@@ -107,7 +69,6 @@ export function digestParts(entries: readonly GroupEntry[], service: DigestServi
   const kinds = new Set(entries.map((e) => e.message.metadata.object_type));
   const objectType = kinds.size === 1 ? [...kinds][0]! : 'alert';
   const titleOf = (i: number, parts: number) => `${entries.length} alerts grouped${parts > 1 ? ` (part ${i + 1} of ${parts})` : ''}`;
-  const fit = FITS[service];
   // The rest of a message (title, mention, kind, time) as the service receives it, with the
   // longest title a part can have; a one-character body stands in for the lines.
   const rest =

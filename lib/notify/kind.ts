@@ -1,8 +1,9 @@
 import type * as z from 'zod/mini';
-import type { ChatService } from '../chat/service.js';
+import type { ChatService, MessageRef } from '../chat/service.js';
 import type { WebhookMessage } from '../message/schema.js';
 import type { NodeFetch } from '../transport/fetch-over-node-http.js';
 import type { DestinationType } from '../vocabulary/destinations.js';
+import type { TriageAction, TriageStateName } from '../vocabulary/triage.js';
 
 /** A function's environment as read (lib/shared/environment.ts), with the variables the kinds declare. */
 export type KindEnvironment = Readonly<Record<string, unknown>>;
@@ -14,18 +15,11 @@ export interface KindSettings {
   env?: KindEnvironment | undefined;
 }
 
-/**
- * One destination kind: everything that differs between Slack, Teams, Google Chat and any kind
- * added later, in its own folder (`lib/notify/<type>/`), registered with one line in
- * `lib/notify/kinds.ts`. The relay, delivery-retry, triage and the scripts ask the kind; none of
- * them names a type. The compiler refuses a registered kind that leaves a part out.
- */
-export interface DestinationKind<Destination extends object = object> {
+/** What every kind declares, chat or not (DestinationKind). */
+interface KindBase<Destination extends object> {
   readonly type: DestinationType;
   /** How messages and configuration errors name the service: "Slack", "Teams", "Google Chat". */
   readonly label: string;
-  /** A chat takes a `mention` and a `group` (storms folded into digests); other kinds refuse them. */
-  readonly chat: boolean;
   /** One destination's configuration: a strict object (an unknown key is an error naming its path). */
   readonly schema: z.ZodMiniType<Destination, unknown>;
   /**
@@ -61,6 +55,102 @@ export interface DestinationKind<Destination extends object = object> {
   links(destination: Destination): boolean;
   /** The thread a follow-up from the triage page goes to, carried in the link (Google Chat's thread key). */
   threadOf?(message: WebhookMessage): string;
+  /** The API path its app posts clicks to (Slack's interactivity); `extras().interactions` handles them. */
+  readonly interactionPath?: string;
+}
+
+/**
+ * A chat (Slack, Teams, Google Chat): it takes a `mention` and a `group`, so storms are folded
+ * into digests it knows how to build.
+ */
+export interface ChatKind<Destination extends object = object> extends KindBase<Destination> {
+  readonly chat: true;
+  /** The parts only some functions need, bundled on their own (`lazy-<type>-extras.ts`) and loaded on first use. */
+  extras(): Promise<ChatExtras<Destination>>;
+}
+
+/** Any other kind (a pager, a tracker, a bus): no mention, no group. */
+export interface OtherKind<Destination extends object = object> extends KindBase<Destination> {
+  readonly chat: false;
+  extras(): Promise<KindExtras<Destination>>;
+}
+
+/**
+ * One destination kind: everything that differs between Slack, Teams, Google Chat and any kind
+ * added later, in its own folder (`lib/notify/<type>/`), registered with one line in
+ * `lib/notify/kinds.ts`. The relay, delivery-retry, triage and the scripts ask the kind; none of
+ * them names a type. The compiler refuses a registered kind that leaves a part out.
+ */
+export type DestinationKind<Destination extends object = object> = ChatKind<Destination> | OtherKind<Destination>;
+
+/** A short follow-up after an action through the triage page: what each kind posts, in its own form. */
+export interface TriageNote {
+  action: TriageAction;
+  /** "Acknowledged by Dana at …", not escaped yet: the name in it is untrusted text. */
+  line: string;
+  /** The anomaly at this destination (`anomalyRecordId`). */
+  anomalyId: string;
+  /** The thread the link carries (`threadOf`). */
+  thread?: string | undefined;
+  /** Where the anomaly's opening message is, as the table knows it. */
+  opening?: MessageRef | undefined;
+}
+
+/** What the delivery-retry, triage and grouping code needs of a kind beyond posting an alert. */
+export interface KindExtras<Destination extends object> {
+  /** The payload of a triage note at the destination, posted with the kind's service (`serviceKey`). */
+  triageNote(destination: Destination, note: TriageNote): unknown;
+  /** Clicks its app posts back to `interactionPath`. */
+  interactions?: Interactions;
+}
+
+/** A chat's extras: also how its digests are measured and built. */
+export interface ChatExtras<Destination extends object> extends KindExtras<Destination> {
+  digest(destination: Destination): DigestPlan;
+}
+
+/**
+ * How a chat receives a digest's alert lines, so that a digest is split where the service's
+ * limits need it and no line is ever cut: each line measured as the service receives it.
+ */
+export interface DigestPlan {
+  /** A line as the service receives it: the alert's inert text, then its own escaping. */
+  render(line: string): string;
+  /** UTF-16 units of lines and line breaks that the formatter's body limit lets through. */
+  chars: number;
+  /** The service's limit on the bytes of the JSON it receives, where it has one besides characters. */
+  maxBytes?: number;
+  /** What one line break takes in that JSON: `\n`, or Google Chat's `<br>`. */
+  breakBytes: number;
+  /** A digest message of the chat's own (Slack webhook sections); without it a digest is posted as an alert of the lines. */
+  build?(title: string, lines: readonly string[]): unknown;
+}
+
+/** A click from a chat app's buttons, as its kind read it. */
+export interface Click {
+  action: TriageAction;
+  anomalyId: string;
+  /** The clicker's name, still untrusted text. */
+  userName: string;
+  /** Anything else the kind needs to render and update the message again. */
+  message: unknown;
+}
+
+/** A chat app's callbacks: verified, read, and answered by editing the clicked message. */
+export interface Interactions {
+  /** Checks the request as the app signs it; when valid, the key and time until which a replay must be refused. */
+  verify(
+    request: { headers: Readonly<Record<string, string | undefined>>; body: string },
+    secret: string,
+    nowMs: number,
+  ): { ok: true; replayKey: string; usableUntil: number } | { ok: false; reason: string };
+  /** The click a request carries; undefined for interactions that need nothing. */
+  parse(body: string): Click | undefined;
+  /**
+   * The clicked message again, saying what was decided (`state`) or that the click did not take:
+   * the payload, and where it goes as a destination of the kind would say it (`{ channel }`).
+   */
+  update(click: Click, outcome: { state: TriageStateName } | { failed: true }, atSeconds: number): { to: object; payload: unknown };
 }
 
 /** The configuration's app settings: the Slack app behind destinations that name a channel. */

@@ -1,25 +1,25 @@
 import { awsJsonClient, DYNAMODB, SECRETS_MANAGER } from '../aws/json-client.js';
 import { DYNAMODB_LIMITS, SECRETS_MANAGER_READ_LIMITS } from '../aws/limits.js';
+import type { ChatService } from '../chat/service.js';
 import { configSourceFor, createRelayConfigStore } from '../config/store.js';
 import { coldStartTracker, createLogger, type Logger, logLevelFrom } from '../log/logger.js';
 import { metricsFromEnvironment } from '../metrics/emf.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { destinationType } from '../notify/kinds.js';
+import type { DestinationKind } from '../notify/kind.js';
+import { addressOf, createChatServices, destinationType, KINDS, kindOf, serviceFor } from '../notify/kinds.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { readEnvironment } from '../shared/environment.js';
 import { ReasonedError } from '../shared/errors.js';
 import { fetchOverNodeHttp, type NodeFetch } from '../transport/fetch-over-node-http.js';
 import { triageKeyReader } from '../triage-link/key.js';
+import { DESTINATION_TYPES } from '../vocabulary/destinations.js';
 import { dynamoTriageStore } from './dynamodb.js';
 import { triageEnvironmentSchema } from './environment.js';
-import { followUpRequest, postFollowUp } from './follow-up.js';
-import { createTriageHandler, type TriageAnswer, type TriagePorts, type TriageRequest } from './handle.js';
+import { createTriageHandler, SLACK_UPDATE_BUDGET_MS, type TriageAnswer, type TriagePorts, type TriageRequest } from './handle.js';
 import { memoryTriageStore, type TriageStore } from './store.js';
 
-/** Slack did not take chat.update. */
-export class SlackUpdateRefusedError extends ReasonedError {}
-
-export const DEFAULT_SLACK_API_URL = 'https://slack.com/api/';
+/** A chat did not take what the triage function posted to it (a note, an edited message). */
+export class TriagePostRefusedError extends ReasonedError {}
 
 export interface TriageWiringOptions {
   logger?: Logger;
@@ -50,7 +50,6 @@ export function createTriageFromEnvironment(
   const settings = reading.settings;
   const transport = options.transport ?? fetchOverNodeHttp;
   const now = options.now ?? Date.now;
-  const slackApiUrl = settings.SLACK_API_URL ?? DEFAULT_SLACK_API_URL;
   const config = createRelayConfigStore({
     source: configSourceFor(settings.RELAY_CONFIG_SECRET_ID, log, false),
     ttlSeconds: 300,
@@ -65,39 +64,53 @@ export function createTriageFromEnvironment(
       ? dynamoTriageStore(awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }), settings.DEDUP_TABLE_NAME)
       : memoryTriageStore());
   const currentConfig = async () => (await config.current()).config;
+  const services = createChatServices(transport, settings);
+  const post = async (service: ChatService, address: string, payload: unknown, botToken: string | undefined, timeoutMs: number) => {
+    const outcome = await service.post(address, payload, { timeoutMs, ...(botToken ? { botToken } : {}) });
+    if (outcome.kind !== 'delivered') throw new TriagePostRefusedError('The chat did not take the post.', outcome.reason);
+  };
+  // Which kind's app posts clicks to which path: known without loading any kind's extras.
+  const appPaths = new Map(
+    DESTINATION_TYPES.flatMap((type) => {
+      const path = (KINDS[type] as DestinationKind).interactionPath;
+      return path === undefined ? [] : [[path, type] as const];
+    }),
+  );
   const ports: TriagePorts = {
     tokenKey,
-    slackSigningSecret: async () => (await currentConfig()).slack?.signingSecret,
+    interactionsAt(path) {
+      const type = appPaths.get(path);
+      if (type === undefined) return undefined;
+      return async () => {
+        const [extras, loaded] = await Promise.all([KINDS[type].extras(), currentConfig()]);
+        if (!extras.interactions) throw new TriagePostRefusedError('This kind takes no clicks.', 'no_interactions');
+        return { type, interactions: extras.interactions, secret: loaded.slack?.signingSecret };
+      };
+    },
     store,
-    async updateSlackMessage(opening, blocks, text, signal) {
-      const botToken = (await currentConfig()).slack?.botToken;
-      if (!botToken) return;
-      const response = await transport(`${slackApiUrl.replace(/\/?$/, '/')}chat.update`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json; charset=utf-8', authorization: `Bearer ${botToken}` },
-        body: JSON.stringify({ channel: opening.channel, ts: opening.ts, text, blocks }),
-        redirect: 'error',
-        signal,
-      });
-      const answer = await response.text();
-      if (response.status >= 300 || !(JSON.parse(answer) as { ok?: boolean }).ok) {
-        throw new SlackUpdateRefusedError('Slack did not update the message.', 'slack_update_refused');
-      }
+    async postAsApp(to, payload) {
+      const app = (await currentConfig()).slack;
+      if (!app) return;
+      await post(serviceFor(services, to), addressOf(to), payload, app.botToken, SLACK_UPDATE_BUDGET_MS);
     },
     async destinationTypeOf(name) {
       const destination = (await currentConfig()).destinations[name];
       return destination && destinationType(destination);
     },
-    async postFollowUp(token, text, signal) {
+    async postFollowUp(token, note, signal) {
       const loaded = await currentConfig();
       const destination = loaded.destinations[token.d];
       if (!destination) return;
-      const record = await store.read(token.a, signal);
-      await postFollowUp(transport, followUpRequest(destination, token, text, record?.opening), {
-        slackApiUrl,
-        ...(loaded.slack?.botToken ? { botToken: loaded.slack.botToken } : {}),
-        timeoutMs: 2_500,
+      const kind = kindOf(destination);
+      const [record, extras] = await Promise.all([store.read(token.a, signal), kind.extras()]);
+      const payload = extras.triageNote(destination, {
+        ...note,
+        anomalyId: token.a,
+        thread: token.k,
+        ...(record?.opening ? { opening: record.opening } : {}),
       });
+      const botToken = kind.app?.(destination, loaded.slack)?.botToken;
+      await post(serviceFor(services, destination), addressOf(destination), payload, botToken, 2_500);
     },
     metrics: options.metrics ?? metricsFromEnvironment('triage', env),
     logger: log,

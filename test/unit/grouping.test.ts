@@ -11,8 +11,9 @@ import { parseGroupCloseJob } from '../../lib/group/job.js';
 import { joinGroup } from '../../lib/group/join.js';
 import { entryBytes, inMemoryGroupStore, MAX_GROUP_BYTES } from '../../lib/group/store.js';
 import { type WebhookMessage, webhookMessageSchema } from '../../lib/message/schema.js';
-import { createChatServices } from '../../lib/notify/kinds.js';
+import { createChatServices, KINDS } from '../../lib/notify/kinds.js';
 import type { SlackAppPayload } from '../../lib/notify/slack/app-payload.js';
+import type { SlackDestination } from '../../lib/notify/slack/config.js';
 import { formatSlackMessage, triageLinkBlock } from '../../lib/notify/slack/format.js';
 import { createPacer } from '../../lib/retry/pacer.js';
 import { processBatch, type QueueRecord } from '../../lib/retry/process-batch.js';
@@ -263,7 +264,7 @@ describe('grouping per destination: an alert storm becomes one message', () => {
     await close([job]);
     const parts = digestParts(
       Array.from({ length: 120 }, (_, i) => ({ key: String(i), at: i, message: alert(i + 1, { title: `Alert ${i + 1} ${long}` }) })),
-      'slack',
+      (await KINDS.slack.extras()).digest(config.destinations['storm'] as SlackDestination),
       0,
       (message) => createChatServices().slack.format(message, config.destinations['storm']!),
     );

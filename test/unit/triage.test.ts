@@ -1,10 +1,12 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import type { Destination } from '../../lib/config/schema.js';
 import { triageLine, triageName } from '../../lib/format/triage.js';
 import { createLogger } from '../../lib/log/logger.js';
+import { threadedUrl } from '../../lib/notify/googlechat/post.js';
+import { addressOf, KINDS, kindOf } from '../../lib/notify/kinds.js';
 import { triageButtons } from '../../lib/notify/slack/triage-blocks.js';
-import { followUpRequest } from '../../lib/triage/follow-up.js';
-import { createTriageHandler, type SlackBlock, type TriagePorts } from '../../lib/triage/handle.js';
+import { createTriageHandler, type TriagePorts } from '../../lib/triage/handle.js';
 import { escapeHtml, renderTriagePage } from '../../lib/triage/page.js';
 import { AUDIT_KEPT, effectiveState } from '../../lib/triage/state.js';
 import { memoryTriageStore } from '../../lib/triage/store.js';
@@ -20,22 +22,40 @@ const BOT_TOKEN = 'xoxb-bot-token-value';
 const ANOMALY = 'anomaly#abc123#finops';
 const T0 = Date.UTC(2026, 10, 24, 9, 0, 0);
 
-function setup(overrides: Partial<TriagePorts> = {}) {
+type SlackBlock = Record<string, unknown> & { block_id?: string };
+
+/** The ports, with the Slack app's parts as the tests name them: the signing secret, and the edit of the clicked message. */
+interface SetupOptions extends Partial<TriagePorts> {
+  slackSigningSecret?: () => Promise<string | undefined>;
+  updateSlackMessage?: (opening: unknown, blocks: SlackBlock[], text: string, signal: AbortSignal) => Promise<void>;
+}
+
+function setup({ slackSigningSecret, updateSlackMessage, ...overrides }: SetupOptions = {}) {
   let nowMs = T0;
   const lines: string[] = [];
   const store = memoryTriageStore(() => nowMs);
   const metrics = memoryMetrics();
   const updates: Array<{ blocks: SlackBlock[]; text: string }> = [];
   const followUps: Array<{ destination: string; text: string }> = [];
+  const secret = slackSigningSecret ?? (async () => SIGNING_SECRET);
+  const edit =
+    updateSlackMessage ??
+    (async (_opening: unknown, blocks: SlackBlock[], text: string) => {
+      updates.push({ blocks, text });
+    });
   const ports: TriagePorts = {
     tokenKey: async () => TOKEN_KEY,
-    slackSigningSecret: async () => SIGNING_SECRET,
+    interactionsAt: (path) =>
+      path === KINDS.slack.interactionPath
+        ? async () => ({ type: 'slack', interactions: (await KINDS.slack.extras()).interactions!, secret: await secret() })
+        : undefined,
     store,
-    updateSlackMessage: async (_opening, blocks, text) => {
-      updates.push({ blocks, text });
+    postAsApp: async (_to, payload, signal) => {
+      const { body } = payload as { body: { channel: string; ts: string; blocks: SlackBlock[]; text: string } };
+      await edit({ channel: body.channel, ts: body.ts }, body.blocks, body.text, signal);
     },
-    postFollowUp: async (token, text) => {
-      followUps.push({ destination: token.d, text });
+    postFollowUp: async (token, note) => {
+      followUps.push({ destination: token.d, text: note.line });
     },
     destinationTypeOf: async (name) => (name === 'finops' ? 'teams' : undefined),
     metrics,
@@ -365,38 +385,45 @@ describe('page rendering', () => {
 });
 
 describe('follow-ups per destination', () => {
-  const token = { a: ANOMALY, d: 'd', t: 'T', c: 'A', e: 1, k: 'cost-alert-abc' };
-  it('Google Chat replies in the anomaly thread', () => {
-    const request = followUpRequest(
-      { url: 'https://chat.googleapis.com/v1/spaces/S/messages?key=k&token=t' },
-      token,
-      'Acknowledged',
-      undefined,
-    );
-    expect(request.address).toContain('messageReplyOption=REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD');
+  const note = (line: string, opening?: { channel: string; ts: string }) => ({
+    action: 'acknowledge' as const,
+    line,
+    anomalyId: ANOMALY,
+    thread: 'cost-alert-abc',
+    ...(opening ? { opening } : {}),
+  });
+  /** What the kind posts where: the payload its triage note is, and the address its service posts it to. */
+  const followUpRequest = async (destination: Destination, line: string, opening?: { channel: string; ts: string }) => ({
+    address: addressOf(destination),
+    body: (await kindOf(destination).extras()).triageNote(destination as never, note(line, opening)) as Record<string, unknown>,
+  });
+  it('Google Chat replies in the anomaly thread', async () => {
+    const request = await followUpRequest({ url: 'https://chat.googleapis.com/v1/spaces/S/messages?key=k&token=t' }, 'Acknowledged');
+    expect(threadedUrl(request.address)).toContain('messageReplyOption=REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD');
     expect(request.body).toEqual({ text: 'Acknowledged', thread: { threadKey: 'cost-alert-abc' } });
   });
-  it('a Slack app destination replies in the opening thread', () => {
-    const request = followUpRequest({ channel: 'C0123ABCD' }, token, 'Acknowledged', { channel: 'C0123ABCD', ts: '1.2' });
-    expect(request).toMatchObject({ slackApi: true, body: { channel: 'C0123ABCD', thread_ts: '1.2', text: 'Acknowledged' } });
+  it('a Slack app destination replies in the opening thread', async () => {
+    const request = await followUpRequest({ channel: 'C0123ABCD' }, 'Acknowledged', { channel: 'C0123ABCD', ts: '1.2' });
+    expect(request).toMatchObject({
+      body: { call: 'chat.postMessage', body: { channel: 'C0123ABCD', thread_ts: '1.2', text: 'Acknowledged' } },
+    });
     expect(JSON.stringify(request)).not.toContain(BOT_TOKEN);
   });
-  it('Teams gets a card, a Slack webhook plain text', () => {
-    expect(
-      JSON.stringify(followUpRequest({ url: 'https://x.logic.azure.com/workflows/1', type: 'teams' }, token, 'Hi', undefined).body),
-    ).toContain('AdaptiveCard');
-    expect(followUpRequest({ url: 'https://hooks.slack.com/services/T/B/C' }, token, 'Hi', undefined).body).toEqual({ text: 'Hi' });
+  it('Teams gets a card, a Slack webhook plain text', async () => {
+    expect(JSON.stringify((await followUpRequest({ url: 'https://x.logic.azure.com/workflows/1', type: 'teams' }, 'Hi')).body)).toContain(
+      'AdaptiveCard',
+    );
+    expect((await followUpRequest({ url: 'https://hooks.slack.com/services/T/B/C' }, 'Hi')).body).toEqual({ text: 'Hi' });
   });
-  it('a hostile typed name pings, links and calls nothing in any chat', () => {
+  it('a hostile typed name pings, links and calls nothing in any chat', async () => {
     const line = triageLine('acknowledge', triageName('<!channel> <@U1> [x](https://evil.example) {{DATE(2026-01-01T00:00:00Z)}}'), 1);
-    const body = (destination: Parameters<typeof followUpRequest>[0]) =>
-      JSON.stringify(followUpRequest(destination, token, line, undefined).body);
-    for (const slack of [body({ url: 'https://hooks.slack.com/services/T/B/C' }), body({ channel: 'C0123ABCD' })]) {
+    const body = async (destination: Destination) => JSON.stringify((await followUpRequest(destination, line)).body);
+    for (const slack of [await body({ url: 'https://hooks.slack.com/services/T/B/C' }), await body({ channel: 'C0123ABCD' })]) {
       expect(slack).toContain('Acknowledged by');
       expect(slack).not.toMatch(/<!channel>|<@U1>|<https?:/);
     }
-    expect(body({ url: 'https://chat.googleapis.com/v1/spaces/S/messages?key=k' })).not.toMatch(/[<>]/);
-    const teams = body({ url: 'https://x.logic.azure.com/workflows/1', type: 'teams' });
+    expect(await body({ url: 'https://chat.googleapis.com/v1/spaces/S/messages?key=k' })).not.toMatch(/[<>]/);
+    const teams = await body({ url: 'https://x.logic.azure.com/workflows/1', type: 'teams' });
     expect(teams).not.toMatch(/\[x\]\(|\{\{DATE|<!channel>/);
   });
 });

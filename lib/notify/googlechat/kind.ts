@@ -1,4 +1,4 @@
-import type { DestinationKind } from '../kind.js';
+import type { ChatKind } from '../kind.js';
 import { type GoogleChatDestination, googleChatDestinationSchema } from './config.js';
 import { threadKeyFor } from './format.js';
 import { googleChatService } from './service.js';
@@ -6,7 +6,7 @@ import { googleChatService } from './service.js';
 export const googleChatKind = {
   type: 'googlechat',
   label: 'Google Chat',
-  chat: true,
+  chat: true as const,
   schema: googleChatDestinationSchema,
   addressKeys: ['url'],
   ownsHost: (host) => host === 'chat.googleapis.com',
@@ -17,4 +17,5 @@ export const googleChatKind = {
   editsOpening: () => false,
   links: () => true,
   threadOf: threadKeyFor,
-} satisfies DestinationKind<GoogleChatDestination>;
+  extras: async () => (await import('./lazy-googlechat-extras.js')).extras,
+} satisfies ChatKind<GoogleChatDestination>;

@@ -3,7 +3,17 @@ import type { WebhookMessage } from '../../message/schema.js';
 import type { NodeFetch } from '../../transport/fetch-over-node-http.js';
 import type { editedNote, formatSlackMessage, markText, updateNote } from './format.js';
 
-/** What the app service posts: the validated alert and where it stands; formatting happens in the lazy client. */
+/**
+ * What the app service posts: the validated alert and where it stands (formatting happens in the
+ * lazy client), or one Web API call of our own (a triage note, the edit after a click).
+ */
+export type SlackAppPost = SlackAppPayload | SlackAppCall;
+
+export interface SlackAppCall {
+  call: 'chat.postMessage' | 'chat.update';
+  body: Record<string, unknown>;
+}
+
 export interface SlackAppPayload {
   message: WebhookMessage;
   mention?: string;

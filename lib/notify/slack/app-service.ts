@@ -2,7 +2,7 @@ import { outcomeWithoutAnswer } from '../../chat/post-json.js';
 import type { ChatService } from '../../chat/service.js';
 import { parseRetryAfterMs } from '../../shared/retry-after.js';
 import { fetchOverNodeHttp, type NodeFetch } from '../../transport/fetch-over-node-http.js';
-import type { SlackAppPayload, SlackAppTools } from './app-payload.js';
+import type { SlackAppPost, SlackAppTools } from './app-payload.js';
 import { editedNote, formatSlackMessage, markText, updateNote } from './format.js';
 
 /** Slack documents about one chat.postMessage per second per channel; the margin absorbs jitter. */
@@ -25,13 +25,13 @@ export const slackAppTools = (transport: NodeFetch = fetchOverNodeHttp): SlackAp
   parseRetryAfterMs: (header) => parseRetryAfterMs(header),
 });
 
-type Poster = (channel: string, payload: SlackAppPayload, options: Parameters<ChatService['post']>[2]) => ReturnType<ChatService['post']>;
+type Poster = (channel: string, payload: SlackAppPost, options: Parameters<ChatService['post']>[2]) => ReturnType<ChatService['post']>;
 
 /**
  * Slack app destinations (a channel and the bot token). The client is imported on the first
  * post, so a configuration with webhook destinations only never loads or parses it.
  */
-export function slackAppService(options: SlackAppServiceOptions = {}): ChatService<SlackAppPayload> {
+export function slackAppService(options: SlackAppServiceOptions = {}): ChatService<SlackAppPost> {
   let poster: Promise<Poster> | undefined;
   const load = () => {
     poster ??= import('./lazy-app-post.js').then(({ createSlackAppPoster }) =>

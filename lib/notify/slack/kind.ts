@@ -1,4 +1,4 @@
-import type { DestinationKind } from '../kind.js';
+import type { ChatKind } from '../kind.js';
 import { endpointVariable } from '../options.js';
 import { slackAppService } from './app-service.js';
 import { type SlackDestination, slackDestinationSchema } from './config.js';
@@ -7,7 +7,7 @@ import { slackService } from './service.js';
 export const slackKind = {
   type: 'slack',
   label: 'Slack',
-  chat: true,
+  chat: true as const,
   schema: slackDestinationSchema,
   addressKeys: ['url', 'channel'],
   ownsHost: (host) => host === 'hooks.slack.com',
@@ -27,4 +27,6 @@ export const slackKind = {
   needsApp: (destination) => (destination.channel === undefined ? undefined : 'names a Slack channel'),
   editsOpening: (destination) => destination.channel !== undefined,
   links: (destination) => destination.channel === undefined,
-} satisfies DestinationKind<SlackDestination>;
+  interactionPath: '/slack/interactions',
+  extras: async () => (await import('./lazy-slack-extras.js')).extras,
+} satisfies ChatKind<SlackDestination>;

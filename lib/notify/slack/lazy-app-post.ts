@@ -2,7 +2,7 @@
 // on its own (a lazy-*.ts module). What it shares with the cold path (formatter, transport,
 // classifiers) comes in as `tools`: the cold path's own instances, not a second copy.
 import type { MessageRef, PostOptions, PostOutcome } from '../../chat/service.js';
-import type { SlackAppPayload, SlackAppTools } from './app-payload.js';
+import type { SlackAppPost, SlackAppTools } from './app-payload.js';
 import type { SlackBlock, SlackMessage } from './format.js';
 import { triageButtons, triageStatus } from './triage-blocks.js';
 
@@ -96,13 +96,17 @@ export function createSlackAppPoster(options: SlackAppClientOptions) {
     return posted.ref ? { kind: 'delivered', opened: posted.ref } : { kind: 'delivered' };
   }
 
-  return async (channel: string, payload: SlackAppPayload, postOptions: PostOptions): Promise<PostOutcome> => {
+  return async (channel: string, payload: SlackAppPost, postOptions: PostOptions): Promise<PostOutcome> => {
     const token = postOptions.botToken;
     if (!token) return { kind: 'refused', reason: 'not_authed' };
     // The calls of one post (an edit, then a reply or a new opening) share its one deadline, which
     // the core fitted into the invocation: each gets what the ones before it left.
     const end = performance.now() + postOptions.timeoutMs;
     const left = () => Math.max(1, Math.floor(end - performance.now()));
+    if ('call' in payload) {
+      const answered = await call(payload.call, payload.body, token, left);
+      return answered.outcome.kind === 'delivered' ? { kind: 'delivered' } : answered.outcome;
+    }
     const { anomaly } = payload;
     const buttonsFor = payload.triage && 'buttons' in payload.triage ? payload.triage.buttons : undefined;
     const mark = anomaly.kind === 'follow_up' ? anomaly.triage : undefined;

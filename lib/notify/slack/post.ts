@@ -7,7 +7,8 @@ import { fetchOverNodeHttp, type NodeFetch } from '../../transport/fetch-over-no
 /** What is posted: a formatted Block Kit message. */
 export interface SlackPayload {
   text: string;
-  blocks: readonly unknown[];
+  /** Absent for a message of text alone (a triage note). */
+  blocks?: readonly unknown[];
 }
 
 // Named in Slack's documentation as refusals; Slack's status codes vary, so the body decides.

@@ -20,17 +20,15 @@ export interface SlackSignedRequest {
  * Whether a valid signature was used before is the table's to say (TriageStore.firstUse): a
  * container's memory would let a click replayed into another container through.
  */
-export function createSlackVerifier(now: () => number = Date.now) {
-  return (request: SlackSignedRequest, signingSecret: string): SlackSignatureCheck => {
-    const { timestamp, signature, rawBody } = request;
-    if (!timestamp || !signature) return { ok: false, reason: 'missing_headers' };
-    const t = Number(timestamp);
-    const nowSeconds = Math.floor(now() / 1000);
-    if (!/^\d{1,12}$/.test(timestamp) || Math.abs(nowSeconds - t) > SLACK_SIGNATURE_WINDOW_SECONDS) {
-      return { ok: false, reason: 'stale_timestamp' };
-    }
-    const expected = `v0=${createHmac('sha256', signingSecret).update(`v0:${timestamp}:${rawBody}`).digest('hex')}`;
-    if (!constantTimeEqual(signature, expected)) return { ok: false, reason: 'bad_signature' };
-    return { ok: true, usableUntil: t + SLACK_SIGNATURE_WINDOW_SECONDS };
-  };
+export function verifySlackSignature(request: SlackSignedRequest, signingSecret: string, nowMs: number): SlackSignatureCheck {
+  const { timestamp, signature, rawBody } = request;
+  if (!timestamp || !signature) return { ok: false, reason: 'missing_headers' };
+  const t = Number(timestamp);
+  const nowSeconds = Math.floor(nowMs / 1000);
+  if (!/^\d{1,12}$/.test(timestamp) || Math.abs(nowSeconds - t) > SLACK_SIGNATURE_WINDOW_SECONDS) {
+    return { ok: false, reason: 'stale_timestamp' };
+  }
+  const expected = `v0=${createHmac('sha256', signingSecret).update(`v0:${timestamp}:${rawBody}`).digest('hex')}`;
+  if (!constantTimeEqual(signature, expected)) return { ok: false, reason: 'bad_signature' };
+  return { ok: true, usableUntil: t + SLACK_SIGNATURE_WINDOW_SECONDS };
 }

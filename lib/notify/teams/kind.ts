@@ -1,4 +1,4 @@
-import type { DestinationKind } from '../kind.js';
+import type { ChatKind } from '../kind.js';
 import { isRetiredConnectorHost, type TeamsDestination, teamsDestinationSchema, within } from './config.js';
 import { teamsService } from './service.js';
 
@@ -6,7 +6,7 @@ import { teamsService } from './service.js';
 export const teamsKind = {
   type: 'teams',
   label: 'Teams',
-  chat: true,
+  chat: true as const,
   schema: teamsDestinationSchema,
   addressKeys: ['url'],
   // Workflows webhooks live on Logic Apps and Power Platform hosts; retired connectors are still Teams', to be refused.
@@ -17,4 +17,5 @@ export const teamsKind = {
   serviceKey: () => 'teams',
   editsOpening: () => false,
   links: () => true,
-} satisfies DestinationKind<TeamsDestination>;
+  extras: async () => (await import('./lazy-teams-extras.js')).extras,
+} satisfies ChatKind<TeamsDestination>;

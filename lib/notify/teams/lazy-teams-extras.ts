@@ -1,0 +1,31 @@
+// Teams' parts beyond posting an alert: triage notes and digests. Bundled on its own (a lazy-*.ts
+// module) and loaded by delivery-retry and triage when they need it.
+import { withoutControls } from '../../format/fit.js';
+import { inertText } from '../../format/text.js';
+import type { ChatExtras } from '../kind.js';
+import type { TeamsDestination } from './config.js';
+import { escapeTeamsText, TEAMS_LIMITS, TEAMS_MAX_BYTES } from './format.js';
+
+export const extras: ChatExtras<TeamsDestination> = {
+  // A workflow posts what it is given: a short card of one text block.
+  triageNote: (_destination, note) => ({
+    type: 'message',
+    attachments: [
+      {
+        contentType: 'application/vnd.microsoft.card.adaptive',
+        content: {
+          type: 'AdaptiveCard',
+          $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+          version: '1.4',
+          body: [{ type: 'TextBlock', text: escapeTeamsText(note.line), wrap: true }],
+        },
+      },
+    ],
+  }),
+  digest: () => ({
+    render: (line) => escapeTeamsText(inertText(withoutControls(line))),
+    chars: TEAMS_LIMITS.body,
+    maxBytes: TEAMS_MAX_BYTES,
+    breakBytes: 2,
+  }),
+};
