@@ -4,11 +4,13 @@ import { createServer } from 'node:http';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { inMemoryLedger } from '../lib/dedup/memory.js';
 import { fromHttpApiEvent, toHttpApiResult } from '../lib/inbound/api-gateway.js';
+import type { DestinationKind } from '../lib/notify/kind.js';
+import { KINDS } from '../lib/notify/kinds.js';
 import { createRelayFromEnvironment } from '../lib/relay/from-environment.js';
 import { invocationBudget } from '../lib/shared/deadline.js';
 import { createTriageFromEnvironment } from '../lib/triage/from-environment.js';
 import { memoryTriageStore } from '../lib/triage/store.js';
-import { CONSOLE_SLACK_API_PATH, consoleTypeOf, createConsoleSlackApi, handleConsoleRequest } from './console-chat.js';
+import { CONSOLE_TYPES, consoleEnvironment, consolePathOf, createConsoles, loadKindTools } from './console-chat.js';
 import { chooseConfiguration, configurationProblems } from './dev-config.js';
 import { httpApiEvent } from './http-api-event.js';
 import { DeliveryLog } from './preview/deliveries.js';
@@ -19,7 +21,7 @@ const FUNCTION_TIMEOUT_MS = 15_000;
 
 const host = process.env['HOST'] ?? '127.0.0.1';
 const port = Number(process.env['PORT'] ?? 3000);
-// The console destinations live on this same server: /console/slack, /console/teams, /console/googlechat.
+// The console destinations live on this same server: /console/<type> for every destination kind.
 const consoleBase = `http://127.0.0.1:${port}/console`;
 
 // The default shows both kinds of Slack destination: an incoming webhook, and a Slack app
@@ -40,8 +42,9 @@ process.env['RELAY_CONFIG_SECRET_ID'] = choice.secretId;
 const source = choice.description;
 // Metric lines (CloudWatch EMF) would bury the previews; POWERTOOLS_METRICS_DISABLED=false shows them.
 process.env['POWERTOOLS_METRICS_DISABLED'] ??= 'true';
-// Slack app destinations post to the console's Web API unless told otherwise.
-process.env['SLACK_API_URL'] ??= `http://127.0.0.1:${port}${CONSOLE_SLACK_API_PATH}`;
+// The kinds post to their consoles unless told otherwise (Slack app destinations to its Web API there).
+const tools = await loadKindTools();
+for (const [name, value] of Object.entries(consoleEnvironment(tools, consoleBase))) process.env[name] ??= value;
 // The webhook-relay handler's own two lines, with an in-memory ledger when no table is named,
 // so that re-sends and an anomaly's follow-ups behave as in the stack.
 // Grouped destinations close with an in-process timer: a storm folds into one message locally too.
@@ -64,29 +67,28 @@ const triage = createTriageFromEnvironment(process.env, {
 const handler = async (event: APIGatewayProxyEventV2, context: Context) =>
   toHttpApiResult(await relay(fromHttpApiEvent(event, context.awsRequestId), invocationBudget(context)));
 
+// The paths the kinds' apps post clicks to (Slack's /slack/interactions), served by the triage function.
+const interactionPaths = new Set(CONSOLE_TYPES.flatMap((type) => (KINDS[type] as DestinationKind).interactionPath ?? []));
+
 let invocation = 0;
 const deliveries = new DeliveryLog();
-const slackApi = createConsoleSlackApi(console.log, (type, body) => deliveries.record(type, body));
+const consoles = createConsoles(tools, console.log, (type, body) => deliveries.record(type, body));
 
 const server = createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', async () => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
-    if (path.startsWith(CONSOLE_SLACK_API_PATH) && req.method === 'POST') {
-      slackApi(path.slice(CONSOLE_SLACK_API_PATH.length), res, Buffer.concat(chunks));
-      return;
-    }
-    const consoleType = consoleTypeOf(path);
-    if (consoleType) {
-      handleConsoleRequest(consoleType, req, res, Buffer.concat(chunks), console.log, (type, body) => deliveries.record(type, body));
+    const consolePath = consolePathOf(path);
+    if (consolePath) {
+      consoles(consolePath, req, res, Buffer.concat(chunks));
       return;
     }
     if (isPreviewPath(path)) {
       await handlePreviewRequest(path, req, res, deliveries);
       return;
     }
-    if (path === '/slack/interactions' || path.startsWith('/triage/')) {
+    if (interactionPaths.has(path) || path.startsWith('/triage/')) {
       const headers: Record<string, string | undefined> = {};
       for (const [name, value] of Object.entries(req.headers)) headers[name] = Array.isArray(value) ? value.join(',') : value;
       const started = Date.now();
@@ -143,7 +145,7 @@ server.on('error', (error: NodeJS.ErrnoException) => {
 server.listen(port, host, () => {
   console.log(`Cost Alert Relay listening on http://${host}:${port}/webhook`);
   console.log(`configuration: ${source}`);
-  console.log(`console destinations (print instead of post): ${consoleBase}/slack, ${consoleBase}/teams, ${consoleBase}/googlechat`);
+  console.log(`console destinations (print instead of post): ${CONSOLE_TYPES.map((type) => `${consoleBase}/${type}`).join(', ')}`);
   console.log(
     `preview page (what each console destination received, as each chat shows it): http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}/`,
   );

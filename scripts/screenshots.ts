@@ -10,7 +10,11 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
+import { KINDS } from '../lib/notify/kinds.js';
 import { CONSOLE_TYPES } from './console-chat.js';
+
+/** The README shows the alert in every chat. */
+const PICTURED = CONSOLE_TYPES.filter((type) => KINDS[type].chat);
 
 const USAGE = `usage: npm run screenshots -- [--out DIR] [--width PIXELS] [--event FILE]
 
@@ -35,14 +39,15 @@ function freePort(): Promise<number> {
 
 async function startRelay(cwd: string, port: number): Promise<ChildProcess> {
   const consoleUrl = (type: string) => `http://127.0.0.1:${port}/console/${type}`;
+  // One console destination of each chat, all routed the sample alert; the first is the default.
+  const [first, ...others] = PICTURED;
   const config = {
     auth: { method: 'none' },
-    destinations: {
-      default: { url: consoleUrl('slack') },
-      teams: { type: 'teams', url: consoleUrl('teams') },
-      chat: { type: 'googlechat', url: consoleUrl('googlechat') },
-    },
-    routes: [{ when: { objectType: ['anomaly_alert'] }, to: ['default', 'teams', 'chat'] }],
+    destinations: Object.fromEntries([
+      ['default', { type: first, url: consoleUrl(first as string) }],
+      ...others.map((type) => [type, { type, url: consoleUrl(type) }]),
+    ]),
+    routes: [{ when: { objectType: ['anomaly_alert'] }, to: ['default', ...others] }],
   };
   await writeFile(join(cwd, 'relay.config.json'), JSON.stringify(config));
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1' };
@@ -105,13 +110,14 @@ async function main(): Promise<number> {
     // Fixed zone and language, so the pictures change only when a message's format does.
     const page = await browser.newPage({ viewport: { width, height: 900 }, timezoneId: 'UTC', locale: 'en-US' });
     await page.goto(`http://127.0.0.1:${port}/`);
+    // Teams' card is drawn by Microsoft's renderer in the browser: wait for it.
     await page.locator('.delivery[data-type="teams"] .ac-adaptiveCard').waitFor();
     // When a delivery arrived is not part of the message; hiding it keeps the files stable.
     await page.locator('.receipt').evaluateAll((elements) => {
       for (const element of elements) (element as { hidden: boolean }).hidden = true;
     });
     await mkdir(out, { recursive: true });
-    for (const type of CONSOLE_TYPES) {
+    for (const type of PICTURED) {
       const file = join(out, `${type}.png`);
       await page.locator(`.delivery[data-type="${type}"] .shot`).first().screenshot({ path: file });
       console.log(`wrote ${file}`);

@@ -4,6 +4,7 @@ import type { WebhookMessage } from '../message/schema.js';
 import type { NodeFetch } from '../transport/fetch-over-node-http.js';
 import type { DestinationType } from '../vocabulary/destinations.js';
 import type { TriageAction, TriageStateName } from '../vocabulary/triage.js';
+import type { SafeHtml } from './preview.js';
 
 /** A function's environment as read (lib/shared/environment.ts), with the variables the kinds declare. */
 export type KindEnvironment = Readonly<Record<string, unknown>>;
@@ -57,6 +58,8 @@ interface KindBase<Destination extends object> {
   threadOf?(message: WebhookMessage): string;
   /** The API path its app posts clicks to (Slack's interactivity); `extras().interactions` handles them. */
   readonly interactionPath?: string;
+  /** How `npm start` and its preview page show it, bundled on its own (`lazy-<type>-tools.ts`). */
+  tools(): Promise<KindTools>;
 }
 
 /**
@@ -82,6 +85,32 @@ export interface OtherKind<Destination extends object = object> extends KindBase
  * them names a type. The compiler refuses a registered kind that leaves a part out.
  */
 export type DestinationKind<Destination extends object = object> = ChatKind<Destination> | OtherKind<Destination>;
+
+/** How `npm start` and its preview page show a kind: for the scripts only, never loaded in Lambda. */
+export interface KindTools {
+  /** The service's name on the preview page, and how faithful its rendering there is. */
+  name: string;
+  fidelity: string;
+  /** A posted body as the preview page shows it. */
+  preview(body: unknown, time: string): SafeHtml;
+  /**
+   * `npm start`'s console destination for the kind, `/console/<type>[/<rest>]`: it answers as the
+   * service does, prints what the service would show, and says what the preview page records.
+   */
+  createConsole(): (rest: string, body: unknown) => ConsoleAnswer;
+  /** What `npm start` sets so that the kind's posts reach its console (Slack's Web API, an endpoint). */
+  consoleEnvironment?(base: string): Readonly<Record<string, string>>;
+}
+
+/** A console destination's answer: the HTTP answer, the lines it prints, and what the preview page shows of it. */
+export interface ConsoleAnswer {
+  status: number;
+  headers?: Readonly<Record<string, string>>;
+  body?: string;
+  show: readonly string[];
+  /** What the preview page records (a body with its place in a thread); nothing for a call that posted nothing. */
+  record?: unknown;
+}
 
 /** A short follow-up after an action through the triage page: what each kind posts, in its own form. */
 export interface TriageNote {

@@ -1,8 +1,11 @@
 // The preview page's server-side rendering: what a reader sees of each message, and that
 // sender text never becomes markup whatever shape a console delivery has.
 import { describe, expect, it } from 'vitest';
+import { chatCardHtml } from '../../lib/notify/googlechat/lazy-googlechat-tools.js';
+import { html } from '../../lib/notify/preview.js';
+import { slackMrkdwn } from '../../lib/notify/slack/lazy-slack-tools.js';
 import { DeliveryLog } from '../../scripts/preview/deliveries.js';
-import { chatCardHtml, html, previewPage, slackMrkdwn } from '../../scripts/preview/render.js';
+import { previewPage } from '../../scripts/preview/render.js';
 
 const HOSTILE = `<script>alert(1)</script><img src=x onerror="alert(2)">'"&`;
 const ESCAPED = '&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=&quot;alert(2)&quot;&gt;&#39;&quot;&amp;';

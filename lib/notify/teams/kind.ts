@@ -18,4 +18,5 @@ export const teamsKind = {
   editsOpening: () => false,
   links: () => true,
   extras: async () => (await import('./lazy-teams-extras.js')).extras,
+  tools: async () => (await import('./lazy-teams-tools.js')).tools,
 } satisfies ChatKind<TeamsDestination>;
