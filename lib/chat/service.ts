@@ -1,7 +1,10 @@
 import type { WebhookMessage } from '../message/schema.js';
 import type { MarkedState } from '../vocabulary/triage.js';
 
-/** One Slack message, as the Web API names it: the channel's id and the message's `ts`. */
+/**
+ * Where an anomaly's opening message is, for a kind that edits, threads or comments under it:
+ * the place (a Slack channel, a Jira project) and the message there (a Slack `ts`, an issue key).
+ */
 export interface MessageRef {
   channel: string;
   ts: string;

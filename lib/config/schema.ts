@@ -72,6 +72,11 @@ function dispatchProblems(destination: Record<string, unknown>, kind: Destinatio
     const problem = `is "${kind.type}", but the URL is a ${KINDS[hostType].label} webhook: use "type": "${hostType}" or leave type out`;
     return [{ path: ['type'], problem }];
   }
+  if (!kind.chat) {
+    const chatOnly = ['mention', 'group'].find((key) => Object.hasOwn(destination, key));
+    const chats = DESTINATION_TYPES.filter((t) => KINDS[t].chat).join(', ');
+    if (chatOnly) return [{ path: [chatOnly], problem: `is for chat destinations (${chats}) only, not ${kind.type}` }];
+  }
   const own = new Set(kind.addressKeys);
   for (const other of DESTINATION_TYPES) {
     const foreign = KINDS[other].addressKeys.find((key) => !own.has(key) && Object.hasOwn(destination, key));

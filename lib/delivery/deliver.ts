@@ -76,8 +76,9 @@ export function targetOf(name: string, configured: Destination, app: AppSettings
  * A destination as a quiet test delivery is posted to: without its mention, and without its
  * group, so that the alert goes on its own and no digest it would have joined changes its mention.
  */
-function quietly({ mention: _mention, group: _group, ...destination }: Destination): Destination {
-  return destination;
+function quietly(configured: Destination): Destination {
+  const { mention: _mention, group: _group, ...destination } = configured as Destination & { mention?: unknown; group?: unknown };
+  return destination as Destination;
 }
 
 /** What became of one destination after the relay's first attempt. */

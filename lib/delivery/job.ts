@@ -11,7 +11,8 @@ import { MARKED_STATES } from '../vocabulary/triage.js';
  * with the destination's current type and mention, and nothing a queue sender adds can
  * reach a chat service. It names the destination, never its URL.
  */
-const slackId = z.string().check(z.regex(/^[A-Za-z0-9.]{1,40}$/));
+// Ids a kind gives its messages (a Slack channel and ts, a Jira project and issue key): never text.
+const messageId = z.string().check(z.regex(/^[A-Za-z0-9.-]{1,40}$/));
 
 const anomalyPostSchema = z.union([
   z.strictObject({ kind: z.literal('opening') }),
@@ -19,7 +20,7 @@ const anomalyPostSchema = z.union([
     kind: z.literal('follow_up'),
     firstSeenAt: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/)),
     updates: z.number().check(z.int(), z.positive()),
-    opening: z.optional(z.strictObject({ channel: slackId, ts: slackId })),
+    opening: z.optional(z.strictObject({ channel: messageId, ts: messageId })),
     triage: z.optional(
       z.strictObject({
         state: z.enum(MARKED_STATES),

@@ -4,7 +4,7 @@ import type { AlertForTarget, FirstResult } from '../delivery/deliver.js';
 import { originSchema } from '../delivery/job.js';
 import type { Logger } from '../log/logger.js';
 import { deliveryMetric, groupOpenedMetric, type Metrics, noMetrics } from '../metrics/metrics.js';
-import { destinationType } from '../notify/kinds.js';
+import { destinationType, groupWaitOf } from '../notify/kinds.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
 import type { GroupCloseJob } from './job.js';
@@ -37,7 +37,7 @@ export function joinGroup(ports: GroupingPorts, alone: (alert: AlertForTarget, b
   const metrics = ports.metrics ?? noMetrics;
   return async (alert: AlertForTarget, budget: InvocationBudget): Promise<FirstResult> => {
     const { target, message } = alert;
-    const wait = target.destination.group?.waitSeconds;
+    const wait = groupWaitOf(target.destination);
     if (wait === undefined) return alone(alert, budget);
     const type = destinationType(target.destination);
     const entry: GroupEntry = {

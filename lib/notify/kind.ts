@@ -86,8 +86,13 @@ export interface OtherKind<Destination extends object = object> extends KindBase
  */
 export type DestinationKind<Destination extends object = object> = ChatKind<Destination> | OtherKind<Destination>;
 
-/** How `npm start` and its preview page show a kind: for the scripts only, never loaded in Lambda. */
+/**
+ * How `npm start` and its preview page show a kind, and what the kinds' contract suite
+ * (test/unit/kinds-contract.test.ts) drives it with: for the scripts and tests, never loaded in Lambda.
+ */
 export interface KindTools {
+  /** The kind as the contract suite meets it: it registers, and the suite runs against it. */
+  conformance: Conformance;
   /** The service's name on the preview page, and how faithful its rendering there is. */
   name: string;
   fidelity: string;
@@ -100,6 +105,24 @@ export interface KindTools {
   createConsole(): (rest: string, body: unknown) => ConsoleAnswer;
   /** What `npm start` sets so that the kind's posts reach its console (Slack's Web API, an endpoint). */
   consoleEnvironment?(base: string): Readonly<Record<string, string>>;
+}
+
+/** What the contract suite needs of a kind to post to a loopback server that plays its service. */
+export interface Conformance {
+  /**
+   * Destinations of the kind whose posts reach `base` (a loopback server), one per way the kind
+   * posts (Slack: a webhook and an app channel), with the function settings and app settings
+   * that send them there.
+   */
+  variants(base: string): Array<{ name: string; destination: object; env?: Readonly<Record<string, string>>; app?: AppSettings }>;
+  /** The service's answer to a post it took. */
+  accepted: { status: number; headers?: Readonly<Record<string, string>>; body: string };
+  /** The texts of a received body that people read as the service renders them: sender text must be inert there. */
+  shown(body: unknown): string[];
+  /** The values of a destination that are secrets: never in a reason, a log or an answer. */
+  secrets(destination: object): string[];
+  /** The most bytes of JSON the service takes in one post. */
+  maxBytes: number;
 }
 
 /** A console destination's answer: the HTTP answer, the lines it prints, and what the preview page shows of it. */

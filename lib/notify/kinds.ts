@@ -56,6 +56,10 @@ export function destinationType(destination: object): DestinationType {
 /** The kind of a destination. */
 export const kindOf = (destination: object): DestinationKind<any> => KINDS[destinationType(destination)];
 
+/** How long a chat destination groups its alerts; undefined for one that posts each at once, and for every other kind. */
+export const groupWaitOf = (destination: object): number | undefined =>
+  kindOf(destination).chat ? (destination as { group?: { waitSeconds: number } }).group?.waitSeconds : undefined;
+
 /** Where a post to the destination goes: the webhook URL, a channel, a routing key, a bus. */
 export const addressOf = (destination: object): string => kindOf(destination).addressOf(destination);
 

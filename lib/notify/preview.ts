@@ -108,3 +108,16 @@ export function splitOnce(text: string, separator: string): [string, string | un
 
 export const unsupported = (what: string) =>
   html`<p class="unsupported">(${what}: not drawn by this approximation; see the JSON below)</p>`;
+
+/**
+ * Every string under one of `keys` in a received body, at any depth, in the objects `where`
+ * accepts (a Slack text object of type mrkdwn): the texts a service parses for markup.
+ */
+export function textsIn(value: unknown, keys: ReadonlySet<string>, where: (object: Json) => boolean = () => true): string[] {
+  if (Array.isArray(value)) return value.flatMap((item) => textsIn(item, keys, where));
+  if (typeof value !== 'object' || value === null) return [];
+  const object = value as Json;
+  return Object.entries(object).flatMap(([key, inner]) =>
+    typeof inner === 'string' ? (keys.has(key) && where(object) ? [inner] : []) : textsIn(inner, keys, where),
+  );
+}

@@ -12,7 +12,7 @@ import { createDelivery, type Delivery, postTimeoutFrom } from '../delivery/deli
 import { createLogger, type Logger, logLevelFrom } from '../log/logger.js';
 import { metricsFromEnvironment } from '../metrics/emf.js';
 import { configurationUnavailableMetric, type Metrics } from '../metrics/metrics.js';
-import { type ChatServices, createChatServices } from '../notify/kinds.js';
+import { type ChatServices, createChatServices, groupWaitOf } from '../notify/kinds.js';
 import { sqsDeadLetters, sqsRetryQueue } from '../queue/sqs.js';
 import { readEnvironment } from '../shared/environment.js';
 import { sleep } from '../shared/sleep.js';
@@ -82,7 +82,7 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
   let grouping: Promise<typeof import('../group/lazy-relay.js')> | undefined;
   const wiring = { delivery, logger: log, metrics, now, settings, sqs, options };
   const first: Delivery['first'] = async (alert, budget) => {
-    if (!alert.target.destination.group) return delivery.first(alert, budget);
+    if (groupWaitOf(alert.target.destination) === undefined) return delivery.first(alert, budget);
     grouping ??= import('../group/lazy-relay.js');
     return (await grouping).groupedFirst(wiring, alert, budget);
   };

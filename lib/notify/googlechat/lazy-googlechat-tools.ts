@@ -14,6 +14,7 @@ import {
   type SafeHtml,
   splitOnce,
   str,
+  textsIn,
   unsupported,
 } from '../preview.js';
 
@@ -134,7 +135,19 @@ function googleChatMessage(body: unknown, time: string): SafeHtml {
   ${threadKey ? html`<p class="notification"><span class="muted">Thread key:</span> ${threadKey}</p>` : ''}`;
 }
 
+// The message text and card text parse markup; a card header and labels are shown as written.
+const GOOGLE_CHAT_TEXTS = new Set(['text']);
+
 export const tools: KindTools = {
+  conformance: {
+    variants: (base) => [
+      { name: 'space webhook', destination: { type: 'googlechat', url: `${base}/v1/spaces/S/messages?key=GCHATKEY&token=GCHATSECRET` } },
+    ],
+    accepted: { status: 200, headers: { 'content-type': 'application/json' }, body: '{"name":"spaces/S/messages/1"}' },
+    shown: (body) => textsIn(body, GOOGLE_CHAT_TEXTS),
+    secrets: (destination) => [(destination as { url: string }).url, 'GCHATKEY', 'GCHATSECRET'],
+    maxBytes: 32_000,
+  },
   name: 'Google Chat',
   fidelity: 'HTML approximation of a cardsV2 message, not Google Chat’s own rendering',
   preview: googleChatMessage,

@@ -13,6 +13,7 @@ import {
   type SafeHtml,
   splitOnce,
   str,
+  textsIn,
   unsupported,
 } from '../preview.js';
 
@@ -151,7 +152,26 @@ function webApi(method: string, body: unknown, known: Set<string>, nextTs: () =>
 /** Where the console plays Slack's Web API: `/console/slack/api/<method>`. */
 const API_REST = '/api/';
 
+const SLACK_TEXTS = new Set(['text']);
+
 export const tools: KindTools = {
+  conformance: {
+    variants: (base) => [
+      { name: 'incoming webhook', destination: { url: `${base}/services/T0/B0/HOOKSECRET` } },
+      {
+        name: 'app channel',
+        destination: { channel: 'C0CONTRACT' },
+        env: { SLACK_API_URL: `${base}/api/` },
+        app: { botToken: 'xoxb-contract-bot-token', signingSecret: 'contract-signing-secret' },
+      },
+    ],
+    // The Web API answers a posted message with where it is; a webhook reads `ok` alone.
+    accepted: { status: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":true,"channel":"C0CONTRACT","ts":"1.000100"}' },
+    // Plain text is shown as written, so only mrkdwn and the notification text can form anything.
+    shown: (body) => [str(obj(body)['text']) ?? '', ...textsIn(body, SLACK_TEXTS, (object) => object['type'] === 'mrkdwn')],
+    secrets: (destination) => [(destination as { url?: string }).url ?? '', 'HOOKSECRET'].filter(Boolean),
+    maxBytes: 40_000,
+  },
   name: 'Slack',
   fidelity: 'HTML approximation of Block Kit, not Slack’s own rendering',
   preview: slackMessage,

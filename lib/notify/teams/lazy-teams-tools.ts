@@ -1,7 +1,7 @@
 // How `npm start` and its preview page show Teams: a console that plays a Workflows webhook, and
 // the card left to Microsoft's Adaptive Cards renderer in the browser. Bundled on its own; scripts load it.
 import type { KindTools } from '../kind.js';
-import { arr, html, obj, type SafeHtml, unsupported } from '../preview.js';
+import { arr, html, obj, type SafeHtml, textsIn, unsupported } from '../preview.js';
 
 interface CardElement {
   type: string;
@@ -38,7 +38,18 @@ function teamsMessage(body: unknown, time: string): SafeHtml {
   </div>`;
 }
 
+const TEAMS_TEXTS = new Set(['text', 'title', 'value']);
+
 export const tools: KindTools = {
+  conformance: {
+    variants: (base) => [
+      { name: 'workflow webhook', destination: { type: 'teams', url: `${base}/workflows/1/triggers/manual/paths/invoke?sig=TEAMSSECRET` } },
+    ],
+    accepted: { status: 202, body: '' },
+    shown: (body) => textsIn(body, TEAMS_TEXTS),
+    secrets: (destination) => [(destination as { url: string }).url, 'TEAMSSECRET'],
+    maxBytes: 28_000,
+  },
   name: 'Microsoft Teams',
   fidelity: 'Rendered by Microsoft’s Adaptive Cards renderer; the surrounding chat is approximate',
   preview: teamsMessage,

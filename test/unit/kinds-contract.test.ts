@@ -1,0 +1,188 @@
+// The contract every destination kind keeps, run against each kind the registry holds: a kind
+// gets this suite by registering (lib/notify/kinds.ts). Each kind posts, through its own
+// services, to a loopback server that plays its service (Conformance in lib/notify/kind.ts).
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPENING, type PostOutcome } from '../../lib/chat/service.js';
+import { webhookMessageSchema } from '../../lib/message/schema.js';
+import type { DestinationKind, KindTools } from '../../lib/notify/kind.js';
+import { addressOf, createChatServices, KINDS, kindOf, serviceFor } from '../../lib/notify/kinds.js';
+import { fetchOverNodeHttp } from '../../lib/transport/fetch-over-node-http.js';
+import { DESTINATION_TYPES } from '../../lib/vocabulary/destinations.js';
+import { closeServer } from '../helpers/loopback-server.js';
+
+/** How the loopback service answers the next post. */
+type Answer = { status: number; headers?: Record<string, string>; body?: string } | 'hang';
+
+interface Played {
+  url: string;
+  answer: Answer;
+  received: Array<{ path: string; body: string }>;
+  close(): Promise<void>;
+}
+
+async function playService(): Promise<Played> {
+  const hanging: ServerResponse[] = [];
+  const played: Omit<Played, 'url' | 'close'> = { answer: { status: 200 }, received: [] };
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      played.received.push({ path: req.url ?? '', body: Buffer.concat(chunks).toString('utf8') });
+      const { answer } = played;
+      if (answer === 'hang') {
+        hanging.push(res);
+        return;
+      }
+      res.writeHead(answer.status, answer.headers).end(answer.body ?? '');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return Object.assign(played, {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => closeServer(server, hanging),
+  });
+}
+
+// What a sender may put in an alert to ping, link, format or reorder what a reader sees.
+const HOSTILE = {
+  title: '<!channel> @here <users/all> *bold* _it_ ~st~ `code` [x](https://evil.example) \u202E00.001$',
+  message: '<https://evil.example|click> <@U0123> www.evil.example :zap: > quote #general ||spoiler|| \u2066A\u2069',
+  account: '<!here> *acct*',
+};
+// None of these may reach a person as written: each would ping, link, format or reverse text in
+// every chat. (A Markdown link `[x](…)` is live in Teams alone, which its own tests hold.)
+const LIVE = [
+  '<!channel>',
+  '<!here>',
+  '@here',
+  '<users/all>',
+  '<@U0123>',
+  '*bold*',
+  '_it_',
+  '~st~',
+  '`code`',
+  'https://evil',
+  'www.evil.example',
+  '\u202E',
+  '\u2066',
+];
+
+const hostileAlert = webhookMessageSchema.parse({
+  metadata: { object_type: 'anomaly_alert', timestamp: '2026-11-26T09:00:00Z' },
+  payload: {
+    title: HOSTILE.title,
+    message: HOSTILE.message,
+    account_id: '123456789012',
+    account_name: HOSTILE.account,
+    cloud_provider_type: 'aws',
+  },
+});
+// As large as the relay accepts, of what escaping makes longer: entities, card functions, lone surrogates.
+const hugeAlert = webhookMessageSchema.parse({
+  metadata: { object_type: 'anomaly_alert', timestamp: '2026-11-26T09:00:00Z' },
+  payload: { title: `${'<&>{{'.repeat(200)}\uD800`, message: `${'&<>{{\uDC00*_'.repeat(7_000)}`, account_id: '1'.repeat(400) },
+});
+const LINK = 'https://api.example.com/triage/contract-token';
+
+const tools: Partial<Record<string, KindTools>> = {};
+beforeAll(async () => {
+  for (const type of DESTINATION_TYPES) tools[type] = await KINDS[type].tools();
+});
+
+describe.each(DESTINATION_TYPES)('the %s kind keeps the destination-kind contract', (type) => {
+  let service: Played;
+  beforeAll(async () => {
+    service = await playService();
+  });
+  afterAll(() => service.close());
+
+  const variants = () => (tools[type] as KindTools).conformance.variants(service.url);
+
+  /** One post of `message` as the kind formats and posts it, with the service answering `answer`. */
+  async function post(variant: ReturnType<typeof variants>[number], message = hostileAlert, answer?: Answer, timeoutMs = 2_000) {
+    const { conformance } = tools[type] as KindTools;
+    service.answer = answer ?? { ...conformance.accepted };
+    service.received.length = 0;
+    const { destination } = variant;
+    const kind = kindOf(destination) as DestinationKind;
+    const chosen = serviceFor(createChatServices(fetchOverNodeHttp, variant.env), destination);
+    const app = kind.app?.(destination, variant.app);
+    const payload = chosen.format(message, destination, OPENING, { link: LINK });
+    const outcome = await chosen.post(addressOf(destination), payload, { timeoutMs, ...(app ? { botToken: app.botToken } : {}) });
+    return { outcome, received: service.received.map((r) => r.body) };
+  }
+
+  it('is registered under its own type, and every variant is a destination of it', () => {
+    expect(KINDS[type].type).toBe(type);
+    for (const variant of variants()) expect(kindOf(variant.destination).type, variant.name).toBe(type);
+  });
+
+  it('shows hostile and bidirectional sender text as it reads, with nothing that pings, links or formats', async () => {
+    for (const variant of variants()) {
+      const { outcome, received } = await post(variant);
+      expect(outcome, variant.name).toMatchObject({ kind: 'delivered' });
+      expect(received.length, variant.name).toBeGreaterThan(0);
+      const shown = received.flatMap((body) => (tools[type] as KindTools).conformance.shown(JSON.parse(body))).join('\n');
+      expect(shown, `${variant.name} shows the alert`).toMatch(/bold/);
+      for (const live of LIVE) expect(shown, `${variant.name} shows ${JSON.stringify(live)} as written`).not.toContain(live);
+    }
+  });
+
+  it("stays within the service's size after its own escaping and encoding, and is taken", async () => {
+    for (const variant of variants()) {
+      const { outcome, received } = await post(variant, hugeAlert);
+      expect(outcome, variant.name).toMatchObject({ kind: 'delivered' });
+      for (const body of received) {
+        expect(Buffer.byteLength(body), variant.name).toBeLessThanOrEqual((tools[type] as KindTools).conformance.maxBytes);
+        expect(() => JSON.parse(body), variant.name).not.toThrow();
+      }
+    }
+  });
+
+  it('classifies answers: 2xx delivered; 4xx and a redirect refused; 429 retryable after Retry-After; 5xx and a hang retryable', async () => {
+    const cases: Array<[Answer, Partial<PostOutcome>]> = [
+      [{ status: 400, body: '{}' }, { kind: 'refused' }],
+      [{ status: 401, body: '{}' }, { kind: 'refused' }],
+      [{ status: 403, body: '{}' }, { kind: 'refused' }],
+      [{ status: 404, body: '{}' }, { kind: 'refused' }],
+      [
+        { status: 302, headers: { location: 'https://elsewhere.example/' } },
+        { kind: 'refused', reason: 'redirect_refused' },
+      ],
+      [
+        { status: 429, headers: { 'retry-after': '7' }, body: '{}' },
+        { kind: 'retryable', retryAfterMs: 7_000 },
+      ],
+      [{ status: 500, body: '{}' }, { kind: 'retryable' }],
+      [{ status: 503, body: '{}' }, { kind: 'retryable' }],
+      ['hang', { kind: 'retryable', reason: 'timeout' }],
+    ];
+    for (const variant of variants()) {
+      for (const [answer, expected] of cases) {
+        const { outcome } = await post(variant, hostileAlert, answer, 300);
+        expect(outcome, `${variant.name}: ${JSON.stringify(answer)}`).toMatchObject(expected);
+      }
+    }
+  });
+
+  it('names no secret in any outcome or reason', async () => {
+    for (const variant of variants()) {
+      const secrets = [
+        ...(tools[type] as KindTools).conformance.secrets(variant.destination),
+        ...(variant.app ? [variant.app.botToken] : []),
+      ];
+      const outcomes: PostOutcome[] = [];
+      for (const answer of [
+        { status: 400, body: JSON.stringify({ secrets }) },
+        { status: 500, body: secrets.join(' ') },
+        'hang' as const,
+      ]) {
+        outcomes.push((await post(variant, hostileAlert, answer, 300)).outcome);
+      }
+      const told = JSON.stringify(outcomes);
+      for (const secret of secrets) expect(told, variant.name).not.toContain(secret);
+    }
+  });
+});
