@@ -57,9 +57,15 @@ export interface PostOptions {
  * formatter, a poster whose answer classifier yields a `PostOutcome`, and its pace. The
  * delivery core, the relay and the retry worker stay as they are.
  */
+/** What else a post knows of its alert at the destination, for kinds that name it in their payload. */
+export interface PostContext {
+  /** The anomaly at this destination (`anomalyRecordId`): PagerDuty's `dedup_key`, for one. Computed when read. */
+  readonly anomalyId: string;
+}
+
 export interface ChatService<Payload = unknown, Destination = any> {
   /** The poster's answer classifier names reasons; the formatter owns escaping and size limits. */
-  format(message: WebhookMessage, destination: Destination, anomaly?: AnomalyPost, triage?: TriageControls): Payload;
+  format(message: WebhookMessage, destination: Destination, anomaly?: AnomalyPost, triage?: TriageControls, context?: PostContext): Payload;
   /** `address`: the webhook URL, or a Slack app destination's channel id. */
   post(address: string, payload: Payload, options: PostOptions): Promise<PostOutcome>;
   /** The least time between two posts under one `paceKey`, as the service documents its limit. */

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { anomalyIdentity } from '../message/anomaly.js';
 import type { WebhookMessage } from '../message/schema.js';
 
 /** JSON with object keys sorted at every level, so the same content always gives the same text. */
@@ -24,13 +23,4 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 export function deliveryRecordId(message: WebhookMessage, destination: string): string {
   const content = sha256(canonicalJson({ metadata: message.metadata, payload: message.payload }));
   return sha256(`${content}\n${destination}`);
-}
-
-/**
- * The anomaly one alert belongs to at one destination (`anomalyIdentity`), so a re-worded
- * message or a new figure is a follow-up of the same anomaly. Prefixed, so it never meets a
- * delivery record's id.
- */
-export function anomalyRecordId(message: WebhookMessage, destination: string): string {
-  return `anomaly#${sha256(`${anomalyIdentity(message)}\n${destination}`)}`;
 }

@@ -3,13 +3,14 @@ import { type AnomalyPost, type MessageRef, OPENING, type TriageMark } from '../
 import type { Delivery, DeliveryResult, FirstAttempt, FirstResult } from '../delivery/deliver.js';
 import { isoSeconds } from '../format/alert.js';
 import type { Logger } from '../log/logger.js';
+import { anomalyRecordId } from '../message/anomaly.js';
 import type { WebhookMessage } from '../message/schema.js';
 import { dedupUnavailableMetric, deliveryMetric, type Metrics, noMetrics } from '../metrics/metrics.js';
 import { destinationType, kindOf } from '../notify/kinds.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
 import { isMarked } from '../vocabulary/triage.js';
-import { anomalyRecordId, deliveryRecordId } from './fingerprint.js';
+import { deliveryRecordId } from './fingerprint.js';
 import {
   type AnomalyStart,
   type AnomalyState,

@@ -1,6 +1,7 @@
-import type { AnomalyPost, ChatService, MessageRef, PostOutcome, TriageControls } from '../chat/service.js';
+import type { AnomalyPost, ChatService, MessageRef, PostContext, PostOutcome, TriageControls } from '../chat/service.js';
 import type { Destination } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
+import { anomalyRecordId } from '../message/anomaly.js';
 import type { WebhookMessage } from '../message/schema.js';
 import { type DeliveryMetricOutcome, deliveryMetric, type Metrics, noMetrics, parkedMetric } from '../metrics/metrics.js';
 import type { AppSettings } from '../notify/kind.js';
@@ -198,7 +199,13 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
     const offered = triage ? await controls(target, message, budget, triage.origin) : undefined;
     const timeoutMs = Math.max(1, budget.ms(ports.postTimeoutMs, afterPost));
     const options = target.botToken === undefined ? { timeoutMs } : { timeoutMs, botToken: target.botToken };
-    return service.post(addressOf(target.destination), service.format(message, target.destination, anomaly, offered), options);
+    // Most kinds never read the anomaly's id: it is hashed only when one does.
+    const context: PostContext = {
+      get anomalyId() {
+        return anomalyRecordId(message, target.name);
+      },
+    };
+    return service.post(addressOf(target.destination), service.format(message, target.destination, anomaly, offered, context), options);
   };
 
   const park: Delivery['park'] = async ({ body, reason, destination }, budget) => {

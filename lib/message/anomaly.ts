@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { WebhookMessage } from './schema.js';
 
 const collapsed = (text: string | undefined): string => (text ?? '').replace(/\s+/g, ' ').trim();
@@ -15,4 +16,15 @@ export function anomalyIdentity(message: WebhookMessage): string {
   const parts = [metadata.object_type, payload.account_id?.trim() ?? '', title];
   if (title === '') parts.push(collapsed(payload.message));
   return JSON.stringify(parts);
+}
+
+/**
+ * The anomaly one alert belongs to at one destination (`anomalyIdentity`), so a re-worded
+ * message or a new figure is a follow-up of the same anomaly. Prefixed, so it never meets a
+ * delivery record's id.
+ */
+export function anomalyRecordId(message: WebhookMessage, destination: string): string {
+  return `anomaly#${createHash('sha256')
+    .update(`${anomalyIdentity(message)}\n${destination}`)
+    .digest('hex')}`;
 }

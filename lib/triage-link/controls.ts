@@ -1,6 +1,6 @@
 import type { AwsJsonCall } from '../aws/json-client.js';
-import { anomalyRecordId } from '../dedup/fingerprint.js';
 import type { TriageControlsPort } from '../delivery/deliver.js';
+import { anomalyRecordId } from '../message/anomaly.js';
 import { kindOf } from '../notify/kinds.js';
 import type { LinkSigner } from './lazy-links.js';
 

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { type AttributeValue, DeleteItemCommand, GetItemCommand, ScanCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anomalyRecordId } from '../../lib/dedup/fingerprint.js';
+import { anomalyRecordId } from '../../lib/message/anomaly.js';
 import { type WebhookMessage, webhookMessageSchema } from '../../lib/message/schema.js';
 import { type EventInput, httpApiEvent } from '../../scripts/http-api-event.js';
 import { awsEnvironment, createSecret, motoUrl, secretsClient } from '../helpers/aws.js';

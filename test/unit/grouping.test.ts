@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatService, PostOutcome } from '../../lib/chat/service.js';
 import { relayConfigSchema } from '../../lib/config/schema.js';
-import { anomalyRecordId, deliveryRecordId } from '../../lib/dedup/fingerprint.js';
+import { deliveryRecordId } from '../../lib/dedup/fingerprint.js';
 import { deliverOnce, retryLedger } from '../../lib/dedup/once.js';
 import { createDelivery, type FirstAttempt, type TriageControlsPort } from '../../lib/delivery/deliver.js';
 import { parseDeliveryJob } from '../../lib/delivery/job.js';
@@ -10,6 +10,7 @@ import type { GroupCloseJob } from '../../lib/group/job.js';
 import { parseGroupCloseJob } from '../../lib/group/job.js';
 import { joinGroup } from '../../lib/group/join.js';
 import { entryBytes, inMemoryGroupStore, MAX_GROUP_BYTES } from '../../lib/group/store.js';
+import { anomalyRecordId } from '../../lib/message/anomaly.js';
 import { type WebhookMessage, webhookMessageSchema } from '../../lib/message/schema.js';
 import { createChatServices, KINDS } from '../../lib/notify/kinds.js';
 import type { SlackAppPayload } from '../../lib/notify/slack/app-payload.js';
