@@ -1,4 +1,7 @@
-import { IncomingWebhook, type IncomingWebhookHTTPError } from '@slack/webhook';
+import type { IncomingWebhookHTTPError } from '@slack/webhook';
+// The class alone: the package's index also loads its workflow triggers and retry policies,
+// 3.5 KB parsed on every cold start for code the relay never calls (the version is pinned).
+import { IncomingWebhook } from '@slack/webhook/dist/IncomingWebhook.js';
 import { outcomeWithoutAnswer } from '../../chat/post-json.js';
 import type { PostOptions, PostOutcome } from '../../chat/service.js';
 import { parseRetryAfterMs } from '../../shared/retry-after.js';
