@@ -5,7 +5,7 @@
 const LAYERS = [
   ['relay', 'retry', 'triage', 'rotation'],
   ['chat-services', 'group', 'triage-link'],
-  ['dedup', 'queue'],
+  ['dedup', 'queue', 'owners'],
   ['delivery', 'auth', 'routing', 'api-key'],
   ['config', 'metrics', 'cost-api'],
   ['notify'],

@@ -1,0 +1,56 @@
+import * as z from 'zod/mini';
+import '../validation/messages.js';
+
+/**
+ * The owner directory: which of the platform's cost centers cover each cloud account, as
+ * directory-sync last read them. The relay routes by it (`when.costCenter`) and names the cost
+ * centers in every message. One record per cloud account; ids and names only, never a key.
+ */
+export const costCenterSchema = z.strictObject({
+  id: z.string().check(z.minLength(1), z.maxLength(200)),
+  name: z.string().check(z.maxLength(200)),
+});
+export type CostCenterRef = z.infer<typeof costCenterSchema>;
+
+export interface OwnerRecord {
+  /** The cloud account id (`payload.account_id`). */
+  accountId: string;
+  costCenters: CostCenterRef[];
+  /** Epoch seconds of the run that read them. */
+  readAt: number;
+}
+
+/** A record outlives a few missed runs, then goes: a mapping nobody confirms for days is not kept. */
+export const OWNER_RECORD_SECONDS = 3 * 86_400;
+
+/** Its item id in the dedup table: prefixed, so it never meets a delivery, anomaly or group item. */
+export const ownerRecordId = (accountId: string): string => `owner#${accountId}`;
+
+/** Where the relay reads an account's cost centers; undefined when the directory does not know it. */
+export interface OwnerDirectory {
+  read(accountId: string, signal?: AbortSignal): Promise<OwnerRecord | undefined>;
+}
+
+/** Where directory-sync writes what it confirmed. */
+export interface OwnerWriter {
+  write(record: OwnerRecord, signal?: AbortSignal): Promise<void>;
+}
+
+/**
+ * An owners file, for `npm start` and `npm run config -- explain --owners`: the cloud account
+ * ids and the cost centers that cover each, as directory-sync would have read them.
+ */
+export const ownersFileSchema = z.strictObject({
+  accounts: z.record(z.string().check(z.minLength(1)), z.array(costCenterSchema)),
+});
+export type OwnersFile = z.infer<typeof ownersFileSchema>;
+
+/** The directory an owners file describes. */
+export function fileOwnerDirectory(file: OwnersFile, readAt = 0): OwnerDirectory {
+  return {
+    async read(accountId) {
+      const costCenters = Object.hasOwn(file.accounts, accountId) ? file.accounts[accountId] : undefined;
+      return costCenters ? { accountId, costCenters, readAt } : undefined;
+    },
+  };
+}
