@@ -1,3 +1,4 @@
+import type { CostCenterRef } from '../message/cost-center.js';
 import type { WebhookMessage } from '../message/schema.js';
 import type { MarkedState } from '../vocabulary/triage.js';
 
@@ -61,9 +62,11 @@ export interface PostOptions {
 export interface PostContext {
   /** The anomaly at this destination (`anomalyRecordId`): PagerDuty's `dedup_key`, for one. Computed when read. */
   readonly anomalyId: string;
+  /** The cost centers that cover the alert's account, where the owner directory was read and knows them. */
+  readonly costCenters?: readonly CostCenterRef[] | undefined;
 }
 
-export interface ChatService<Payload = unknown, Destination = any> {
+export interface ChatService<Payload = unknown, Destination = Readonly<Record<string, unknown>>> {
   /** The poster's answer classifier names reasons; the formatter owns escaping and size limits. */
   format(message: WebhookMessage, destination: Destination, anomaly?: AnomalyPost, triage?: TriageControls, context?: PostContext): Payload;
   /** `address`: the webhook URL, or a Slack app destination's channel id. */

@@ -117,6 +117,8 @@ export const routeSchema = z.strictObject({
       objectType: z.optional(matchList),
       cloudProvider: z.optional(matchList),
       accountId: z.optional(matchList),
+      /** Cost centers of the platform (lib/owners), by name (case ignored) or id. */
+      costCenter: z.optional(matchList),
     }),
     {},
   ),

@@ -2,6 +2,7 @@ import type { AnomalyPost, ChatService, MessageRef, PostContext, PostOutcome, Tr
 import type { Destination } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import { anomalyRecordId } from '../message/anomaly.js';
+import type { CostCenterRef } from '../message/cost-center.js';
 import type { WebhookMessage } from '../message/schema.js';
 import { type DeliveryMetricOutcome, deliveryMetric, type Metrics, noMetrics, parkedMetric } from '../metrics/metrics.js';
 import type { AppSettings } from '../notify/kind.js';
@@ -29,10 +30,15 @@ export interface DeliveryPorts {
   triage?: TriageControlsPort;
 }
 
-/** Where a message's triage link leads: the origin its alert arrived on, carried along with queued work. */
-export interface TriageContext {
+/**
+ * What a post knows of its one alert beyond the message, carried along with queued work: where
+ * its triage link leads, and the cost centers of its account. A digest names many alerts and has none.
+ */
+export interface AlertContext {
   /** `https://<API domain>`; without it a message carries no link (Slack app buttons need none). */
   origin?: string | undefined;
+  /** Where the owner directory knows them (lib/owners): every message names them. */
+  costCenters?: readonly CostCenterRef[] | undefined;
 }
 
 /**
@@ -109,6 +115,8 @@ export interface AlertForTarget {
   anomaly?: AnomalyPost;
   /** The origin the alert arrived on, where its triage link leads. */
   origin?: string | undefined;
+  /** The cost centers that cover the alert's account (lib/owners), where known: every message names them. */
+  costCenters?: readonly CostCenterRef[] | undefined;
 }
 
 /** A relay's first attempt at one destination: the core's own, or the same behind the dedup ledger. */
@@ -139,15 +147,16 @@ export interface Delivery {
   /** The service for this destination's type. */
   serviceFor(destination: Destination): ChatService;
   /**
-   * One post: format for the destination's service, post, classify the answer. With `triage`
-   * the message offers its anomaly's triage controls; a digest, which names many, offers none.
+   * One post: format for the destination's service, post, classify the answer. With `alert` the
+   * message offers its anomaly's triage controls and names its account's cost centers; a digest,
+   * which names many alerts, does neither.
    */
   attempt(
     target: Target,
     message: WebhookMessage,
     budget: InvocationBudget,
     anomaly?: AnomalyPost,
-    triage?: TriageContext,
+    alert?: AlertContext,
   ): Promise<PostOutcome>;
   /** The relay's first attempt, with its consequences: queued for later, or parked. */
   first(alert: AlertForTarget, budget: InvocationBudget): Promise<FirstResult>;
@@ -194,9 +203,9 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
     }
   };
 
-  const attempt: Delivery['attempt'] = async (target, message, budget, anomaly, triage) => {
+  const attempt: Delivery['attempt'] = async (target, message, budget, anomaly, alert) => {
     const service = serviceFor(target.destination);
-    const offered = triage ? await controls(target, message, budget, triage.origin) : undefined;
+    const offered = alert ? await controls(target, message, budget, alert.origin) : undefined;
     const timeoutMs = Math.max(1, budget.ms(ports.postTimeoutMs, afterPost));
     const options = target.botToken === undefined ? { timeoutMs } : { timeoutMs, botToken: target.botToken };
     // Most kinds never read the anomaly's id: it is hashed only when one does.
@@ -204,6 +213,7 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
       get anomalyId() {
         return anomalyRecordId(message, target.name);
       },
+      ...(alert?.costCenters ? { costCenters: alert.costCenters } : {}),
     };
     return service.post(addressOf(target.destination), service.format(message, target.destination, anomaly, offered, context), options);
   };
@@ -231,13 +241,13 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
     message: WebhookMessage,
     budget: InvocationBudget,
     anomaly: AnomalyPost | undefined,
-    triage: TriageContext,
+    alert: AlertContext,
   ): Promise<PostOutcome> {
-    const outcome = await attempt(target, message, budget, anomaly, triage);
+    const outcome = await attempt(target, message, budget, anomaly, alert);
     if (outcome.kind !== 'retryable' || outcome.retryAfterMs === undefined) return outcome;
     if (!budget.fits(outcome.retryAfterMs + ports.postTimeoutMs + afterPost)) return outcome;
     await ports.sleep(outcome.retryAfterMs);
-    return attempt(target, message, budget, anomaly, triage);
+    return attempt(target, message, budget, anomaly, alert);
   }
 
   const first: Delivery['first'] = async (alert, budget) => {
@@ -249,14 +259,14 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
   };
 
   async function firstAttempt(
-    { deliveryId, target, message, anomaly, origin }: AlertForTarget,
+    { deliveryId, target, message, anomaly, origin, costCenters }: AlertForTarget,
     budget: InvocationBudget,
   ): Promise<AttemptResult> {
     const post = ports.retryQueue ? attempt : attemptWithOneWait;
-    const outcome = await post(target, message, budget, anomaly, { origin });
+    const outcome = await post(target, message, budget, anomaly, { origin, ...(costCenters ? { costCenters } : {}) });
     const decision = decide(outcome, 1);
     if (decision.kind === 'delivered') return decision;
-    const job = newJob(deliveryId, target.name, message, decision.reason, ports.now(), anomaly, origin, target.quiet);
+    const job = newJob(deliveryId, target.name, message, decision.reason, ports.now(), anomaly, origin, target.quiet, costCenters);
     if (decision.kind === 'park') {
       await park({ body: JSON.stringify(job), reason: decision.reason, destination: target.name }, budget);
       return { kind: 'refused', reason: decision.reason };
@@ -278,7 +288,14 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
   }
 
   const again: Delivery['again'] = async ({ job, target, attempts, maxAttempts }, budget) =>
-    decide(await attempt(target, job.message, budget, job.anomaly, { origin: job.origin }), attempts, maxAttempts);
+    decide(
+      await attempt(target, job.message, budget, job.anomaly, {
+        origin: job.origin,
+        ...(job.costCenters ? { costCenters: job.costCenters } : {}),
+      }),
+      attempts,
+      maxAttempts,
+    );
 
   return { serviceFor, attempt, first, again, park };
 }

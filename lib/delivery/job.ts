@@ -1,59 +1,10 @@
-import * as z from 'zod/mini';
-import '../validation/messages.js';
 import type { AnomalyPost } from '../chat/service.js';
-import { type WebhookMessage, webhookMessageSchema } from '../message/schema.js';
-import { parseJson } from '../shared/json.js';
-import { MARKED_STATES } from '../vocabulary/triage.js';
+import type { CostCenterRef } from '../message/cost-center.js';
+import type { WebhookMessage } from '../message/schema.js';
+import type { DeliveryJob } from './job-schema.js';
+import { originSchema } from './origin.js';
 
-/**
- * A delivery that a chat service could not take yet, as it waits on the retry queue. It
- * holds the validated webhook message, not a formatted payload: each attempt formats it
- * with the destination's current type and mention, and nothing a queue sender adds can
- * reach a chat service. It names the destination, never its URL.
- */
-// Ids a kind gives its messages (a Slack channel and ts, a Jira project and issue key): never text.
-const messageId = z.string().check(z.regex(/^[A-Za-z0-9.-]{1,40}$/));
-
-const anomalyPostSchema = z.union([
-  z.strictObject({ kind: z.literal('opening') }),
-  z.strictObject({
-    kind: z.literal('follow_up'),
-    firstSeenAt: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/)),
-    updates: z.number().check(z.int(), z.positive()),
-    opening: z.optional(z.strictObject({ channel: messageId, ts: messageId })),
-    triage: z.optional(
-      z.strictObject({
-        state: z.enum(MARKED_STATES),
-        by: z.string().check(z.maxLength(200)),
-        at: z.number().check(z.int(), z.nonnegative()),
-      }),
-    ),
-  }),
-]);
-
-/** An API's own origin: https, or plain http to a loopback host for local use; nothing else is linked to. */
-export const originSchema = z
-  .string()
-  .check(z.maxLength(300), z.regex(/^(?:https:\/\/[A-Za-z0-9.-]+|http:\/\/(?:127\.0\.0\.1|localhost|\[::1\]))(?::\d{1,5})?$/));
-
-export const deliveryJobSchema = z.strictObject({
-  version: z.literal(2),
-  deliveryId: z.string().check(z.minLength(1), z.maxLength(200)),
-  destination: z.string().check(z.minLength(1), z.maxLength(200)),
-  /** Posts made so far, by the relay and by earlier retries. */
-  attempt: z.number().check(z.int(), z.nonnegative()),
-  firstAttemptAt: z.string().check(z.maxLength(40)),
-  lastReason: z.optional(z.string().check(z.maxLength(200))),
-  message: webhookMessageSchema,
-  /** A follow-up of its anomaly, so that the retry worker posts it as one (ids, names and times, no alert text). */
-  anomaly: z.optional(anomalyPostSchema),
-  /** Where the alert arrived, so that a retried message links to the same triage page. */
-  origin: z.optional(originSchema),
-  /** A quiet test delivery: every attempt posts it without the destination's mention. */
-  quiet: z.optional(z.literal(true)),
-});
-
-export type DeliveryJob = z.infer<typeof deliveryJobSchema>;
+export type { DeliveryJob } from './job-schema.js';
 
 export function newJob(
   deliveryId: string,
@@ -64,6 +15,7 @@ export function newJob(
   anomaly?: AnomalyPost,
   origin?: string,
   quiet?: boolean,
+  costCenters?: readonly CostCenterRef[],
 ): DeliveryJob {
   return {
     version: 2,
@@ -76,13 +28,6 @@ export function newJob(
     ...(anomaly?.kind === 'follow_up' ? { anomaly } : {}),
     ...(origin !== undefined && originSchema.safeParse(origin).success ? { origin } : {}),
     ...(quiet ? { quiet: true as const } : {}),
+    ...(costCenters?.length ? { costCenters: costCenters.map(({ id, name }) => ({ id, name })) } : {}),
   };
-}
-
-/** The job in a queue message body; undefined for anything that is not exactly a job. */
-export function parseDeliveryJob(body: string): DeliveryJob | undefined {
-  const json = parseJson(body);
-  if (!json.ok) return undefined;
-  const result = deliveryJobSchema.safeParse(json.value);
-  return result.success ? result.data : undefined;
 }

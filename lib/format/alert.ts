@@ -1,3 +1,4 @@
+import type { CostCenterRef } from '../message/cost-center.js';
 import type { WebhookMessage } from '../message/schema.js';
 import { withoutControls } from './fit.js';
 import { inertText, singleLine } from './text.js';
@@ -46,7 +47,7 @@ export interface AlertView {
   /** One line; the kind when the sender gave no title. */
   title: string;
   body: string;
-  /** Kind, cloud and account, those the sender gave; values are one line. */
+  /** Kind, cloud, account and the account's cost centers, those known; values are one line. */
   facts: Array<{ label: string; value: string }>;
   /** The alert's time in epoch seconds, when the sender's timestamp could be read. */
   epoch?: number;
@@ -54,7 +55,7 @@ export interface AlertView {
   rawTime?: string;
 }
 
-export function alertView(message: WebhookMessage): AlertView {
+export function alertView(message: WebhookMessage, costCenters?: readonly CostCenterRef[]): AlertView {
   const { metadata } = message;
   // Control characters show as nothing (or boxes) in every chat, yet cost bytes: they go first,
   // so every text of the view is free of them, and no markup hides behind one.
@@ -74,6 +75,8 @@ export function alertView(message: WebhookMessage): AlertView {
     ['Kind', kind],
     ['Cloud', cloudLabel(payload.cloud_provider_type)],
     ['Account', accountText(payload.account_name, payload.account_id)],
+    // Named by the platform's owners, not the sender, yet shown as inertly: a name is still text from elsewhere.
+    [costCenters && costCenters.length > 1 ? 'Cost centers' : 'Cost center', clean(costCenters?.map((c) => c.name || c.id).join(', '))],
   ];
   const view: AlertView = {
     kind,

@@ -104,10 +104,10 @@ export async function closeGroup(
 
   // As delivery-retry parks a single alert: forgotten by the ledger, so that the platform
   // sending it again is posted, and its own delivery job in the dead-letter queue.
-  const parkOne = async ({ key, message, anomaly, origin }: GroupEntry, reason: string): Promise<boolean> => {
+  const parkOne = async ({ key, message, anomaly, origin, costCenters }: GroupEntry, reason: string): Promise<boolean> => {
     metrics.add(deliveryMetric('parked', type));
     await deps.ledger?.settle({ message, destination, outcome: 'parked', ...(anomaly ? { anomaly } : {}) }, budget);
-    const body = JSON.stringify(newJob(key, destination, message, reason, deps.now(), anomaly, origin));
+    const body = JSON.stringify(newJob(key, destination, message, reason, deps.now(), anomaly, origin, false, costCenters));
     return (deps.park ?? deps.delivery.park)({ body, reason, destination }, budget);
   };
 
@@ -151,7 +151,13 @@ export async function closeGroup(
             .post(addressOf(target.destination), plan.build(part.digest.title, part.digest.lines), {
               timeoutMs: Math.max(1, budget.ms(deps.postTimeoutMs, deps.reserveMs)),
             })
-        : await deps.delivery.attempt(target, part.message, budget, part.anomaly, part.digest ? undefined : { origin: part.origin });
+        : await deps.delivery.attempt(
+            target,
+            part.message,
+            budget,
+            part.anomaly,
+            part.digest ? undefined : { origin: part.origin, ...(part.costCenters ? { costCenters: part.costCenters } : {}) },
+          );
     if (outcome.kind === 'refused') return refused(i, outcome.reason, opened);
     if (outcome.kind === 'retryable') {
       return later({

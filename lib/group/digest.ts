@@ -1,6 +1,7 @@
 import { type AnomalyPost, OPENING } from '../chat/service.js';
 import { jsonBytes } from '../format/fit.js';
 import { truncate } from '../format/text.js';
+import type { CostCenterRef } from '../message/cost-center.js';
 import type { WebhookMessage } from '../message/schema.js';
 import type { DigestPlan } from '../notify/kind.js';
 import { type GroupEntry, joinOrder } from './store.js';
@@ -11,6 +12,8 @@ export interface DigestPart {
   anomaly?: AnomalyPost;
   /** An alert posted alone: the origin its triage link leads to. A digest names many anomalies and offers no controls. */
   origin?: string;
+  /** An alert posted alone: its account's cost centers, where known. */
+  costCenters?: CostCenterRef[];
   /** A digest's alert lines, for a chat that builds its digests of its own (DigestPlan.build). */
   digest?: { title: string; lines: string[] };
   /** The alerts it carries (their keys), so that a refused closing parks exactly those not yet posted. */
@@ -63,8 +66,10 @@ const digestMessage = (objectType: string, now: number, title: string, body: str
 export function digestParts(entries: readonly GroupEntry[], fit: DigestPlan, now: number, frame: DigestFrame): DigestPart[] {
   const [only] = entries;
   if (entries.length === 1 && only) {
-    const { message, anomaly, origin, key } = only;
-    return [{ message, keys: [key], ...(anomaly ? { anomaly } : {}), ...(origin ? { origin } : {}) }];
+    const { message, anomaly, origin, key, costCenters } = only;
+    return [
+      { message, keys: [key], ...(anomaly ? { anomaly } : {}), ...(origin ? { origin } : {}), ...(costCenters ? { costCenters } : {}) },
+    ];
   }
   const kinds = new Set(entries.map((e) => e.message.metadata.object_type));
   const objectType = kinds.size === 1 ? [...kinds][0]! : 'alert';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { deliveryRecordId } from '../dedup/fingerprint.js';
 import type { AlertForTarget, FirstResult } from '../delivery/deliver.js';
-import { originSchema } from '../delivery/job.js';
+import { originSchema } from '../delivery/origin.js';
 import type { Logger } from '../log/logger.js';
 import { deliveryMetric, groupOpenedMetric, type Metrics, noMetrics } from '../metrics/metrics.js';
 import { destinationType, groupWaitOf } from '../notify/kinds.js';
@@ -47,6 +47,7 @@ export function joinGroup(ports: GroupingPorts, alone: (alert: AlertForTarget, b
       ...(alert.anomaly ? { anomaly: alert.anomaly } : {}),
       // As a queued job keeps it: only an API's own origin is ever linked to.
       ...(alert.origin !== undefined && originSchema.safeParse(alert.origin).success ? { origin: alert.origin } : {}),
+      ...(alert.costCenters?.length ? { costCenters: alert.costCenters.map(({ id, name }) => ({ id, name })) } : {}),
     };
     if (entryBytes(entry) > MAX_GROUP_BYTES) return alone(alert, budget);
     const grouped = (): FirstResult => {

@@ -1,4 +1,5 @@
 import type { AnomalyPost } from '../chat/service.js';
+import type { CostCenterRef } from '../message/cost-center.js';
 import type { WebhookMessage } from '../message/schema.js';
 
 /** One alert in a group: when it joined, the validated message, and its place in its anomaly. */
@@ -10,6 +11,8 @@ export interface GroupEntry {
   anomaly?: AnomalyPost;
   /** The origin it arrived on (lib/delivery/job.ts originSchema), where its triage link leads when it is posted alone. */
   origin?: string;
+  /** The cost centers of its account, where the owner directory knew them: named when it is posted alone. */
+  costCenters?: CostCenterRef[];
 }
 
 export type JoinOutcome =

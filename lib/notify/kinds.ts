@@ -14,7 +14,7 @@ export const KINDS = {
   slack: slackKind,
   teams: teamsKind,
   googlechat: googleChatKind,
-} as const satisfies { readonly [T in DestinationType]: DestinationKind<any> & { type: T } };
+} as const satisfies { readonly [T in DestinationType]: DestinationKind<object> & { type: T } };
 
 /** One destination, as its kind's schema validated it. */
 export type Destination = { [T in DestinationType]: (typeof KINDS)[T] extends DestinationKind<infer D> ? D : never }[DestinationType];
@@ -22,7 +22,7 @@ export type Destination = { [T in DestinationType]: (typeof KINDS)[T] extends De
 /** The kind of a URL with no `type`: the contract's rule for a host that names no service. */
 const URL_FALLBACK: DestinationType = 'slack';
 
-const kindsOf = () => DESTINATION_TYPES.map((type) => KINDS[type] as DestinationKind<any>);
+const kindsOf = () => DESTINATION_TYPES.map((type) => KINDS[type] as DestinationKind<object>);
 
 const hostOf = (url: string): string | undefined => {
   try {
@@ -54,7 +54,7 @@ export function destinationType(destination: object): DestinationType {
 }
 
 /** The kind of a destination. */
-export const kindOf = (destination: object): DestinationKind<any> => KINDS[destinationType(destination)];
+export const kindOf = (destination: object): DestinationKind<object> => KINDS[destinationType(destination)];
 
 /** How long a chat destination groups its alerts; undefined for one that posts each at once, and for every other kind. */
 export const groupWaitOf = (destination: object): number | undefined =>

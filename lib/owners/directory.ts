@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import '../validation/messages.js';
+import type { CostCenterRef } from '../message/cost-center.js';
 
 /**
  * The owner directory: which of the platform's cost centers cover each cloud account, as
@@ -9,8 +10,8 @@ import '../validation/messages.js';
 export const costCenterSchema = z.strictObject({
   id: z.string().check(z.minLength(1), z.maxLength(200)),
   name: z.string().check(z.maxLength(200)),
-});
-export type CostCenterRef = z.infer<typeof costCenterSchema>;
+}) satisfies z.ZodMiniType<CostCenterRef>;
+export type { CostCenterRef };
 
 export interface OwnerRecord {
   /** The cloud account id (`payload.account_id`). */

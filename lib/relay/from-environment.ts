@@ -13,8 +13,12 @@ import { createLogger, type Logger, logLevelFrom } from '../log/logger.js';
 import { metricsFromEnvironment } from '../metrics/emf.js';
 import { configurationUnavailableMetric, type Metrics } from '../metrics/metrics.js';
 import { type ChatServices, createChatServices, groupWaitOf } from '../notify/kinds.js';
+import type { OwnerDirectory } from '../owners/directory.js';
+import type { OwnerLookup, OwnerLookupOptions } from '../owners/lazy-owners.js';
 import { sqsDeadLetters, sqsRetryQueue } from '../queue/sqs.js';
+import type { InvocationBudget } from '../shared/deadline.js';
 import { readEnvironment } from '../shared/environment.js';
+import { errorReason } from '../shared/errors.js';
 import { sleep } from '../shared/sleep.js';
 import { triageControls } from '../triage-link/controls.js';
 import { configurationUnavailable } from './answer.js';
@@ -36,6 +40,8 @@ export interface WiringOptions {
   /** `npm start`: a triage link key made for the session, and the origin its links lead to (the local server). */
   triageKey?: string;
   origin?: string;
+  /** The owner directory when no table holds it (`npm start` reads an owners file); none by default. */
+  owners?: OwnerDirectory;
 }
 
 /** Wires the relay with real clients from the Lambda environment; one instance per container. */
@@ -86,13 +92,31 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
     grouping ??= import('../group/lazy-relay.js');
     return (await grouping).groupedFirst(wiring, alert, budget);
   };
-  const ledger = settings.DEDUP_TABLE_NAME
-    ? dynamoLedger(awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }), {
-        tableName: settings.DEDUP_TABLE_NAME,
-        windowSeconds: settings.DEDUP_WINDOW_SECONDS,
-        now,
-      })
-    : options.ledger;
+  const tableName = settings.DEDUP_TABLE_NAME;
+  const dynamo = tableName ? awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }) : undefined;
+  const ledger =
+    dynamo && tableName
+      ? dynamoLedger(dynamo, {
+          tableName,
+          windowSeconds: settings.DEDUP_WINDOW_SECONDS,
+          now,
+        })
+      : options.ledger;
+  // The owner directory's code loads with the first delivery of a configuration that routes by cost center.
+  let lookup: Promise<OwnerLookup> | undefined;
+  const ownerLookup =
+    (where: Pick<OwnerLookupOptions, 'dynamo' | 'tableName' | 'directory'>) => async (accountId: string, budget: InvocationBudget) => {
+      try {
+        lookup ??= import('../owners/lazy-owners.js').then(({ createOwnerLookup }) =>
+          createOwnerLookup({ ...where, ttlSeconds: settings.RELAY_CONFIG_TTL_SECONDS, now, logger: log, errorReason }),
+        );
+        return await (await lookup)(accountId, budget);
+      } catch (error) {
+        lookup = undefined;
+        log.warn('owner directory unavailable; routing without cost centers', { reason: errorReason(error) });
+        return undefined;
+      }
+    };
   const relay = createRelay({
     config: store,
     authenticate: createRequestAuthenticator({
@@ -103,6 +127,9 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
       now,
     }),
     first: ledger ? deliverOnce({ ledger, delivery: { ...delivery, first }, logger: log, metrics, now }) : first,
+    ...(dynamo || options.owners
+      ? { owners: ownerLookup({ dynamo, tableName: settings.DEDUP_TABLE_NAME, directory: options.owners }) }
+      : {}),
     logger: log,
     metrics,
     now,

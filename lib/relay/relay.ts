@@ -6,9 +6,10 @@ import { isQuietTest, parseJsonBody, readBody } from '../inbound/request.js';
 import { jsonResponse } from '../inbound/response.js';
 import type { HttpRequest, HttpResponse } from '../inbound/types.js';
 import { coldStartTracker, type Logger } from '../log/logger.js';
+import type { CostCenterRef } from '../message/cost-center.js';
 import { webhookMessageSchema } from '../message/schema.js';
 import { answerLatencyMetric, answerMetric, configurationUnavailableMetric, type Metrics, noMetrics } from '../metrics/metrics.js';
-import { routeFacts, selectDestinations } from '../routing/route.js';
+import { routeFacts, routesByCostCenter, selectDestinations } from '../routing/route.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
 import { describeIssues } from '../shared/zod-issues.js';
@@ -19,6 +20,8 @@ export interface RelayDependencies {
   authenticate: RequestAuthenticator;
   /** The first attempt per destination: the delivery core's own, or the same behind the dedup ledger (lib/dedup). */
   first: FirstAttempt;
+  /** The cost centers of an account (lib/owners), read only for a configuration that routes by them; never throws. */
+  owners?: (accountId: string, budget: InvocationBudget) => Promise<readonly CostCenterRef[] | undefined>;
   logger: Logger;
   metrics?: Metrics;
   now?: () => number;
@@ -27,6 +30,13 @@ export interface RelayDependencies {
 export type Relay = (request: HttpRequest, budget: InvocationBudget) => Promise<HttpResponse>;
 
 const unavailable = (error: string, message: string) => jsonResponse(503, { error, message });
+
+/** The account a delivery names, read from its JSON before validation so the owner read can start at once. */
+function accountOf(value: unknown): string | undefined {
+  const id = (value as { payload?: { account_id?: unknown } } | null)?.payload?.account_id;
+  const text = typeof id === 'string' || typeof id === 'number' ? String(id).trim() : '';
+  return text === '' ? undefined : text;
+}
 
 /**
  * The most the authentication may take, like the configuration read (CONFIG_READ_BUDGET_MS).
@@ -87,6 +97,9 @@ export function createRelay(deps: RelayDependencies): Relay {
 
     const json = parseJsonBody(body.text);
     if (!json.ok) return finish(json.response, 'invalid_json');
+    // Read beside the validation, and only for a configuration that routes by cost center.
+    const accountId = deps.owners && routesByCostCenter(loaded.config) ? accountOf(json.value) : undefined;
+    const owners = accountId === undefined ? undefined : deps.owners?.(accountId, budget);
 
     const parsed = webhookMessageSchema.safeParse(json.value);
     if (!parsed.success) {
@@ -100,16 +113,23 @@ export function createRelay(deps: RelayDependencies): Relay {
     }
 
     const message = parsed.data;
-    const facts = routeFacts(message);
+    const costCenters = await owners;
+    const facts = routeFacts(message, costCenters);
     const names = selectDestinations(loaded.config, facts);
     const quiet = isQuietTest(request);
-    Object.assign(record, { objectType: facts.objectType, accountId: facts.accountId, destinations: names, ...(quiet ? { quiet } : {}) });
+    Object.assign(record, {
+      objectType: facts.objectType,
+      accountId: facts.accountId,
+      destinations: names,
+      ...(costCenters ? { costCenters: costCenters.map((c) => c.id) } : {}),
+      ...(quiet ? { quiet } : {}),
+    });
 
     const results: DestinationResult[] = await Promise.all(
       names.map(async (name) => {
         // Routing only yields names the configuration's own schema has checked exist.
         const target = targetOf(name, loaded.config.destinations[name]!, loaded.config.slack, quiet);
-        const alert = { deliveryId: request.requestId, target, message, origin: request.origin };
+        const alert = { deliveryId: request.requestId, target, message, origin: request.origin, ...(costCenters ? { costCenters } : {}) };
         return { destination: name, result: await first(alert, budget) };
       }),
     );

@@ -4,7 +4,7 @@ import { CONFIG_READ_BUDGET_MS } from '../config/store.js';
 import type { RetryLedger } from '../dedup/once.js';
 import type { Delivery, Target } from '../delivery/deliver.js';
 import { QUEUE_CALL_BUDGET_MS, targetOf } from '../delivery/deliver.js';
-import { parseDeliveryJob } from '../delivery/job.js';
+import { parseDeliveryJob } from '../delivery/job-schema.js';
 import { closeGroup } from '../group/close.js';
 import { type GroupCloseJob, parseGroupCloseJob } from '../group/job.js';
 import type { GroupStore } from '../group/store.js';

@@ -5,15 +5,27 @@ export interface RouteFacts {
   objectType: string;
   cloudProvider: string | undefined;
   accountId: string | undefined;
+  /** The cost centers that cover the account (lib/owners), where the directory was read and knows it. */
+  costCenters?: ReadonlyArray<{ id: string; name: string }> | undefined;
 }
 
-export function routeFacts(message: WebhookMessage): RouteFacts {
+export function routeFacts(message: WebhookMessage, costCenters?: RouteFacts['costCenters']): RouteFacts {
   return {
     objectType: message.metadata.object_type,
     cloudProvider: message.payload.cloud_provider_type,
     accountId: message.payload.account_id,
+    ...(costCenters ? { costCenters } : {}),
   };
 }
+
+/** Whether any route names cost centers: only then is the owner directory read for a delivery. */
+export const routesByCostCenter = (config: Pick<RelayConfig, 'routes'>): boolean =>
+  config.routes.some((route) => route.when.costCenter !== undefined);
+
+/** A cost-center condition names a cost center of the account by id, or by name whatever its case. */
+const coversAccount = (list: readonly string[] | undefined, costCenters: RouteFacts['costCenters']): boolean =>
+  list === undefined ||
+  (costCenters ?? []).some(({ id, name }) => list.some((item) => item === id || item.toLowerCase() === name.toLowerCase()));
 
 const includes = (list: readonly string[] | undefined, value: string | undefined): boolean =>
   list === undefined || (value !== undefined && list.includes(value));
@@ -22,11 +34,12 @@ const includesIgnoringCase = (list: readonly string[] | undefined, value: string
   list === undefined || (value !== undefined && list.some((item) => item.toLowerCase() === value.toLowerCase()));
 
 export function routeMatches(route: Route, facts: RouteFacts): boolean {
-  const { objectType, cloudProvider, accountId } = route.when;
+  const { objectType, cloudProvider, accountId, costCenter } = route.when;
   return (
     includes(objectType, facts.objectType) &&
     includesIgnoringCase(cloudProvider, facts.cloudProvider) &&
-    includes(accountId, facts.accountId?.trim())
+    includes(accountId, facts.accountId?.trim()) &&
+    coversAccount(costCenter, facts.costCenters)
   );
 }
 

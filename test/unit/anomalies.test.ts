@@ -5,7 +5,7 @@ import { relayConfigSchema } from '../../lib/config/schema.js';
 import { deliveryRecordId } from '../../lib/dedup/fingerprint.js';
 import { deliverOnce, OPENING_PENDING_SECONDS, retryLedger } from '../../lib/dedup/once.js';
 import { createDelivery, type Target } from '../../lib/delivery/deliver.js';
-import { parseDeliveryJob } from '../../lib/delivery/job.js';
+import { parseDeliveryJob } from '../../lib/delivery/job-schema.js';
 import { anomalyRecordId } from '../../lib/message/anomaly.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
 import { formatGoogleChatMessage } from '../../lib/notify/googlechat/format.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { newJob, parseDeliveryJob } from '../../lib/delivery/job.js';
+import { newJob } from '../../lib/delivery/job.js';
+import { parseDeliveryJob } from '../../lib/delivery/job-schema.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
 
 const message = webhookMessageSchema.parse({

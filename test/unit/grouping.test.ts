@@ -4,7 +4,7 @@ import { relayConfigSchema } from '../../lib/config/schema.js';
 import { deliveryRecordId } from '../../lib/dedup/fingerprint.js';
 import { deliverOnce, retryLedger } from '../../lib/dedup/once.js';
 import { createDelivery, type FirstAttempt, type TriageControlsPort } from '../../lib/delivery/deliver.js';
-import { parseDeliveryJob } from '../../lib/delivery/job.js';
+import { parseDeliveryJob } from '../../lib/delivery/job-schema.js';
 import { digestParts } from '../../lib/group/digest.js';
 import type { GroupCloseJob } from '../../lib/group/job.js';
 import { parseGroupCloseJob } from '../../lib/group/job.js';

@@ -85,6 +85,7 @@ const hugeAlert = webhookMessageSchema.parse({
   payload: { title: `${'<&>{{'.repeat(200)}\uD800`, message: `${'&<>{{\uDC00*_'.repeat(7_000)}`, account_id: '1'.repeat(400) },
 });
 const LINK = 'https://api.example.com/triage/contract-token';
+const COST_CENTERS = [{ id: 'cc-42', name: 'Data Platform' }];
 
 const tools: Partial<Record<string, KindTools>> = {};
 beforeAll(async () => {
@@ -109,7 +110,8 @@ describe.each(DESTINATION_TYPES)('the %s kind keeps the destination-kind contrac
     const kind = kindOf(destination) as DestinationKind;
     const chosen = serviceFor(createChatServices(fetchOverNodeHttp, variant.env), destination);
     const app = kind.app?.(destination, variant.app);
-    const payload = chosen.format(message, destination, OPENING, { link: LINK });
+    const context = { anomalyId: `anomaly#${'c'.repeat(64)}`, costCenters: COST_CENTERS };
+    const payload = chosen.format(message, destination as Readonly<Record<string, unknown>>, OPENING, { link: LINK }, context);
     const outcome = await chosen.post(addressOf(destination), payload, { timeoutMs, ...(app ? { botToken: app.botToken } : {}) });
     return { outcome, received: service.received.map((r) => r.body) };
   }
@@ -127,6 +129,13 @@ describe.each(DESTINATION_TYPES)('the %s kind keeps the destination-kind contrac
       const shown = received.flatMap((body) => (tools[type] as KindTools).conformance.shown(JSON.parse(body))).join('\n');
       expect(shown, `${variant.name} shows the alert`).toMatch(/bold/);
       for (const live of LIVE) expect(shown, `${variant.name} shows ${JSON.stringify(live)} as written`).not.toContain(live);
+    }
+  });
+
+  it("names the account's cost centers, where the owner directory knows them", async () => {
+    for (const variant of variants()) {
+      const { received } = await post(variant);
+      expect(received.join('\n'), variant.name).toContain('Data Platform');
     }
   });
 

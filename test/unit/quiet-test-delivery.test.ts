@@ -6,7 +6,7 @@ import { createAuthenticator } from '../../lib/auth/authenticate.js';
 import { createRequestAuthenticator } from '../../lib/auth/request-authenticator.js';
 import { relayConfigSchema } from '../../lib/config/schema.js';
 import { createDelivery } from '../../lib/delivery/deliver.js';
-import { parseDeliveryJob } from '../../lib/delivery/job.js';
+import { parseDeliveryJob } from '../../lib/delivery/job-schema.js';
 import { QUIET_TEST, TEST_DELIVERY_HEADER } from '../../lib/inbound/request.js';
 import type { HttpRequest } from '../../lib/inbound/types.js';
 import { createChatServices } from '../../lib/notify/kinds.js';

@@ -5,6 +5,7 @@ import { fitWithin } from '../../format/fit.js';
 import { escapeMrkdwn, escapeMrkdwnAndTruncate, truncate } from '../../format/text.js';
 import { triageName } from '../../format/triage.js';
 import { anomalyIdentity } from '../../message/anomaly.js';
+import type { CostCenterRef } from '../../message/cost-center.js';
 import type { WebhookMessage } from '../../message/schema.js';
 
 export type Widget =
@@ -91,8 +92,9 @@ export function formatGoogleChatMessage(
   mention?: string,
   update?: GoogleChatUpdate,
   link?: string,
+  costCenters?: readonly CostCenterRef[],
 ): GoogleChatMessage {
-  const view = alertView(message);
+  const view = alertView(message, costCenters);
   const threadKey = threadKeyFor(message);
   return fitWithin(GOOGLE_CHAT_MAX_BYTES, GOOGLE_CHAT_LIMITS.body, (bodyLimit) => build(view, threadKey, mention, bodyLimit, update, link));
 }

@@ -24,7 +24,7 @@ interface ChatButton {
 }
 
 const bold = (text: string) => `\x1b[1m${text}\x1b[0m`;
-const dim = (text: string) => `\x1b[2m${text}\x1b[0m`;
+const _dim = (text: string) => `\x1b[2m${text}\x1b[0m`;
 
 /** A button as the terminal shows it; a link button with its URL, so the triage page is a click away. */
 const button = (b: { text: string | { text: string }; url?: string }): string => {

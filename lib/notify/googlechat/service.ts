@@ -20,12 +20,13 @@ export function googleChatService(transport?: NodeFetch): ChatService<GoogleChat
   return {
     // The configuration only lets a Google Chat mention (<users/…>) reach a Google Chat destination.
     // A follow-up goes to the anomaly's thread (the thread key is the anomaly's) and says it is an update.
-    format: (message, destination, anomaly, triage) =>
+    format: (message, destination, anomaly, triage, context) =>
       formatGoogleChatMessage(
         message,
         typeof destination.mention === 'string' ? destination.mention : undefined,
         anomaly?.kind === 'follow_up' ? anomaly : undefined,
         triage && 'link' in triage ? triage.link : undefined,
+        context?.costCenters,
       ),
     post: createGoogleChatPoster(transport),
     minIntervalMs: GOOGLE_CHAT_MIN_INTERVAL_MS,

@@ -1,4 +1,5 @@
 import type { AnomalyPost, PostOutcome, TriageControls } from '../../chat/service.js';
+import type { CostCenterRef } from '../../message/cost-center.js';
 import type { WebhookMessage } from '../../message/schema.js';
 import type { NodeFetch } from '../../transport/fetch-over-node-http.js';
 import type { editedNote, formatSlackMessage, markText, updateNote } from './format.js';
@@ -20,6 +21,8 @@ export interface SlackAppPayload {
   anomaly: AnomalyPost;
   /** The triage buttons, when the app takes clicks. */
   triage?: TriageControls;
+  /** The cost centers of the alert's account, where known. */
+  costCenters?: readonly CostCenterRef[];
 }
 
 /** What the lazily loaded Web API client uses of the code already on the cold path. */

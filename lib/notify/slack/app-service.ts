@@ -43,11 +43,12 @@ export function slackAppService(options: SlackAppServiceOptions = {}): ChatServi
     return poster;
   };
   return {
-    format: (message, destination, anomaly, triage) => ({
+    format: (message, destination, anomaly, triage, context) => ({
       message,
       ...(typeof destination.mention === 'string' ? { mention: destination.mention } : {}),
       anomaly: anomaly ?? { kind: 'opening' },
       ...(triage ? { triage } : {}),
+      ...(context?.costCenters ? { costCenters: context.costCenters } : {}),
     }),
     post: async (channel, payload, postOptions) => (await load())(channel, payload, postOptions),
     minIntervalMs: SLACK_APP_MIN_INTERVAL_MS,

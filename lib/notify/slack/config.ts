@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import '../../validation/messages.js';
-import { chatGroupSchema, endpointSchema, endpointVariable, mentionOf } from '../options.js';
+import { chatGroupSchema, endpointSchema, mentionOf } from '../options.js';
 
 // The only mentions an operator may configure; anything else could smuggle a link.
 const SLACK_MENTION = /^<(?:!here|!channel|!subteam\^[A-Z0-9]+|@[UW][A-Z0-9]+)>$/;

@@ -2,6 +2,7 @@ import type { TriageMark } from '../../chat/service.js';
 import { type AlertView, alertView, isoSeconds } from '../../format/alert.js';
 import { escapeMrkdwn, escapeMrkdwnAndTruncate, singleLine, truncate } from '../../format/text.js';
 import { triageLine, triageName } from '../../format/triage.js';
+import type { CostCenterRef } from '../../message/cost-center.js';
 import type { WebhookMessage } from '../../message/schema.js';
 
 export interface PlainText {
@@ -104,8 +105,9 @@ export function formatSlackMessage(
   note?: SlackNote,
   /** Blocks of our own under the alert: triage controls and status. */
   extra: SlackBlock[] = [],
+  costCenters?: readonly CostCenterRef[],
 ): SlackMessage {
-  const view = alertView(message);
+  const view = alertView(message, costCenters);
   const { title, body } = view;
   const prefix = mention ? `${mention} ` : '';
 

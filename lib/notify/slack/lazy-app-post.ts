@@ -116,26 +116,38 @@ export function createSlackAppPoster(options: SlackAppClientOptions) {
       ...(buttonsFor ? [triageButtons(buttonsFor, !mark)] : []),
     ];
     if (anomaly.kind === 'opening')
-      return open(channel, formatSlackMessage(payload.message, payload.mention, undefined, triage), token, left);
+      return open(channel, formatSlackMessage(payload.message, payload.mention, undefined, triage, payload.costCenters), token, left);
 
     const { opening } = anomaly;
     const asUpdate = () =>
       open(
         channel,
         // A new opening in place of a lost one: it carries the buttons and what was decided.
-        formatSlackMessage(payload.message, payload.mention, updateNote(anomaly.firstSeenAt, anomaly.updates), triage),
+        formatSlackMessage(payload.message, payload.mention, updateNote(anomaly.firstSeenAt, anomaly.updates), triage, payload.costCenters),
         token,
         left,
       );
     if (!opening) return asUpdate();
 
     // The opening keeps its buttons and says what was decided; the reply in its thread marks the update.
-    const edited = formatSlackMessage(payload.message, payload.mention, editedNote(anomaly.updates, new Date(now()).toISOString()), triage);
+    const edited = formatSlackMessage(
+      payload.message,
+      payload.mention,
+      editedNote(anomaly.updates, new Date(now()).toISOString()),
+      triage,
+      payload.costCenters,
+    );
     const update = await call('chat.update', { channel: opening.channel, ts: opening.ts, ...message(edited) }, token, left);
     if (update.error !== undefined && UNEDITABLE_ERRORS.has(update.error)) return asUpdate();
     if (update.outcome.kind !== 'delivered') return update.outcome;
     // The reply names no one: the opening already did, and a thread reply should not ping again.
-    const reply = formatSlackMessage(payload.message, undefined, updateNote(anomaly.firstSeenAt, anomaly.updates, anomaly.triage));
+    const reply = formatSlackMessage(
+      payload.message,
+      undefined,
+      updateNote(anomaly.firstSeenAt, anomaly.updates, anomaly.triage),
+      [],
+      payload.costCenters,
+    );
     const replied = await call('chat.postMessage', { channel: opening.channel, thread_ts: opening.ts, ...message(reply) }, token, left);
     return replied.outcome.kind === 'delivered' ? { kind: 'delivered' } : replied.outcome;
   };

@@ -10,12 +10,13 @@ export function slackService(transport?: NodeFetch): ChatService<SlackMessage> {
   return {
     // The configuration only lets a Slack mention (a string) reach a Slack destination.
     // An incoming webhook can neither edit nor thread: a follow-up is a new message marked as an update.
-    format: (message, destination, anomaly, triage) =>
+    format: (message, destination, anomaly, triage, context) =>
       formatSlackMessage(
         message,
         typeof destination.mention === 'string' ? destination.mention : undefined,
         anomaly?.kind === 'follow_up' ? updateNote(anomaly.firstSeenAt, anomaly.updates, anomaly.triage) : undefined,
         triage && 'link' in triage ? [triageLinkBlock(triage.link)] : [],
+        context?.costCenters,
       ),
     post: createSlackPoster(transport),
     minIntervalMs: SLACK_MIN_INTERVAL_MS,

@@ -3,6 +3,7 @@ import { type AlertView, alertView, isoSeconds } from '../../format/alert.js';
 import { fitWithin, withoutControls } from '../../format/fit.js';
 import { singleLine, truncate } from '../../format/text.js';
 import { triageLine, triageName } from '../../format/triage.js';
+import type { CostCenterRef } from '../../message/cost-center.js';
 import type { WebhookMessage } from '../../message/schema.js';
 import type { TeamsMention } from './config.js';
 
@@ -151,7 +152,13 @@ function card(
 }
 
 /** An Adaptive Card message for a Workflows webhook, within TEAMS_MAX_BYTES; long text is cut with an ellipsis. */
-export function formatTeamsMessage(message: WebhookMessage, mention?: TeamsMention, update?: TeamsUpdate, link?: string): TeamsMessage {
-  const view = alertView(message);
+export function formatTeamsMessage(
+  message: WebhookMessage,
+  mention?: TeamsMention,
+  update?: TeamsUpdate,
+  link?: string,
+  costCenters?: readonly CostCenterRef[],
+): TeamsMessage {
+  const view = alertView(message, costCenters);
   return fitWithin(TEAMS_MAX_BYTES, TEAMS_LIMITS.body, (bodyLimit) => card(view, mention, bodyLimit, update, link));
 }

@@ -1,5 +1,6 @@
 import type { ChatService } from '../../chat/service.js';
 import type { NodeFetch } from '../../transport/fetch-over-node-http.js';
+import type { TeamsMention } from './config.js';
 import { formatTeamsMessage, type TeamsMessage } from './format.js';
 import { createTeamsPoster } from './post.js';
 
@@ -9,12 +10,13 @@ export const TEAMS_MIN_INTERVAL_MS = 260;
 export function teamsService(transport?: NodeFetch): ChatService<TeamsMessage> {
   return {
     // The configuration only lets a Teams mention ({id, name}) reach a Teams destination.
-    format: (message, destination, anomaly, triage) =>
+    format: (message, destination, anomaly, triage, context) =>
       formatTeamsMessage(
         message,
-        typeof destination.mention === 'object' ? destination.mention : undefined,
+        typeof destination.mention === 'object' && destination.mention !== null ? (destination.mention as TeamsMention) : undefined,
         anomaly?.kind === 'follow_up' ? anomaly : undefined,
         triage && 'link' in triage ? triage.link : undefined,
+        context?.costCenters,
       ),
     post: createTeamsPoster(transport),
     minIntervalMs: TEAMS_MIN_INTERVAL_MS,

@@ -1,0 +1,68 @@
+import * as z from 'zod/mini';
+import '../validation/messages.js';
+import { webhookMessageSchema } from '../message/schema.js';
+import { parseJson } from '../shared/json.js';
+import { MARKED_STATES } from '../vocabulary/triage.js';
+import { originSchema } from './origin.js';
+
+// Read by delivery-retry only: the relay writes jobs (job.ts) and never parses one, so the
+// schema stays off its cold path.
+
+/**
+ * A delivery that a chat service could not take yet, as it waits on the retry queue. It
+ * holds the validated webhook message, not a formatted payload: each attempt formats it
+ * with the destination's current type and mention, and nothing a queue sender adds can
+ * reach a chat service. It names the destination, never its URL.
+ */
+// Ids a kind gives its messages (a Slack channel and ts, a Jira project and issue key): never text.
+const messageId = z.string().check(z.regex(/^[A-Za-z0-9.-]{1,40}$/));
+
+const anomalyPostSchema = z.union([
+  z.strictObject({ kind: z.literal('opening') }),
+  z.strictObject({
+    kind: z.literal('follow_up'),
+    firstSeenAt: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/)),
+    updates: z.number().check(z.int(), z.positive()),
+    opening: z.optional(z.strictObject({ channel: messageId, ts: messageId })),
+    triage: z.optional(
+      z.strictObject({
+        state: z.enum(MARKED_STATES),
+        by: z.string().check(z.maxLength(200)),
+        at: z.number().check(z.int(), z.nonnegative()),
+      }),
+    ),
+  }),
+]);
+
+export const deliveryJobSchema = z.strictObject({
+  version: z.literal(2),
+  deliveryId: z.string().check(z.minLength(1), z.maxLength(200)),
+  destination: z.string().check(z.minLength(1), z.maxLength(200)),
+  /** Posts made so far, by the relay and by earlier retries. */
+  attempt: z.number().check(z.int(), z.nonnegative()),
+  firstAttemptAt: z.string().check(z.maxLength(40)),
+  lastReason: z.optional(z.string().check(z.maxLength(200))),
+  message: webhookMessageSchema,
+  /** A follow-up of its anomaly, so that the retry worker posts it as one (ids, names and times, no alert text). */
+  anomaly: z.optional(anomalyPostSchema),
+  /** Where the alert arrived, so that a retried message links to the same triage page. */
+  origin: z.optional(originSchema),
+  /** A quiet test delivery: every attempt posts it without the destination's mention. */
+  quiet: z.optional(z.literal(true)),
+  /** The cost centers of its account as the owner directory named them when it arrived (ids and names). */
+  costCenters: z.optional(
+    z
+      .array(z.strictObject({ id: z.string().check(z.minLength(1), z.maxLength(200)), name: z.string().check(z.maxLength(200)) }))
+      .check(z.maxLength(50)),
+  ),
+});
+
+export type DeliveryJob = z.infer<typeof deliveryJobSchema>;
+
+/** The job in a queue message body; undefined for anything that is not exactly a job. */
+export function parseDeliveryJob(body: string): DeliveryJob | undefined {
+  const json = parseJson(body);
+  if (!json.ok) return undefined;
+  const result = deliveryJobSchema.safeParse(json.value);
+  return result.success ? result.data : undefined;
+}

@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest';
+import { createAuthenticator } from '../../lib/auth/authenticate.js';
+import { createRequestAuthenticator } from '../../lib/auth/request-authenticator.js';
+import { relayConfigSchema } from '../../lib/config/schema.js';
+import { createDelivery } from '../../lib/delivery/deliver.js';
+import { newJob } from '../../lib/delivery/job.js';
+import { parseDeliveryJob } from '../../lib/delivery/job-schema.js';
+import type { HttpRequest } from '../../lib/inbound/types.js';
+import { webhookMessageSchema } from '../../lib/message/schema.js';
+import type { OwnerDirectory } from '../../lib/owners/directory.js';
+import { createOwnerLookup } from '../../lib/owners/lazy-owners.js';
+import { createRelay } from '../../lib/relay/relay.js';
+import { routeFacts, selectDestinations } from '../../lib/routing/route.js';
+import { errorReason } from '../../lib/shared/errors.js';
+import { budgetOf } from '../helpers/budget.js';
+import { capturedLogger, chatServices, fakeChatService, manualClock } from '../helpers/fake-delivery-ports.js';
+import { memoryConfigStore } from '../helpers/memory-config-store.js';
+
+const HOOK = (name: string) => `https://hooks.slack.com/services/T0/B0/${name}`;
+const config = relayConfigSchema.parse({
+  auth: { method: 'none' },
+  destinations: { default: { url: HOOK('default') }, data: { url: HOOK('data') }, finance: { url: HOOK('finance') } },
+  routes: [
+    { when: { costCenter: ['data platform'] }, to: ['data'] },
+    { when: { costCenter: ['cc-7'], objectType: ['anomaly_alert'] }, to: ['finance'] },
+  ],
+});
+const DATA = { id: 'cc-42', name: 'Data Platform' };
+const FINANCE = { id: 'cc-7', name: 'Finance' };
+const message = (account = '111111111111') =>
+  webhookMessageSchema.parse({ metadata: { object_type: 'anomaly_alert' }, payload: { title: 'EC2 up', account_id: account } });
+
+describe('routes by cost center', () => {
+  const facts = (costCenters?: Array<{ id: string; name: string }>) => routeFacts(message(), costCenters);
+
+  it('match a cost center of the account by name whatever its case, or by id; every matching route adds its destinations', () => {
+    expect(selectDestinations(config, facts([DATA]))).toEqual(['data']);
+    expect(selectDestinations(config, facts([FINANCE]))).toEqual(['finance']);
+    expect(selectDestinations(config, facts([DATA, FINANCE]))).toEqual(['data', 'finance']);
+  });
+
+  it('never match when the cost centers are unknown: the alert goes where the other routes or default send it', () => {
+    expect(selectDestinations(config, facts())).toEqual(['default']);
+    expect(selectDestinations(config, facts([]))).toEqual(['default']);
+    expect(selectDestinations(config, facts([{ id: 'cc-1', name: 'Marketing' }]))).toEqual(['default']);
+  });
+
+  it('are configuration: a list of names or ids, checked by path', () => {
+    const problems = relayConfigSchema.safeParse({ ...config, routes: [{ when: { costCenter: [] }, to: ['data'] }] });
+    expect(problems.success).toBe(false);
+    expect(JSON.stringify(problems.error?.issues.map((i) => i.path))).toContain('costCenter');
+  });
+});
+
+function setup(directory: OwnerDirectory | undefined, routes = config.routes) {
+  const clock = manualClock();
+  const log = capturedLogger();
+  const slack = fakeChatService();
+  const reads: string[] = [];
+  const counted: OwnerDirectory | undefined = directory && {
+    read: (accountId, signal) => {
+      reads.push(accountId);
+      return directory.read(accountId, signal);
+    },
+  };
+  const lookup = createOwnerLookup({ directory: counted, ttlSeconds: 300, now: clock.now, logger: log.logger, errorReason });
+  const store = memoryConfigStore({ config: { ...config, routes } });
+  const relay = createRelay({
+    config: store,
+    authenticate: createRequestAuthenticator({ check: createAuthenticator(), store, graceMs: 0, now: clock.now }),
+    first: createDelivery({
+      services: chatServices({ slack }),
+      postTimeoutMs: 5_000,
+      logger: log.logger,
+      now: clock.now,
+      sleep: clock.sleep,
+    }).first,
+    owners: lookup,
+    logger: log.logger,
+    now: clock.now,
+  });
+  const send = (account = '111111111111', budgetMs = 10_000) => {
+    const request: HttpRequest = {
+      requestId: 'r',
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ metadata: { object_type: 'anomaly_alert' }, payload: { title: 'EC2 up', account_id: account } }),
+      isBase64Encoded: false,
+    };
+    return relay(request, budgetOf(budgetMs));
+  };
+  return { send, slack, reads, log, clock };
+}
+
+const to = (slack: ReturnType<typeof fakeChatService>) => slack.posts.map((p) => p.url.split('/').at(-1));
+
+describe('the relay and the owner directory', () => {
+  const known: OwnerDirectory = {
+    read: async (accountId) => (accountId === '111111111111' ? { accountId, costCenters: [DATA], readAt: 1 } : undefined),
+  };
+
+  it('routes an alert to the team whose cost center covers its account', async () => {
+    const { send, slack } = setup(known);
+    expect((await send()).statusCode).toBe(200);
+    expect(to(slack)).toEqual(['data']);
+  });
+
+  it('reads an account once per configuration lifetime, not per delivery', async () => {
+    const { send, reads, clock } = setup(known);
+    await send();
+    await send();
+    expect(reads).toEqual(['111111111111']);
+    clock.advance(301_000);
+    await send();
+    expect(reads).toHaveLength(2);
+  });
+
+  it('reads nothing for a configuration without cost-center routes', async () => {
+    const { send, reads, slack } = setup(known, [{ when: { cloudProvider: ['aws'] }, to: ['data'] }]);
+    await send();
+    expect(reads).toEqual([]);
+    expect(to(slack)).toEqual(['default']);
+  });
+
+  it('an unknown account, a failing directory or a hung one sends the alert to default, in time and with a warning', async () => {
+    const unknown = setup(known);
+    await unknown.send('999');
+    expect(to(unknown.slack)).toEqual(['default']);
+
+    const failing = setup({ read: async () => Promise.reject(new Error('ProvisionedThroughputExceededException')) });
+    expect((await failing.send()).statusCode).toBe(200);
+    expect(to(failing.slack)).toEqual(['default']);
+    expect(failing.log.lines.join('\n')).toContain('owner directory unavailable');
+
+    const hung = setup({
+      read: (_id, signal) => new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason))),
+    });
+    const started = Date.now();
+    expect((await hung.send('111111111111', 3_000)).statusCode).toBe(200);
+    expect(Date.now() - started).toBeLessThan(2_500);
+    expect(to(hung.slack)).toEqual(['default']);
+  });
+
+  it('a queued alert keeps the cost centers it arrived with (ids and names), and nothing else', () => {
+    const job = newJob('d', 'data', message(), 'http_503', 0, undefined, undefined, false, [DATA]);
+    expect(parseDeliveryJob(JSON.stringify(job))?.costCenters).toEqual([DATA]);
+    expect(parseDeliveryJob(JSON.stringify({ ...job, costCenters: [{ ...DATA, key: 'x' }] }))).toBeUndefined();
+  });
+});
