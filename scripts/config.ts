@@ -12,7 +12,12 @@ import { configChanges } from '../lib/config/diff.js';
 import { ConfigInvalidError } from '../lib/config/errors.js';
 import { parseRelayConfig } from '../lib/config/load.js';
 import type { RelayConfig } from '../lib/config/schema.js';
+import { type WebhookMessage, webhookMessageSchema } from '../lib/message/schema.js';
+import { destinationType } from '../lib/notify/kinds.js';
+import { explainRoutes, routeFacts, routesByCostCenter } from '../lib/routing/route.js';
 import { parseJson } from '../lib/shared/json.js';
+import { describeIssues } from '../lib/shared/zod-issues.js';
+import { ownersFromFile, ownersFromStack } from './owners-source.js';
 import { awsClientOptions, awsErrorMessage, notJsonMessage, SecretContentError, stackOutputs, UsageError } from './stack.js';
 import { guardUnexpectedErrors, unexpectedErrorMessage } from './unexpected.js';
 
@@ -29,7 +34,13 @@ const USAGE = `usage:
       Prints the live configuration (or writes it to FILE, readable only by you) to edit and push.
       A live secret that is not JSON is not printed: --output FILE writes it as it is, to mend (exit 1).
 
---stack NAME reads the secret's ARN from the stack's RelayConfigSecretArn output.
+  npm run config -- explain <file> <delivery.json> [--owners FILE | --stack NAME] [--region REGION]
+      Says which destinations the delivery would reach under the configuration in <file>, and which
+      route (or default) sends it to each, without posting anything. Cost-center routes need the
+      account's cost centers: from an owners file, or the deployed stack's owner directory.
+
+--stack NAME reads the secret's ARN from the stack's RelayConfigSecretArn output (explain: the
+stack's owner directory instead).
 Exit codes: 0 done, 1 invalid configuration or refused, 2 usage mistake or AWS unreachable.`;
 
 class InvalidFileError extends Error {
@@ -47,6 +58,7 @@ function parse() {
         output: { type: 'string' },
         yes: { type: 'boolean', short: 'y' },
         'allow-weaker-auth': { type: 'boolean' },
+        owners: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -224,12 +236,73 @@ async function pull(values: ReturnType<typeof parse>['values']): Promise<number>
   }
 }
 
+/** The delivery a file holds, validated as the relay validates one; its problems by path, never a value. */
+async function readDelivery(file: string | undefined): Promise<WebhookMessage> {
+  if (!file) throw new UsageError('Which delivery? For example: npm run config -- explain relay.config.json events/anomaly-alert.json');
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'unknown error'}`);
+  }
+  const json = parseJson(text);
+  const parsed = json.ok ? webhookMessageSchema.safeParse(json.value) : undefined;
+  if (!parsed?.success) {
+    const problems = parsed ? describeIssues(parsed.error).map((p) => `  ${p.path}: ${p.problem}`) : ['  (root): is not valid JSON'];
+    throw new InvalidFileError(`${file} is not a delivery the relay would take (it answers 422):\n${problems.join('\n')}`);
+  }
+  return parsed.data;
+}
+
+async function explain(
+  file: string | undefined,
+  deliveryFile: string | undefined,
+  values: ReturnType<typeof parse>['values'],
+): Promise<number> {
+  const { config } = await readConfigFile(file);
+  const message = await readDelivery(deliveryFile);
+  if (values.owners && values.stack) throw new UsageError('Give --owners or --stack, not both.');
+  const owners = values.owners
+    ? await ownersFromFile(values.owners)
+    : values.stack
+      ? await ownersFromStack(values.stack, values.region)
+      : undefined;
+  const byCostCenter = routesByCostCenter(config);
+  const accountId = message.payload.account_id?.trim();
+  const record = byCostCenter && owners && accountId ? await owners.directory.read(accountId) : undefined;
+  const facts = routeFacts(message, record?.costCenters);
+  const centers = record?.costCenters.map((c) => `${c.name || c.id} (${c.id})`).join(', ');
+  console.log(`${deliveryFile}: ${facts.objectType}, cloud ${facts.cloudProvider ?? 'none'}, account ${accountId ?? 'none'}`);
+  if (byCostCenter) {
+    const where = owners ? owners.label : 'no owner directory (give --owners FILE or --stack NAME)';
+    console.log(`cost centers: ${centers ?? `none known, from ${where}: cost-center routes do not match`}`);
+  }
+  console.log('reaches:');
+  for (const { destination, routes } of explainRoutes(config, facts)) {
+    const type = destinationType(config.destinations[destination]!);
+    const why =
+      routes.length === 0 ? 'no route matched' : routes.map((i) => `route ${i + 1} (${conditionsOf(config.routes[i]!)})`).join(', ');
+    console.log(`  ${destination} (${type}): ${why}`);
+  }
+  return 0;
+}
+
+/** A route's conditions in words: `costCenter Data Platform, cloudProvider aws`; none is "every delivery". */
+function conditionsOf(route: RelayConfig['routes'][number]): string {
+  const conditions = Object.entries(route.when).flatMap(([name, list]) => (list ? [`${name} ${list.join(' or ')}`] : []));
+  return conditions.length > 0 ? conditions.join(', ') : 'every delivery';
+}
+
 async function main(): Promise<number> {
   const { values, positionals } = parse();
   const [command, file, ...rest] = positionals;
   if (values.help || command === 'help') {
     console.log(USAGE);
     return 0;
+  }
+  if (command === 'explain') {
+    if (rest.length > 1) throw new UsageError(`Unexpected arguments: ${rest.slice(1).join(' ')}`);
+    return explain(file, rest[0], values);
   }
   if (rest.length > 0) throw new UsageError(`Unexpected arguments: ${rest.join(' ')}`);
   switch (command) {
@@ -244,7 +317,7 @@ async function main(): Promise<number> {
       if (file) throw new UsageError('pull takes no file; use --output FILE to write one.');
       return pull(values);
     default:
-      throw new UsageError(command ? `Unknown command "${command}".` : 'Which command? validate, push or pull.');
+      throw new UsageError(command ? `Unknown command "${command}".` : 'Which command? validate, push, pull or explain.');
   }
 }
 

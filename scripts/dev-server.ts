@@ -1,6 +1,7 @@
 // `npm start`: the relay on http://127.0.0.1:3000/webhook through the same Lambda handler.
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { inMemoryLedger } from '../lib/dedup/memory.js';
 import { fromHttpApiEvent, toHttpApiResult } from '../lib/inbound/api-gateway.js';
@@ -13,6 +14,7 @@ import { memoryTriageStore } from '../lib/triage/store.js';
 import { CONSOLE_TYPES, consoleEnvironment, consolePathOf, createConsoles, loadKindTools } from './console-chat.js';
 import { chooseConfiguration, configurationProblems } from './dev-config.js';
 import { httpApiEvent } from './http-api-event.js';
+import { ownersFromFile } from './owners-source.js';
 import { DeliveryLog } from './preview/deliveries.js';
 import { handlePreviewRequest, isPreviewPath } from './preview/server.js';
 
@@ -25,12 +27,17 @@ const port = Number(process.env['PORT'] ?? 3000);
 const consoleBase = `http://127.0.0.1:${port}/console`;
 
 // The default shows both kinds of Slack destination: an incoming webhook, and a Slack app
-// channel whose message is edited and threaded as an anomaly's follow-ups arrive.
+// channel whose message is edited and threaded as an anomaly's follow-ups arrive; and a team
+// reached through its cost center, as the sample owners file names it.
 const choice = await chooseConfiguration(process.env, () => ({
   auth: { method: 'none' },
   slack: { botToken: 'xoxb-console-local' },
-  destinations: { default: { url: `${consoleBase}/slack` }, 'slack-app': { channel: 'CCONSOLE01' } },
-  routes: [{ to: ['default', 'slack-app'] }],
+  destinations: {
+    default: { url: `${consoleBase}/slack` },
+    'slack-app': { channel: 'CCONSOLE01' },
+    'data-platform': { type: 'teams', url: `${consoleBase}/teams` },
+  },
+  routes: [{ to: ['default', 'slack-app'] }, { when: { costCenter: ['Data Platform'] }, to: ['data-platform'] }],
 }));
 const problems = await configurationProblems(choice);
 if (problems.length > 0) {
@@ -54,7 +61,11 @@ const triageStore = memoryTriageStore();
 const triageOf = (id: string) => triageStore.records.get(id)?.triage;
 // Messages link to this server's triage page, signed with a key made for the session.
 const sessionKey = process.env['TRIAGE_KEY_SECRET_ID'] ? {} : { key: randomBytes(32).toString('hex') };
+// Routes by cost center read an owners file in place of the directory directory-sync keeps in AWS.
+const ownersFile = process.env['OWNERS_FILE'] ?? fileURLToPath(new URL('../events/owners/sample.json', import.meta.url));
+const owners = process.env['DEDUP_TABLE_NAME'] ? undefined : await ownersFromFile(ownersFile);
 const relay = createRelayFromEnvironment(process.env, {
+  ...(owners ? { owners: owners.directory } : {}),
   localGroups: true,
   origin: `http://127.0.0.1:${port}`,
   ...(sessionKey.key ? { triageKey: sessionKey.key } : {}),
@@ -145,6 +156,7 @@ server.on('error', (error: NodeJS.ErrnoException) => {
 server.listen(port, host, () => {
   console.log(`Cost Alert Relay listening on http://${host}:${port}/webhook`);
   console.log(`configuration: ${source}`);
+  if (owners) console.log(`owners (cost centers of each account, for routes by cost center): ${owners.label}`);
   console.log(`console destinations (print instead of post): ${CONSOLE_TYPES.map((type) => `${consoleBase}/${type}`).join(', ')}`);
   console.log(
     `preview page (what each console destination received, as each chat shows it): http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}/`,

@@ -43,6 +43,18 @@ export function routeMatches(route: Route, facts: RouteFacts): boolean {
   );
 }
 
+/** Each destination a delivery reaches, and why: the routes (by index) that send it there, or none for `default`. */
+export function explainRoutes(config: Pick<RelayConfig, 'routes'>, facts: RouteFacts): Array<{ destination: string; routes: number[] }> {
+  const reached = new Map<string, number[]>();
+  config.routes.forEach((route, index) => {
+    if (!routeMatches(route, facts)) return;
+    for (const name of route.to) reached.set(name, [...(reached.get(name) ?? []), index]);
+  });
+  return reached.size > 0
+    ? [...reached].map(([destination, routes]) => ({ destination, routes }))
+    : [{ destination: 'default', routes: [] }];
+}
+
 /** Destination names for a delivery: every matching route's, each once; `default` when none match. */
 export function selectDestinations(config: Pick<RelayConfig, 'routes'>, facts: RouteFacts): string[] {
   const names = new Set<string>();

@@ -69,6 +69,13 @@ describe('npm start (local dev server) with the embedded default configuration',
     expect(output()).toContain('https://app.slack.com/block-kit-builder#');
   });
 
+  it("routes by cost center from the sample owners file: the sample's account reaches its team, named in the message", async () => {
+    await server.waitFor('Microsoft Teams card');
+    expect(output()).toContain('owners (cost centers of each account, for routes by cost center)');
+    expect(output()).toContain('── Microsoft Teams card (console destination) ──');
+    expect(output()).toMatch(/Cost center[^\n]*Data Platform/);
+  });
+
   it('shows the living message: a console Slack app posts the opening, then edits it and replies in its thread', async () => {
     const post = (message: string) =>
       fetch(server.url, {

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
+import { ownersFileSchema } from '../../lib/owners/directory.js';
 
 const dir = new URL('../../events/', import.meta.url);
 const read = (name: string) => readFileSync(new URL(name, dir), 'utf8');
@@ -13,6 +14,12 @@ describe('sample events', () => {
     for (const name of readdirSync(new URL('bad/', dir)).filter((f) => f.endsWith('.json') && f !== 'hostile-text.json')) {
       expect(webhookMessageSchema.safeParse(JSON.parse(read(`bad/${name}`))).success, name).toBe(false);
     }
+  });
+
+  it("the sample owners file is an owners file, and covers the anomaly sample's account", () => {
+    const owners = ownersFileSchema.parse(JSON.parse(read('owners/sample.json')));
+    const account = String(JSON.parse(read('anomaly-alert.json')).payload.account_id);
+    expect(owners.accounts[account]?.map((c) => c.name)).toContain('Data Platform');
   });
 
   it('the sam local event carries exactly the anomaly sample as its body', () => {

@@ -1,0 +1,114 @@
+// `npm run owners`: the accounts the owner directory knows, their cost centers, and where an
+// anomaly alert from each goes under the relay's configuration: the routing to check before
+// an anomaly happens. Names and ids only; never a URL, key or password.
+
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { ConfigInvalidError } from '../lib/config/errors.js';
+import { parseRelayConfig } from '../lib/config/load.js';
+import type { RelayConfig } from '../lib/config/schema.js';
+import { destinationType } from '../lib/notify/kinds.js';
+import { explainRoutes, routeFacts } from '../lib/routing/route.js';
+import { ownersFromFile, ownersFromStack } from './owners-source.js';
+import { readSecretString, SecretContentError, stackOutputs, UsageError } from './stack.js';
+import { guardUnexpectedErrors, unexpectedErrorMessage } from './unexpected.js';
+
+const USAGE = `usage:
+  npm run owners -- --stack NAME [--region REGION]
+      Lists the accounts in the stack's owner directory (what directory-sync last read), the cost
+      centers that cover each, and where an anomaly alert from each account goes under the live
+      relay configuration.
+  npm run owners -- --owners FILE --config FILE
+      The same from an owners file and a configuration file (npm start's, for one).
+
+Exit codes: 0 done, 1 unusable configuration, 2 usage mistake or AWS unreachable.`;
+
+function parse() {
+  try {
+    return parseArgs({
+      options: {
+        stack: { type: 'string' },
+        region: { type: 'string' },
+        owners: { type: 'string' },
+        config: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+async function configFrom(values: ReturnType<typeof parse>['values']): Promise<RelayConfig> {
+  let text: string;
+  let where: string;
+  if (values.config) {
+    where = values.config;
+    text = await readFile(values.config, 'utf8').catch((error: NodeJS.ErrnoException) => {
+      throw new UsageError(`Cannot read ${values.config}: ${error.code ?? 'unknown error'}`);
+    });
+  } else {
+    const secretId = (await stackOutputs(values.stack as string, values.region))['RelayConfigSecretArn'];
+    if (!secretId) throw new UsageError(`The stack ${values.stack} has no RelayConfigSecretArn output; is it a Cost Alert Relay stack?`);
+    where = secretId;
+    text = await readSecretString(secretId, values.region);
+  }
+  try {
+    return parseRelayConfig(text);
+  } catch (error) {
+    if (!(error instanceof ConfigInvalidError)) throw error;
+    throw new SecretContentError(
+      `The relay configuration in ${where} is not valid:\n${error.problems.map((p) => `  ${p.path}: ${p.problem}`).join('\n')}`,
+    );
+  }
+}
+
+async function main(): Promise<number> {
+  const { values } = parse();
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  if (values.stack ? values.owners || values.config : !(values.owners && values.config)) {
+    throw new UsageError('Give --stack NAME, or --owners FILE with --config FILE.');
+  }
+  const owners = values.owners ? await ownersFromFile(values.owners) : await ownersFromStack(values.stack as string, values.region);
+  const [config, records] = await Promise.all([configFrom(values), owners.list()]);
+  if (records.length === 0) {
+    console.log(`${owners.label} knows no account yet${values.stack ? ' (has directory-sync run? OwnerRouting must be Enabled)' : ''}.`);
+    return 0;
+  }
+  console.log(`${records.length} account${records.length === 1 ? '' : 's'} in ${owners.label}; where an anomaly alert from each goes:`);
+  for (const { accountId, costCenters } of records) {
+    const facts = routeFacts(
+      {
+        metadata: { object_type: 'anomaly_alert', timestamp: undefined, destination_url: undefined },
+        payload: { title: undefined, message: undefined, cloud_provider_type: undefined, account_id: accountId, account_name: undefined },
+      },
+      costCenters,
+    );
+    const to = explainRoutes(config, facts).map(
+      ({ destination }) => `${destination} (${destinationType(config.destinations[destination]!)})`,
+    );
+    const centers = costCenters.map((c) => `${c.name || c.id} (${c.id})`).join(', ') || 'no cost center';
+    console.log(`  ${accountId}: ${centers} -> ${to.join(', ')}`);
+  }
+  return 0;
+}
+
+guardUnexpectedErrors('npm run owners');
+try {
+  process.exitCode = await main();
+} catch (error) {
+  if (error instanceof SecretContentError) {
+    console.error(error.message);
+    process.exitCode = 1;
+  } else if (error instanceof UsageError) {
+    console.error(error.message);
+    console.error('Run npm run owners -- --help for the options.');
+    process.exitCode = 2;
+  } else {
+    console.error(unexpectedErrorMessage('npm run owners', error));
+    process.exitCode = 1;
+  }
+}

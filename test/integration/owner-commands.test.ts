@@ -1,0 +1,127 @@
+// `npm run config -- explain` and `npm run owners`: which destinations an account's alerts reach,
+// and why, from an owners file or a deployed stack's owner directory (moto), without posting.
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { awsEnvironment, createSecret, motoUrl, secretsClient } from '../helpers/aws.js';
+import { createDedupTable } from '../helpers/relay-stack.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const tsx = join(root, 'node_modules/.bin/tsx');
+const moto = motoUrl();
+
+const DATA_HOOK = 'https://x.logic.azure.com/workflows/data?sig=DATA-HOOK-SECRET';
+const DEFAULT_HOOK = 'https://hooks.slack.com/services/T0/B0/DEFAULT-HOOK-SECRET';
+const config = {
+  auth: { method: 'none' },
+  destinations: { default: { url: DEFAULT_HOOK }, data: { type: 'teams', url: DATA_HOOK } },
+  routes: [{ when: { costCenter: ['data platform'] }, to: ['data'] }],
+};
+const SECRETS = ['DATA-HOOK-SECRET', 'DEFAULT-HOOK-SECRET'];
+
+function run(script: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(tsx, [join(root, 'scripts', script), ...args], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    child.on('exit', (code) => resolve({ code, out }));
+  });
+}
+
+describe('checking the routing by cost center before an anomaly happens', () => {
+  let dir = '';
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'owners-'));
+    await writeFile(join(dir, 'relay.json'), JSON.stringify(config));
+    await writeFile(join(dir, 'bad-delivery.json'), JSON.stringify({ metadata: {}, payload: { title: 'x' } }));
+  });
+
+  it('explain says which destination a delivery reaches and which route sends it, by the owners file; no URL shown', async () => {
+    const sample = join(root, 'events/anomaly-alert.json');
+    const owners = join(root, 'events/owners/sample.json');
+    const routed = await run('config.ts', ['explain', join(dir, 'relay.json'), sample, '--owners', owners]);
+    expect(routed.code).toBe(0);
+    expect(routed.out).toContain('cost centers: Data Platform (cc-42)');
+    expect(routed.out).toMatch(/data \(teams\): route 1 \(costCenter data platform\)/);
+    expect(routed.out).not.toContain('default (slack)');
+    // Without a directory the cost-center route cannot match: the delivery goes to default, and the output says why.
+    const unknown = await run('config.ts', ['explain', join(dir, 'relay.json'), sample]);
+    expect(unknown.out).toContain('cost-center routes do not match');
+    expect(unknown.out).toContain('default (slack): no route matched');
+    const bad = await run('config.ts', ['explain', join(dir, 'relay.json'), join(dir, 'bad-delivery.json')]);
+    expect(bad.code).toBe(1);
+    expect(bad.out).toContain('metadata.object_type');
+    for (const secret of SECRETS) expect(routed.out + unknown.out + bad.out).not.toContain(secret);
+  });
+
+  it('owners lists every account, its cost centers and where its alerts go', async () => {
+    const listed = await run('owners.ts', ['--owners', join(root, 'events/owners/sample.json'), '--config', join(dir, 'relay.json')]);
+    expect(listed.code).toBe(0);
+    expect(listed.out).toContain('123456789012: Data Platform (cc-42) -> data (teams)');
+    expect(listed.out).toContain('210987654321: Finance (cc-7), Data Platform (cc-42) -> data (teams)');
+    expect((await run('owners.ts', ['--owners', 'x.json'])).code).toBe(2);
+    for (const secret of SECRETS) expect(listed.out).not.toContain(secret);
+  });
+
+  it.skipIf(!moto)("owners --stack and explain --stack read the stack's owner directory and live configuration", async () => {
+    const table = await createDedupTable(moto as string);
+    const item = (account: string, costCenters: Array<{ id: string; name: string }>, expiresAt: number) =>
+      table.dynamo.send(
+        new PutItemCommand({
+          TableName: table.name,
+          Item: {
+            id: { S: `owner#${account}` },
+            costCenters: { L: costCenters.map(({ id, name }) => ({ M: { id: { S: id }, name: { S: name } } })) },
+            readAt: { N: String(expiresAt - 3 * 86_400) },
+            expiresAt: { N: String(expiresAt) },
+          },
+        }),
+      );
+    const soon = Math.floor(Date.now() / 1000) + 86_400;
+    await item('123456789012', [{ id: 'cc-42', name: 'Data Platform' }], soon);
+    await item('555555555555', [{ id: 'cc-9', name: 'Marketing' }], soon);
+    // Other items in the table are not owners.
+    await table.dynamo.send(new PutItemCommand({ TableName: table.name, Item: { id: { S: 'anomaly#x' }, firstSeen: { N: '1' } } }));
+    const configId = await createSecret(secretsClient(moto as string), config, 'relay-config');
+    const stackName = `relay-${randomUUID()}`;
+    const cloudformation = new CloudFormationClient({
+      endpoint: moto,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
+    });
+    await cloudformation.send(
+      new CreateStackCommand({
+        StackName: stackName,
+        TemplateBody: JSON.stringify({
+          Resources: { Queue: { Type: 'AWS::SQS::Queue' } },
+          Outputs: { DedupTableName: { Value: table.name }, RelayConfigSecretArn: { Value: configId } },
+        }),
+      }),
+    );
+    cloudformation.destroy();
+    const env = awsEnvironment(moto as string);
+    const listed = await run('owners.ts', ['--stack', stackName], env);
+    expect(listed.code).toBe(0);
+    expect(listed.out).toContain('2 accounts');
+    expect(listed.out).toContain('123456789012: Data Platform (cc-42) -> data (teams)');
+    expect(listed.out).toContain('555555555555: Marketing (cc-9) -> default (slack)');
+    const explained = await run(
+      'config.ts',
+      ['explain', join(dir, 'relay.json'), join(root, 'events/anomaly-alert.json'), '--stack', stackName],
+      env,
+    );
+    expect(explained.out).toContain('data (teams): route 1');
+    for (const secret of SECRETS) expect(listed.out + explained.out).not.toContain(secret);
+  });
+});
