@@ -15,6 +15,7 @@ import {
   waitUntilStackDeleteComplete,
 } from '@aws-sdk/client-cloudformation';
 import { typeFromUrl } from '../lib/notify/kinds.js';
+import type { DestinationType } from '../lib/vocabulary/destinations.js';
 import { runSamWithPrivateConfig, samconfigWithOverrides } from './private-samconfig.js';
 import { type Asker, createAsker, PromptCancelled } from './prompt.js';
 import { awsClientOptions, awsErrorMessage, regionFrom, UsageError } from './stack.js';
@@ -45,11 +46,12 @@ const DEFAULT_STACK = 'cost-alert-relay';
 const WEBHOOK_URL = /^https:\/\/[^\s"\\]+$/;
 const NO_QUOTES = /^[^"\\]*$/;
 const NO_SPACES_OR_QUOTES = /^[^\s"\\]+$/;
-const SERVICE = {
+// The kinds a webhook URL can be; a kind without a URL (a pager, a bus) is configured by hand.
+const SERVICE: Readonly<Partial<Record<DestinationType, string>>> = {
   slack: 'a Slack incoming webhook',
   teams: 'a Microsoft Teams workflow webhook',
   googlechat: 'a Google Chat webhook',
-} as const;
+};
 
 /** Choices samconfig.toml keeps: nothing secret. */
 interface Choices {
@@ -213,7 +215,7 @@ async function askWebhookUrl(asker: Asker): Promise<string> {
     (answer) =>
       WEBHOOK_URL.test(answer.trim()) ? undefined : 'That is not an https:// URL without spaces or quotes. Paste the whole webhook URL.',
   );
-  process.stderr.write(`  Got it: ${SERVICE[typeFromUrl(url.trim())]}.\n`);
+  process.stderr.write(`  Got it: ${SERVICE[typeFromUrl(url.trim())] ?? 'a webhook'}.\n`);
   return url.trim();
 }
 

@@ -3,6 +3,7 @@ import type { NodeFetch } from '../transport/fetch-over-node-http.js';
 import { DESTINATION_TYPES, type DestinationType } from '../vocabulary/destinations.js';
 import { googleChatKind } from './googlechat/kind.js';
 import type { DestinationKind, KindEnvironment } from './kind.js';
+import { pagerDutyKind } from './pagerduty/kind.js';
 import { slackKind } from './slack/kind.js';
 import { teamsKind } from './teams/kind.js';
 
@@ -14,6 +15,7 @@ export const KINDS = {
   slack: slackKind,
   teams: teamsKind,
   googlechat: googleChatKind,
+  pagerduty: pagerDutyKind,
 } as const satisfies { readonly [T in DestinationType]: DestinationKind<object> & { type: T } };
 
 /** One destination, as its kind's schema validated it. */

@@ -3,7 +3,7 @@ import type { DeliveryJob } from '../../lib/delivery/job.js';
 import type { DeadLetters, RetryQueue } from '../../lib/delivery/queues.js';
 import { createLogger, type Logger } from '../../lib/log/logger.js';
 import type { ChatServices } from '../../lib/notify/kinds.js';
-import type { DestinationType } from '../../lib/vocabulary/destinations.js';
+import { DESTINATION_TYPES, type DestinationType } from '../../lib/vocabulary/destinations.js';
 
 export interface Posted {
   url: string;
@@ -45,12 +45,8 @@ export function chatServices(given: Partial<Record<DestinationType | 'slackApp',
     };
     return { format: fail, post: fail, minIntervalMs: 0, paceKey: fail };
   };
-  return {
-    slack: given.slack ?? missing('slack'),
-    teams: given.teams ?? missing('teams'),
-    googlechat: given.googlechat ?? missing('googlechat'),
-    slackApp: given.slackApp ?? missing('slackApp'),
-  };
+  const keys: Array<DestinationType | 'slackApp'> = [...DESTINATION_TYPES, 'slackApp'];
+  return Object.fromEntries(keys.map((key) => [key, given[key] ?? missing(key)])) as ChatServices;
 }
 
 export function memoryRetryQueue(failWith?: Error): RetryQueue & { jobs: Array<{ job: DeliveryJob; delaySeconds: number }> } {

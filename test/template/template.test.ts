@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { relayConfigSchema } from '../../lib/config/schema.js';
 import { CONFIG_READ_BUDGET_MS } from '../../lib/config/store.js';
 import { QUEUE_CALL_BUDGET_MS } from '../../lib/delivery/deliver.js';
-import { destinationType } from '../../lib/notify/kinds.js';
+import { addressOf, destinationType } from '../../lib/notify/kinds.js';
 import { relayEnvironmentSchema } from '../../lib/relay/environment.js';
 import { AUTHENTICATION_BUDGET_MS } from '../../lib/relay/relay.js';
 import { ANSWER_RESERVE_MS } from '../../lib/shared/deadline.js';
@@ -273,7 +273,7 @@ describe('initial secret values (what a fresh stack holds)', () => {
     expect(parsed.data?.auth.basic?.username).toBe('relay');
     // The worst-case draw of the generator (every character it may use) is still a plain string.
     expect(parsed.data?.auth.basic?.password).toMatch(/^[A-Za-z0-9]{32,}$/);
-    expect(parsed.data?.destinations['default']?.url).toBe(userParameters.DefaultDestinationUrl);
+    expect(addressOf(parsed.data!.destinations['default']!)).toBe(userParameters.DefaultDestinationUrl);
   });
 
   it('the default destination may be a Slack, Teams workflow or Google Chat URL; the relay tells them apart by host', () => {
@@ -286,7 +286,7 @@ describe('initial secret values (what a fresh stack holds)', () => {
     for (const [type, url] of Object.entries(urls)) {
       const parsed = relayConfigFor({ DefaultDestinationUrl: url });
       expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
-      expect(parsed.data?.destinations['default']?.url).toBe(url);
+      expect(addressOf(parsed.data!.destinations['default']!)).toBe(url);
       expect(destinationType(parsed.data!.destinations['default']!)).toBe(type);
     }
     // The pattern the parameter enforces lets each of them through.

@@ -81,7 +81,7 @@ function setup() {
   const teams = recording(real.teams);
   const chat = recording(real.googlechat);
   const app = recording(real.slackApp, true);
-  const services = { slack: slack.service, teams: teams.service, googlechat: chat.service, slackApp: app.service };
+  const services = { ...real, slack: slack.service, teams: teams.service, googlechat: chat.service, slackApp: app.service };
   // Each message's triage link, for an alert that arrived on an origin.
   const triage: TriageControlsPort = ({ origin }) => (origin ? { link: `${origin}/triage/t` } : undefined);
   const deadLetters = memoryDeadLetters();

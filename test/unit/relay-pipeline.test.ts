@@ -6,6 +6,7 @@ import { ConfigInvalidError } from '../../lib/config/errors.js';
 import type { RelayConfig } from '../../lib/config/schema.js';
 import { createDelivery } from '../../lib/delivery/deliver.js';
 import type { HttpRequest } from '../../lib/inbound/types.js';
+import { addressOf } from '../../lib/notify/kinds.js';
 import { createRelay } from '../../lib/relay/relay.js';
 import { budgetOf } from '../helpers/budget.js';
 import { capturedLogger, chatServices, fakeChatService, manualClock, memoryRetryQueue } from '../helpers/fake-delivery-ports.js';
@@ -74,7 +75,7 @@ describe('the relay pipeline, in process', () => {
     const response = await send();
     expect(response.statusCode).toBe(200);
     expect(bodyOf(response)['delivered']).toEqual(['aws', 'default']);
-    expect(slack.posts.map((p) => p.url)).toEqual([config.destinations['aws']!.url, config.destinations['default']!.url]);
+    expect(slack.posts.map((p) => p.url)).toEqual([addressOf(config.destinations['aws']!), addressOf(config.destinations['default']!)]);
     const line = log.records().find((r) => r['message'] === 'delivery');
     expect(line).toMatchObject({
       outcome: 'delivered',

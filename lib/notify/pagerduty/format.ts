@@ -1,0 +1,87 @@
+import type { AnomalyPost } from '../../chat/service.js';
+import { alertView, isoSeconds } from '../../format/alert.js';
+import { withoutControls } from '../../format/fit.js';
+import { inertText, singleLine, truncate } from '../../format/text.js';
+import { triageLine, triageName } from '../../format/triage.js';
+import type { PagerDutyAlert, PagerDutyEvent, PagerDutyEventPayload } from './payload.js';
+
+/** Every event names the relay as its source, so PagerDuty's event rules can tell its alerts apart. */
+export const PAGERDUTY_SOURCE = 'cost-alert-relay';
+
+/**
+ * PagerDuty's own limits (summary, dedup key, and the event's size in bytes), and ours: the
+ * fields its event rules match on stay one short line, and the message in the details is cut
+ * so that an event stays far inside the size limit whatever characters it holds.
+ */
+export const PAGERDUTY_LIMITS = { summary: 1_024, dedupKey: 255, field: 255, message: 10_000 } as const;
+export const PAGERDUTY_MAX_BYTES = 512_000;
+
+/**
+ * Sender text as PagerDuty receives it: the alert view's inert text, with `<` and `>` as
+ * look-alikes. PagerDuty shows text as written, but its extensions pass the summary and details
+ * on to Slack, Teams and e-mail, where `<…>` makes mentions, links and tags.
+ */
+export const inertForPagerDuty = (text: string): string => text.replace(/[<>]/g, (c) => (c === '<' ? '＜' : '＞'));
+
+/** One short line, or nothing when nothing is left. */
+const line = (text: string): string | undefined => {
+  const one = singleLine(text);
+  return one === '' ? undefined : truncate(one, PAGERDUTY_LIMITS.field);
+};
+
+/**
+ * A value PagerDuty's event rules match on (account id, cloud, object type): as received, so a
+ * rule can say `class` is `anomaly_alert`, but without controls or `<…>`. PagerDuty shows these
+ * as written and its extensions do not pass them on.
+ */
+const field = (value: string | undefined): string | undefined =>
+  value === undefined ? undefined : line(inertForPagerDuty(withoutControls(value)));
+
+/** What a follow-up adds to the details: which update it is, since when, and what someone decided. */
+function followUpDetails(anomaly: AnomalyPost | undefined): Record<string, string | number> {
+  if (anomaly?.kind !== 'follow_up') return {};
+  const { updates, firstSeenAt, triage } = anomaly;
+  return {
+    update: updates,
+    'first seen': firstSeenAt,
+    ...(triage ? { triage: inertForPagerDuty(triageLine(triage.state, triageName(triage.by), triage.at)) } : {}),
+  };
+}
+
+/**
+ * The trigger event of an alert: an opening and every follow-up alike, under the anomaly's
+ * `dedup_key`, so PagerDuty keeps them on one alert. The summary is the title; the message,
+ * the account's name and a follow-up's place are details; the Triage page is a link.
+ */
+export function pagerDutyEvent([message, severity = 'warning', anomaly, triage, context]: PagerDutyAlert): PagerDutyEvent {
+  const view = alertView(message);
+  const { payload, metadata } = message;
+  const accountName =
+    payload.account_name === undefined ? undefined : line(inertForPagerDuty(inertText(withoutControls(payload.account_name))));
+  const details: Record<string, string | number> = {
+    ...(view.body ? { message: truncate(inertForPagerDuty(view.body), PAGERDUTY_LIMITS.message) } : {}),
+    ...(accountName ? { 'account name': accountName } : {}),
+    ...(view.rawTime ? { time: inertForPagerDuty(view.rawTime) } : {}),
+    // Cost centers join the details once the owner directory names them.
+    ...followUpDetails(anomaly),
+  };
+  const event: PagerDutyEventPayload = {
+    summary: truncate(inertForPagerDuty(view.title), PAGERDUTY_LIMITS.summary),
+    source: PAGERDUTY_SOURCE,
+    severity,
+    ...(view.epoch !== undefined ? { timestamp: isoSeconds(view.epoch) } : {}),
+  };
+  const component = field(payload.account_id);
+  const group = field(payload.cloud_provider_type);
+  const kind = field(metadata.object_type);
+  if (component) event.component = component;
+  if (group) event.group = group;
+  if (kind) event.class = kind;
+  if (Object.keys(details).length > 0) event.custom_details = details;
+  return {
+    event_action: 'trigger',
+    ...(context ? { dedup_key: context.anomalyId } : {}),
+    payload: event,
+    ...(triage && 'link' in triage ? { links: [{ href: triage.link, text: 'Triage' }] } : {}),
+  };
+}

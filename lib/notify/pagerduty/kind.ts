@@ -1,0 +1,22 @@
+import type { OtherKind } from '../kind.js';
+import { endpointVariable } from '../options.js';
+import { type PagerDutyDestination, pagerDutyDestinationSchema } from './config.js';
+import { pagerDutyServices } from './service.js';
+
+/** PagerDuty, through a service's Events API v2 integration: one alert per anomaly, triaged from the relay's page. */
+export const pagerDutyKind = {
+  type: 'pagerduty',
+  label: 'PagerDuty',
+  chat: false as const,
+  schema: pagerDutyDestinationSchema,
+  addressKeys: ['routingKey'],
+  /** The Events API endpoint; the routing key travels there. */
+  environment: { PAGERDUTY_EVENTS_URL: endpointVariable },
+  addressOf: (destination) => destination.routingKey,
+  services: pagerDutyServices,
+  serviceKey: () => 'pagerduty',
+  editsOpening: () => false,
+  links: () => true,
+  extras: async () => (await import('./lazy-pagerduty-extras.js')).extras,
+  tools: async () => (await import('./lazy-pagerduty-tools.js')).tools,
+} satisfies OtherKind<PagerDutyDestination>;

@@ -1,0 +1,60 @@
+// Imported with import() by service.ts on the first post to a PagerDuty destination, and bundled
+// on its own (a lazy-*.ts module). The JSON poster comes from the cold path (service.ts says why).
+import type { createJsonPoster, PostAnswer } from '../../chat/post-json.js';
+import type { PostOptions, PostOutcome } from '../../chat/service.js';
+import { parseRetryAfterMs } from '../../shared/retry-after.js';
+import type { NodeFetch } from '../../transport/fetch-over-node-http.js';
+import type { KindEnvironment } from '../kind.js';
+import { pagerDutyEvent } from './format.js';
+import type { PagerDutyEvent, PagerDutyPost } from './payload.js';
+
+/** PagerDuty's own endpoint, unless PAGERDUTY_EVENTS_URL says otherwise (tests and `npm start`). */
+export const DEFAULT_PAGERDUTY_EVENTS_URL = 'https://events.pagerduty.com/v2/enqueue';
+
+// PagerDuty names its errors in `status` with a few words ("invalid event"): short words alone
+// pass, so nothing else of an answer (and no 32-character key echoed back) becomes a reason.
+const STATUS_WORDS = /^[A-Za-z]{1,20}(?: [A-Za-z]{1,20}){0,3}$/;
+
+function statusWord(body: string): string | undefined {
+  try {
+    const status = (JSON.parse(body) as { status?: unknown } | null)?.status;
+    return typeof status === 'string' && STATUS_WORDS.test(status) ? status.toLowerCase().replace(/ /g, '_') : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Reduces an Events API answer to an outcome: 202 (any 2xx) delivered; 429 retryable after its
+ * Retry-After, or the core's backoff, as PagerDuty documents no wait and asks to back off; 408
+ * and 5xx retryable; anything else (400 an invalid event, 401, 403, 404 a wrong endpoint or
+ * key) refused, for an operator to act on. The reason is PagerDuty's status word, or the status.
+ */
+export function classifyPagerDutyAnswer({ status, body, retryAfter }: PostAnswer): PostOutcome {
+  if (status >= 200 && status < 300) return { kind: 'delivered' };
+  const reason = statusWord(body) ?? `http_${status}`;
+  if (status === 429) {
+    const retryAfterMs = parseRetryAfterMs(retryAfter);
+    return { kind: 'retryable', reason, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+  }
+  if (status >= 500 || status === 408) return { kind: 'retryable', reason };
+  return { kind: 'refused', reason };
+}
+
+export interface PagerDutyTools {
+  /** The function's environment as read: PAGERDUTY_EVENTS_URL, when set, is where events go. */
+  env?: KindEnvironment | undefined;
+  postJson: typeof createJsonPoster;
+  transport?: NodeFetch | undefined;
+}
+
+/** The event as posted: the routing key first, from the destination's address, never from a payload. */
+type PagerDutyBody = PagerDutyEvent & { routing_key: string };
+
+/** Posts an alert, made into its trigger event here, or an event made already (a triage note). */
+export function postEvent(tools: PagerDutyTools, routingKey: string, payload: PagerDutyPost, options: PostOptions): Promise<PostOutcome> {
+  const configured = tools.env?.['PAGERDUTY_EVENTS_URL'];
+  const url = typeof configured === 'string' ? configured : DEFAULT_PAGERDUTY_EVENTS_URL;
+  const event = Array.isArray(payload) ? pagerDutyEvent(payload) : payload.event;
+  return tools.postJson<PagerDutyBody>(classifyPagerDutyAnswer, tools.transport)(url, { routing_key: routingKey, ...event }, options);
+}
