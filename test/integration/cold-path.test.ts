@@ -92,8 +92,14 @@ describe.skipIf(!moto)('the relay bundle’s cold path', () => {
     const copy = join(dir, 'webhook-relay');
     cpSync(join(root, 'dist', 'webhook-relay'), copy, { recursive: true });
     const lazy = readdirSync(copy).filter((file) => file.startsWith('lazy-'));
+    // PagerDuty's poster among them: a configuration of chats alone never loads it.
     expect(lazy).toEqual(
-      expect.arrayContaining(['lazy-aws-sdk-client-sqs.mjs', 'lazy-aws-sdk-credential-provider-node.mjs', 'lazy-sso.mjs']),
+      expect.arrayContaining([
+        'lazy-aws-sdk-client-sqs.mjs',
+        'lazy-aws-sdk-credential-provider-node.mjs',
+        'lazy-sso.mjs',
+        'lazy-pagerduty-post.mjs',
+      ]),
     );
     for (const file of lazy) rmSync(join(copy, file));
     slack.reset();
@@ -104,7 +110,8 @@ describe.skipIf(!moto)('the relay bundle’s cold path', () => {
     expect(proxy.accessKeyIds()).toEqual(['AKIDLAMBDAROLE']);
   });
 
-  it("keeps Slack app destinations' code off the cold path: the Web API client and the anomaly table load on first use", () => {
+  /** The text of index.mjs and the chunks it imports statically, and of every file in the folder. */
+  function coldAndAll(): { cold: string; everything: string } {
     const folder = join(root, 'dist', 'webhook-relay');
     const coldPath = new Set<string>();
     const visit = (file: string) => {
@@ -119,7 +126,20 @@ describe.skipIf(!moto)('the relay bundle’s cold path', () => {
       .filter((file) => file.endsWith('.mjs'))
       .map((file) => readFileSync(join(folder, file), 'utf8'))
       .join('\n');
+    return { cold, everything };
+  }
+
+  it("keeps Slack app destinations' code off the cold path: the Web API client and the anomaly table load on first use", () => {
+    const { cold, everything } = coldAndAll();
     for (const marker of ['chat.update', 'ADD followUps']) {
+      expect(everything).toContain(marker);
+      expect(cold).not.toContain(marker);
+    }
+  });
+
+  it("keeps PagerDuty's events off the cold path: they are made and posted by code loaded on the first post", () => {
+    const { cold, everything } = coldAndAll();
+    for (const marker of ['routing_key', 'events.pagerduty.com', 'custom_details']) {
       expect(everything).toContain(marker);
       expect(cold).not.toContain(marker);
     }
