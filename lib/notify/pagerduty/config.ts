@@ -5,7 +5,7 @@ import '../../validation/messages.js';
 export const PAGERDUTY_SEVERITIES = ['critical', 'error', 'warning', 'info'] as const;
 export type PagerDutySeverity = (typeof PAGERDUTY_SEVERITIES)[number];
 
-// An Events API v2 integration key; like every message, this one never repeats the value, a secret.
+// An Events API v2 integration key. The message names its form only, as the value is a secret.
 const ROUTING_KEY = /^[A-Za-z0-9]{32}$/;
 
 export const pagerDutyDestinationSchema = z.strictObject({

@@ -9,11 +9,11 @@ import type { PagerDutyAlert, PagerDutyEvent, PagerDutyEventPayload } from './pa
 export const PAGERDUTY_SOURCE = 'cost-alert-relay';
 
 /**
- * PagerDuty's own limits (summary, dedup key, and the event's size in bytes), and ours: the
- * fields its event rules match on stay one short line, and the message in the details is cut
- * so that an event stays far inside the size limit whatever characters it holds.
+ * PagerDuty's own limits (the summary, and the event's size in bytes), and ours: the fields its
+ * event rules match on stay one short line, and the message in the details is cut so that an
+ * event stays far inside the size limit whatever characters it holds.
  */
-export const PAGERDUTY_LIMITS = { summary: 1_024, dedupKey: 255, field: 255, message: 10_000 } as const;
+export const PAGERDUTY_LIMITS = { summary: 1_024, field: 255, message: 10_000 } as const;
 export const PAGERDUTY_MAX_BYTES = 512_000;
 
 /**
@@ -31,8 +31,8 @@ const line = (text: string): string | undefined => {
 
 /**
  * A value PagerDuty's event rules match on (account id, cloud, object type): as received, so a
- * rule can say `class` is `anomaly_alert`, but without controls or `<…>`. PagerDuty shows these
- * as written and its extensions do not pass them on.
+ * rule can say `class` is `anomaly_alert`, but without controls or `<…>`, which PagerDuty shows
+ * as written.
  */
 const field = (value: string | undefined): string | undefined =>
   value === undefined ? undefined : line(inertForPagerDuty(withoutControls(value)));
@@ -80,6 +80,7 @@ export function pagerDutyEvent([message, severity = 'warning', anomaly, triage, 
   if (Object.keys(details).length > 0) event.custom_details = details;
   return {
     event_action: 'trigger',
+    // The anomaly's record id: a prefix and a SHA-256, far inside PagerDuty's 255 characters.
     ...(context ? { dedup_key: context.anomalyId } : {}),
     payload: event,
     ...(triage && 'link' in triage ? { links: [{ href: triage.link, text: 'Triage' }] } : {}),
