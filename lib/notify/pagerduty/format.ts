@@ -62,7 +62,9 @@ export function pagerDutyEvent([message, severity = 'warning', anomaly, triage, 
     ...(view.body ? { message: truncate(inertForPagerDuty(view.body), PAGERDUTY_LIMITS.message) } : {}),
     ...(accountName ? { 'account name': accountName } : {}),
     ...(view.rawTime ? { time: inertForPagerDuty(view.rawTime) } : {}),
-    // Cost centers join the details once the owner directory names them.
+    ...(context?.costCenters?.length
+      ? { 'cost centers': line(inertForPagerDuty(inertText(context.costCenters.map((c) => c.name || c.id).join(', ')))) ?? '' }
+      : {}),
     ...followUpDetails(anomaly),
   };
   const event: PagerDutyEventPayload = {
