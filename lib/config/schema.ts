@@ -3,7 +3,8 @@
 import * as z from 'zod/mini';
 import '../validation/messages.js';
 import type { DestinationKind } from '../notify/kind.js';
-import { type Destination, KINDS, kindOf, serviceOfHost } from '../notify/kinds.js';
+import { KINDS, type Destination as KindDestination, kindOf, serviceOfHost } from '../notify/kinds.js';
+import { DESTINATION_OPTION_KEYS, type DestinationOptions, destinationOptionsSchema } from '../notify/options.js';
 import { closestKey, type PathProblem, pathProblems } from '../shared/zod-issues.js';
 import { isHttpsOrLoopbackUrl } from '../transport/allowed-url.js';
 import { DESTINATION_TYPES } from '../vocabulary/destinations.js';
@@ -85,6 +86,27 @@ function dispatchProblems(destination: Record<string, unknown>, kind: Destinatio
   return [];
 }
 
+/** One destination, as its kind's schema validated it, with the options every kind takes. */
+export type Destination = KindDestination & DestinationOptions;
+
+/** The options every kind takes (`escalate`, `summary`), and the rest of the destination for its kind. */
+function splitOptions(destination: Record<string, unknown>): { options: Record<string, unknown>; own: Record<string, unknown> } {
+  const options: Record<string, unknown> = {};
+  const own: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(destination)) {
+    if ((DESTINATION_OPTION_KEYS as readonly string[]).includes(key)) options[key] = value;
+    else own[key] = value;
+  }
+  return { options, own };
+}
+
+/** An unknown key that is a typo of a shared option, hinted as one. */
+const hintOptions = (problems: PathProblem[]): PathProblem[] =>
+  problems.map((p) => {
+    const key = p.path.length === 1 && p.problem === 'unknown key' ? closestKey(String(p.path[0]), DESTINATION_OPTION_KEYS) : undefined;
+    return key ? { ...p, problem: `unknown key; did you mean "${key}"?` } : p;
+  });
+
 /** One destination: its kind (`type`, or what its URL or address says) checks it with its own schema. */
 export const destinationSchema = z.pipe(
   z.unknown(),
@@ -94,10 +116,18 @@ export const destinationSchema = z.pipe(
       return z.NEVER;
     }
     const kind = kindOf(value);
+    const { options, own } = splitOptions(value);
     const early = dispatchProblems(value, kind);
-    const result = early.length === 0 ? kind.schema.safeParse(value) : undefined;
-    if (result?.success) return result.data as Destination;
-    const problems = result ? pathProblems(result.error, kind.schema) : early;
+    if (!kind.summaries && options['summary'] !== undefined) {
+      early.push({ path: ['summary'], problem: `is not for ${kind.label} destinations: a pager takes no weekly summary` });
+    }
+    const result = early.length === 0 ? kind.schema.safeParse(own) : undefined;
+    const shared = destinationOptionsSchema.safeParse(options);
+    if (result?.success && shared.success) return { ...result.data, ...shared.data } as Destination;
+    const problems = [
+      ...(result ? (result.success ? [] : hintOptions(pathProblems(result.error, kind.schema))) : early),
+      ...(shared.success ? [] : pathProblems(shared.error, destinationOptionsSchema)),
+    ];
     for (const { path, problem } of problems) ctx.issues.push({ code: 'custom', message: problem, path, input: value });
     return z.NEVER;
   }),
@@ -125,6 +155,38 @@ export const routeSchema = z.strictObject({
   to: z.array(nonEmpty()).check(z.minLength(1)),
 });
 
+/** Where `escalate.to` names no other destination, or where following escalations comes back round. */
+function escalationProblems(destinations: Readonly<Record<string, Destination>>): Array<{ path: PropertyKey[]; message: string }> {
+  const problems: Array<{ path: PropertyKey[]; message: string }> = [];
+  const names = Object.keys(destinations);
+  for (const [name, destination] of Object.entries(destinations)) {
+    const to = destination.escalate?.to;
+    if (to === undefined) continue;
+    const path = ['destinations', name, 'escalate', 'to'];
+    if (to === name) {
+      problems.push({ path, message: 'names this destination itself; escalate to another one' });
+    } else if (!Object.hasOwn(destinations, to)) {
+      const hint = closestKey(to, names);
+      problems.push({ path, message: `names "${to}", which is not a destination${hint ? `; did you mean "${hint}"?` : ''}` });
+    } else {
+      const chain = [name];
+      for (
+        let next: string | undefined = to;
+        next !== undefined && Object.hasOwn(destinations, next);
+        next = destinations[next]?.escalate?.to
+      ) {
+        if (next === name) {
+          problems.push({ path, message: `makes escalations loop (${[...chain, name].join(' -> ')})` });
+          break;
+        }
+        if (chain.includes(next)) break;
+        chain.push(next);
+      }
+    }
+  }
+  return problems;
+}
+
 // Strict objects everywhere: a mistyped key (`auth.header`, `when.objecttype`, `mentoin`)
 // must be an error naming its path, never a check that silently stops applying.
 export const relayConfigSchema = z
@@ -144,6 +206,7 @@ export const relayConfigSchema = z
         return reason ? [`destination "${name}" ${reason}`] : [];
       });
       if (needing[0] && !config.slack) ctx.addIssue({ code: 'custom', path: ['slack'], message: `is required: ${needing[0]}` });
+      for (const { path, message } of escalationProblems(config.destinations)) ctx.addIssue({ code: 'custom', path, message });
       for (const [r, route] of config.routes.entries()) {
         for (const [t, name] of route.to.entries()) {
           if (!Object.hasOwn(config.destinations, name)) {
@@ -161,7 +224,6 @@ export type AuthConfig = RelayConfig['auth'];
 export type BasicCredentials = z.infer<typeof basicCredentialsSchema>;
 export type SsoSettings = z.infer<typeof ssoSettingsSchema>;
 export type CustomHeader = z.infer<typeof customHeaderSchema>;
-export type { Destination };
 export type SlackAppSettings = z.infer<typeof slackAppSettingsSchema>;
 
 export type Route = z.infer<typeof routeSchema>;

@@ -29,6 +29,11 @@ interface KindBase<Destination extends object> {
    * whose keys it has (a URL's host decides between kinds that share `url`).
    */
   readonly addressKeys: readonly [string, ...string[]];
+  /**
+   * Whether it takes a weekly summary (`summary`): a pager pages someone, so it takes none, and
+   * a configuration that asks for one there is refused.
+   */
+  readonly summaries: boolean;
   /** Its own webhooks' host, so that `type` may be left out; a kind without it needs `type`. */
   ownsHost?(host: string): boolean;
   /** The function settings it reads (`SLACK_API_URL`: tests point it at a loopback server). */

@@ -7,6 +7,7 @@ export const googleChatKind = {
   type: 'googlechat',
   label: 'Google Chat',
   chat: true as const,
+  summaries: true,
   schema: googleChatDestinationSchema,
   addressKeys: ['url'],
   ownsHost: (host) => host === 'chat.googleapis.com',

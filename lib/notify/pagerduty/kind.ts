@@ -8,6 +8,7 @@ export const pagerDutyKind = {
   type: 'pagerduty',
   label: 'PagerDuty',
   chat: false as const,
+  summaries: false,
   schema: pagerDutyDestinationSchema,
   addressKeys: ['routingKey'],
   /** The Events API endpoint; the routing key travels there. */

@@ -8,6 +8,7 @@ export const slackKind = {
   type: 'slack',
   label: 'Slack',
   chat: true as const,
+  summaries: true,
   schema: slackDestinationSchema,
   addressKeys: ['url', 'channel'],
   ownsHost: (host) => host === 'hooks.slack.com',

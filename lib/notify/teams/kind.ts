@@ -7,6 +7,7 @@ export const teamsKind = {
   type: 'teams',
   label: 'Teams',
   chat: true as const,
+  summaries: true,
   schema: teamsDestinationSchema,
   addressKeys: ['url'],
   // Workflows webhooks live on Logic Apps and Power Platform hosts; retired connectors are still Teams', to be refused.

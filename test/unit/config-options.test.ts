@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigInvalidError } from '../../lib/config/errors.js';
+import { parseRelayConfig } from '../../lib/config/load.js';
+
+const slack = (id: string) => `https://hooks.slack.com/services/T000/B000/${id}`;
+
+const problemsOf = (destinations: Record<string, unknown>) => {
+  try {
+    parseRelayConfig(JSON.stringify({ auth: { method: 'none' }, destinations }));
+    return [];
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigInvalidError);
+    return (error as ConfigInvalidError).problems;
+  }
+};
+
+describe('escalate and summary, on any destination', () => {
+  it('are read on every kind, with the summary in UTC unless a time zone is given', () => {
+    const config = parseRelayConfig(
+      JSON.stringify({
+        auth: { method: 'none' },
+        destinations: {
+          default: {
+            url: slack('a'),
+            escalate: { afterMinutes: 240, to: 'oncall' },
+            summary: { weekday: 'monday', hour: 9, timeZone: 'Europe/Berlin' },
+          },
+          teams: { url: 'https://prod-1.westeurope.logic.azure.com/workflows/x', summary: { weekday: 'friday', hour: 16 } },
+          oncall: { type: 'pagerduty', routingKey: 'R0123456789abcdef0123456789abcde' },
+        },
+      }),
+    );
+    expect(config.destinations['default']?.escalate).toEqual({ afterMinutes: 240, to: 'oncall' });
+    expect(config.destinations['default']?.summary).toEqual({ weekday: 'monday', hour: 9, timeZone: 'Europe/Berlin' });
+    expect(config.destinations['teams']?.summary).toEqual({ weekday: 'friday', hour: 16, timeZone: 'UTC' });
+  });
+
+  it('refuses a summary on a pager, and waits, hours and time zones out of range, each at its path', () => {
+    const problems = problemsOf({
+      default: { url: slack('a'), summary: { weekday: 'mondy', hour: 24, timeZone: 'Mars/Olympus' } },
+      oncall: {
+        type: 'pagerduty',
+        routingKey: 'R0123456789abcdef0123456789abcde',
+        summary: { weekday: 'monday', hour: 9 },
+        escalate: { afterMinutes: 0, to: 'default' },
+      },
+      late: { url: slack('b'), escalate: { afterMinutes: 10081, to: 'default' } },
+      half: { url: slack('c'), escalate: { afterMinutes: 1.5, to: 'default' } },
+    });
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        { path: 'destinations.default.summary.weekday', problem: expect.stringContaining('"monday"') },
+        { path: 'destinations.default.summary.hour', problem: 'must be a whole hour, 0 to 23' },
+        { path: 'destinations.default.summary.timeZone', problem: 'must be an IANA time zone such as Europe/Berlin' },
+        { path: 'destinations.oncall.summary', problem: 'is not for PagerDuty destinations: a pager takes no weekly summary' },
+        { path: 'destinations.oncall.escalate.afterMinutes', problem: 'must be a whole number of minutes, 1 to 10080 (a week)' },
+        { path: 'destinations.late.escalate.afterMinutes', problem: 'must be a whole number of minutes, 1 to 10080 (a week)' },
+        { path: 'destinations.half.escalate.afterMinutes', problem: 'must be a whole number of minutes, 1 to 10080 (a week)' },
+      ]),
+    );
+    expect(problems).toHaveLength(7);
+  });
+
+  it('names an escalation to nowhere, to itself, or round in a loop', () => {
+    const problems = problemsOf({
+      default: { url: slack('a'), escalate: { afterMinutes: 60, to: 'finops' } },
+      finops: { url: slack('b'), escalate: { afterMinutes: 60, to: 'default' } },
+      self: { url: slack('c'), escalate: { afterMinutes: 60, to: 'self' } },
+      typo: { url: slack('d'), escalate: { afterMinutes: 60, to: 'defualt' } },
+      chain: { url: slack('e'), escalate: { afterMinutes: 60, to: 'default' } },
+    });
+    expect(problems).toEqual([
+      { path: 'destinations.default.escalate.to', problem: 'makes escalations loop (default -> finops -> default)' },
+      { path: 'destinations.finops.escalate.to', problem: 'makes escalations loop (finops -> default -> finops)' },
+      { path: 'destinations.self.escalate.to', problem: 'names this destination itself; escalate to another one' },
+      { path: 'destinations.typo.escalate.to', problem: 'names "defualt", which is not a destination; did you mean "default"?' },
+    ]);
+  });
+
+  it('a typo of either option is named with the option it most likely meant', () => {
+    expect(problemsOf({ default: { url: slack('a'), escalte: { afterMinutes: 5, to: 'x' }, sumary: {} } })).toEqual([
+      { path: 'destinations.default.escalte', problem: 'unknown key; did you mean "escalate"?' },
+      { path: 'destinations.default.sumary', problem: 'unknown key; did you mean "summary"?' },
+    ]);
+    expect(problemsOf({ default: { url: slack('a'), escalate: { afterMinutes: 5, to: 'x', after: 1 } } })).toEqual([
+      { path: 'destinations.default.escalate.after', problem: expect.stringMatching(/^unknown key/) },
+    ]);
+  });
+});
