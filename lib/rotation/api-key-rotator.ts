@@ -1,19 +1,12 @@
-import * as z from 'zod/mini';
-import '../validation/messages.js';
+import { credentialsSource, readPlatformCredentials } from '../api-key/credentials.js';
 import { buildApiKey, toApiKeySecret } from '../api-key/procedure.js';
 import { apiKeySelectionSchema, pendingApiKeySchema } from '../api-key/secret.js';
 import { ApiKeyFormatError, parseApiKey } from '../cost-api/api-key.js';
-import type { CostApiClient, Credentials } from '../cost-api/client.js';
-import { errorName } from '../shared/errors.js';
+import type { CostApiClient } from '../cost-api/client.js';
 import { parseJson } from '../shared/json.js';
 import { issueLines } from '../shared/zod-issues.js';
 import { RotationError } from './errors.js';
 import type { SecretRotator } from './steps.js';
-
-const credentialsSchema = z.object({
-  username: z.string().check(z.trim(), z.minLength(1)),
-  password: z.string().check(z.minLength(1)),
-});
 
 function parseJsonObject(text: string, what: string, reason: string): Record<string, unknown> {
   const json = parseJson(text);
@@ -34,25 +27,7 @@ export interface ApiKeyRotatorDependencies {
 /** The API-key secret of the contract: rebuilt with the spec 4.4 procedure, tested with a v2 call. */
 export function apiKeyRotator(deps: ApiKeyRotatorDependencies): SecretRotator {
   const now = deps.now ?? (() => new Date());
-  const source = `the credentials secret "${deps.credentialsSecretId}" (COST_API_CREDENTIALS_SECRET_ID)`;
-
-  async function credentials(): Promise<Credentials> {
-    let text: string;
-    try {
-      text = await deps.readSecret(deps.credentialsSecretId);
-    } catch (error) {
-      const detail = error instanceof RotationError ? error.message : `(${errorName(error)})`;
-      throw new RotationError(`Cannot read ${source}: ${detail}`, 'credentials_unavailable', { cause: error });
-    }
-    const parsed = credentialsSchema.safeParse(parseJsonObject(text, `The value of ${source}`, 'credentials_invalid'));
-    if (!parsed.success) {
-      throw new RotationError(
-        `${source} must hold {"username","password"}: ${issueLines(parsed.error).join('; ')}.`,
-        'credentials_invalid',
-      );
-    }
-    return parsed.data;
-  }
+  const source = credentialsSource(deps.credentialsSecretId);
 
   return {
     async create(current, log) {
@@ -67,7 +42,7 @@ export function apiKeyRotator(deps: ApiKeyRotatorDependencies): SecretRotator {
       const result = await buildApiKey(
         deps.client,
         {
-          credentials: await credentials(),
+          credentials: await readPlatformCredentials(deps.readSecret, deps.credentialsSecretId),
           credentialsSource: source,
           account: selection.data.account,
           costCenter: selection.data.costCenter,

@@ -1,19 +1,7 @@
-import * as z from 'zod/mini';
-import '../validation/messages.js';
-import { DEFAULT_COST_API_BASE_URL, isAllowedBaseUrl } from '../cost-api/base-url.js';
+import type * as z from 'zod/mini';
+import { platformEnvironmentSchema } from '../cost-api/environment.js';
 
-/** Read with `readEnvironment` (lib/shared/environment.ts): blank means default, invalid is an error. */
-export const rotationEnvironmentSchema = z.object({
-  COST_API_BASE_URL: z._default(
-    z
-      .string()
-      .check(z.trim(), z.refine(isAllowedBaseUrl, { message: 'must be an https URL without query (plain http only for loopback hosts)' })),
-    DEFAULT_COST_API_BASE_URL,
-  ),
-  COST_API_CREDENTIALS_SECRET_ID: z.string({ error: 'is required' }).check(z.trim(), z.minLength(1, { error: 'is required' })),
-  /** Per platform call and attempt. */
-  COST_API_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.positive()), 10_000),
-  COST_API_MAX_ATTEMPTS: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(5)), 3),
-});
+/** Read with `readEnvironment` (lib/shared/environment.ts): the platform login and nothing else. */
+export const rotationEnvironmentSchema = platformEnvironmentSchema;
 
 export type RotationEnvironment = z.infer<typeof rotationEnvironmentSchema>;
