@@ -11,7 +11,9 @@ import { CALL_NAMES, type CostApiCall, CostApiError } from './errors.js';
 import { backoffMs } from './retry.js';
 import {
   type CostCenter,
+  type CoveringCostCenter,
   costCenterSchema,
+  coveringCostCenterSchema,
   describeProblems,
   generatedTokenSchema,
   type PayerAccount,
@@ -39,11 +41,24 @@ export interface GeneratedToken {
   userKey: string;
 }
 
+export interface CallOptions {
+  /** Aborts the call (every attempt, page and wait) when the caller's deadline passes. */
+  signal?: AbortSignal;
+}
+
 export interface CostApiClient {
-  generateToken(credentials: Credentials): Promise<GeneratedToken>;
-  listPayerAccounts(auth: PlatformAuth): Promise<PayerAccount[]>;
+  generateToken(credentials: Credentials, options?: CallOptions): Promise<GeneratedToken>;
+  listPayerAccounts(auth: PlatformAuth, options?: CallOptions): Promise<PayerAccount[]>;
   /** Needs an account-scoped key, `<user_key>:<account_key>:`. */
-  listCostCenters(auth: PlatformAuth): Promise<CostCenter[]>;
+  listCostCenters(auth: PlatformAuth, options?: CallOptions): Promise<CostCenter[]>;
+}
+
+/** `v2` is the spec's list (4.3); `v1` the older one, documented with the linked accounts of each cost center. */
+export type CostCenterListVersion = 'v2' | 'v1';
+
+export interface CostCenterCoverageReader {
+  /** The cost centers with the cloud accounts each covers; needs an account-scoped key. */
+  listCostCenterCoverage(auth: PlatformAuth, version: CostCenterListVersion, options?: CallOptions): Promise<CoveringCostCenter[]>;
 }
 
 export interface CostApiClientOptions {
@@ -59,6 +74,11 @@ export interface CostApiClientOptions {
   maxPages?: number;
   fetch?: typeof globalThis.fetch;
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * Waited for before every request (each attempt and page), outside its timeout, so that a
+   * caller can keep its requests within the platform's rate limits; rejects when `signal` aborts.
+   */
+  pace?: (signal?: AbortSignal) => Promise<void>;
   logger?: Logger;
 }
 
@@ -66,6 +86,7 @@ const PATHS: Record<CostApiCall, string> = {
   token_generate: '/api/v1/authentication/token/generate',
   payer_accounts: '/api/v2/user-management/accounts/data-access/payer-accounts',
   cost_centers: '/api/v2/user-management/cost-centers/management/list',
+  cost_centers_v1: '/api/v1/users/cost-centers',
 };
 
 interface Answer {
@@ -73,7 +94,7 @@ interface Answer {
   body: unknown;
 }
 
-export function createCostApiClient(options: CostApiClientOptions): CostApiClient {
+export function createCostApiClient(options: CostApiClientOptions): CostApiClient & CostCenterCoverageReader {
   const fetch = options.fetch ?? globalThis.fetch;
   const sleep = options.sleep ?? realSleep;
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -86,13 +107,19 @@ export function createCostApiClient(options: CostApiClientOptions): CostApiClien
     new CostApiError(`${CALL_NAMES[call]} failed: ${detail}`, reason, call, status);
 
   /** One call with timeout and bounded retries; answers every non-retryable status to the caller. */
-  async function send(call: CostApiCall, url: URL, init: RequestInit): Promise<Answer> {
+  // The caller's deadline passed: whatever was under way is abandoned, and not retried.
+  const deadlinePassed = (call: CostApiCall) => fail(call, 'timeout', "the caller's deadline for it passed");
+
+  async function send(call: CostApiCall, url: URL, init: RequestInit, deadline?: AbortSignal): Promise<Answer> {
     for (let attempt = 1; ; attempt++) {
       let wait: number;
       let lastProblem: { reason: CostApiError['reason']; detail: string; status?: number };
       try {
+        await options.pace?.(deadline);
+        const timeout = AbortSignal.timeout(timeoutMs);
+        const signal = deadline ? AbortSignal.any([deadline, timeout]) : timeout;
         // 'manual': a redirect comes back as the 3xx answer and is refused below, never followed.
-        const response = await fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+        const response = await fetch(url, { ...init, redirect: 'manual', signal });
         const text = await response.text();
         if (response.status >= 300 && response.status < 400) {
           // Following it would send the username and password, or the apikey header, to wherever it points.
@@ -125,6 +152,7 @@ export function createCostApiClient(options: CostApiClientOptions): CostApiClien
         }
       } catch (error) {
         if (error instanceof CostApiError) throw error;
+        if (deadline?.aborted) throw deadlinePassed(call);
         const name = errorName(error);
         if (isTimeout(error)) {
           // A call that hung once will likely hang again; retrying would only outlive the function.
@@ -143,6 +171,7 @@ export function createCostApiClient(options: CostApiClientOptions): CostApiClien
         waitMs: wait,
       });
       await sleep(wait);
+      if (deadline?.aborted) throw deadlinePassed(call);
     }
   }
 
@@ -159,14 +188,19 @@ export function createCostApiClient(options: CostApiClientOptions): CostApiClien
     return fail(call, 'rejected', `the platform refused the request (HTTP ${status})`, status);
   }
 
-  async function list<T>(call: 'payer_accounts' | 'cost_centers', auth: PlatformAuth, schema: z.ZodMiniType<T>): Promise<T[]> {
+  async function list<T>(
+    call: 'payer_accounts' | 'cost_centers' | 'cost_centers_v1',
+    auth: PlatformAuth,
+    schema: z.ZodMiniType<T>,
+    deadline: AbortSignal | undefined,
+  ): Promise<T[]> {
     const records: T[] = [];
     const seen = new Set<string>();
     let token: string | undefined;
     for (let page = 1; page <= maxPages; page++) {
       const url = joinUrl(options.baseUrl, PATHS[call]);
       if (token !== undefined) url.searchParams.set('token', token);
-      const answer = await send(call, url, { method: 'GET', headers: v2Headers(auth) });
+      const answer = await send(call, url, { method: 'GET', headers: v2Headers(auth) }, deadline);
       if (answer.status < 200 || answer.status >= 300) throw refusal(call, answer.status);
       const unwrapped = unwrapList(answer.body);
       if (!unwrapped.ok) throw fail(call, 'invalid_response', `the answer ${unwrapped.problem}`);
@@ -182,13 +216,18 @@ export function createCostApiClient(options: CostApiClientOptions): CostApiClien
   }
 
   return {
-    async generateToken(credentials) {
+    async generateToken(credentials, callOptions) {
       const call = 'token_generate';
-      const answer = await send(call, joinUrl(options.baseUrl, PATHS[call]), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify({ username: credentials.username, password: credentials.password }),
-      });
+      const answer = await send(
+        call,
+        joinUrl(options.baseUrl, PATHS[call]),
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json' },
+          body: JSON.stringify({ username: credentials.username, password: credentials.password }),
+        },
+        callOptions?.signal,
+      );
       if (answer.status >= 400 && answer.status < 500) {
         throw fail(call, 'login_failed', `the platform refused the username and password (HTTP ${answer.status})`, answer.status);
       }
@@ -207,7 +246,10 @@ export function createCostApiClient(options: CostApiClientOptions): CostApiClien
       }
       return { authorization: parsed.data.Authorization, apikey: parsed.data.apikey, userKey };
     },
-    listPayerAccounts: (auth) => list('payer_accounts', auth, payerAccountSchema),
-    listCostCenters: (auth) => list('cost_centers', auth, costCenterSchema),
+    listPayerAccounts: (auth, callOptions) => list('payer_accounts', auth, payerAccountSchema, callOptions?.signal),
+    listCostCenters: (auth, callOptions) => list('cost_centers', auth, costCenterSchema, callOptions?.signal),
+    // The v1 list takes the same headers as the v2 ones (reference/cost-api.md).
+    listCostCenterCoverage: (auth, version, callOptions) =>
+      list(version === 'v1' ? 'cost_centers_v1' : 'cost_centers', auth, coveringCostCenterSchema, callOptions?.signal),
   };
 }

@@ -1,7 +1,7 @@
 import { ReasonedError } from '../shared/errors.js';
 
 /** Which platform operation failed, for logs and messages. */
-export type CostApiCall = 'token_generate' | 'payer_accounts' | 'cost_centers';
+export type CostApiCall = 'token_generate' | 'payer_accounts' | 'cost_centers' | 'cost_centers_v1';
 
 export type CostApiFailure =
   /** Token generation refused the username and password. */
@@ -36,4 +36,5 @@ export const CALL_NAMES: Record<CostApiCall, string> = {
   token_generate: 'token generation (POST /api/v1/authentication/token/generate)',
   payer_accounts: 'the payer-accounts list (GET /api/v2/user-management/accounts/data-access/payer-accounts)',
   cost_centers: 'the cost-centers list (GET /api/v2/user-management/cost-centers/management/list)',
+  cost_centers_v1: 'the older cost-centers list (GET /api/v1/users/cost-centers)',
 };

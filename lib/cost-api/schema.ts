@@ -37,16 +37,22 @@ export const payerAccountSchema = z.pipe(
 export type PayerAccount = z.infer<typeof payerAccountSchema>;
 
 // The v2 record shape is not documented: the v1 list used `id`/`name`; `costCenterId`/`costCenterName` are accepted too.
+const costCenterFields = {
+  id: z.optional(identifier),
+  costCenterId: z.optional(identifier),
+  name: optionalText,
+  costCenterName: optionalText,
+};
+const hasAnId = z.refine<{ id?: string | undefined; costCenterId?: string | undefined }>(
+  (c) => c.id !== undefined || c.costCenterId !== undefined,
+  {
+    message: 'has no id',
+    path: ['id'],
+  },
+);
+
 export const costCenterSchema = z.pipe(
-  z
-    .looseObject({
-      id: z.optional(identifier),
-      costCenterId: z.optional(identifier),
-      name: optionalText,
-      costCenterName: optionalText,
-      code: optionalText,
-    })
-    .check(z.refine((c) => c.id !== undefined || c.costCenterId !== undefined, { message: 'has no id', path: ['id'] })),
+  z.looseObject({ ...costCenterFields, code: optionalText }).check(hasAnId),
   z.transform((c) => ({
     id: c.id ?? c.costCenterId ?? '',
     name: c.name || c.costCenterName,
@@ -55,6 +61,40 @@ export const costCenterSchema = z.pipe(
 );
 
 export type CostCenter = z.infer<typeof costCenterSchema>;
+
+// A cloud account id: text, or a number where the platform sent one (as digits, nothing padded here).
+const cloudAccountId = z.pipe(
+  z.union([z.string().check(z.trim(), z.minLength(1), z.maxLength(200)), z.number().check(z.int(), z.nonnegative())]),
+  z.transform((v: string | number) => String(v)),
+);
+// The v1 list names a linked account in an object (`linkedAccountId`); other forms carry it in `accountId` or `id`.
+const linkedAccountObject = z.pipe(
+  z
+    .looseObject({ linkedAccountId: z.nullish(cloudAccountId), accountId: z.nullish(cloudAccountId), id: z.nullish(cloudAccountId) })
+    .check(z.refine((a) => Boolean(a.linkedAccountId ?? a.accountId ?? a.id), { message: 'names no linkedAccountId, accountId or id' })),
+  z.transform((a) => a.linkedAccountId ?? a.accountId ?? a.id ?? ''),
+);
+const linkedAccounts = z.pipe(
+  z.nullish(z.array(z.union([cloudAccountId, linkedAccountObject]))),
+  z.transform((v: string[] | null | undefined) => v ?? []),
+);
+
+/**
+ * A cost center with the cloud accounts it covers, for the owner directory. Unlike
+ * costCenterSchema, a linked account in a form not listed here fails the record: a list read
+ * only in part would write mappings nobody confirmed.
+ */
+export const coveringCostCenterSchema = z.pipe(
+  z.looseObject({ ...costCenterFields, linkedAccounts, linkedAccountsIds: linkedAccounts }).check(hasAnId),
+  z.transform((c) => ({
+    id: c.id ?? c.costCenterId ?? '',
+    name: c.name || c.costCenterName,
+    /** Cloud account ids, each once. */
+    linkedAccounts: [...new Set([...c.linkedAccounts, ...c.linkedAccountsIds])],
+  })),
+);
+
+export type CoveringCostCenter = z.infer<typeof coveringCostCenterSchema>;
 
 /** Where an undocumented envelope may hold the list, in the order they are looked at. */
 export const LIST_MEMBERS = ['data', 'accounts', 'costCenters', 'items'] as const;
