@@ -26,7 +26,9 @@ export type MetricName =
   | 'GroupsOpened'
   | 'DigestsPosted'
   /** Triage actions taken from chat (dimensions action, destinationType). */
-  | 'TriageActions';
+  | 'TriageActions'
+  /** Runs of directory-sync (dimension outcome); an alarm watches for a day without a succeeded one. */
+  | 'DirectorySyncs';
 
 export type MetricUnit = 'Count' | 'Milliseconds';
 
@@ -88,3 +90,8 @@ export const digestPostedMetric = (destinationType: string): MetricPoint => coun
 
 export const triageActionMetric = (action: string, destinationType: string): MetricPoint =>
   count('TriageActions', { action, destinationType }, [['action']]);
+
+/** succeeded: every payer read and every record written; partial: some confirmed, some skipped; failed: nothing confirmed. */
+export type DirectorySyncOutcome = 'succeeded' | 'partial' | 'failed';
+
+export const directorySyncMetric = (outcome: DirectorySyncOutcome): MetricPoint => count('DirectorySyncs', { outcome });

@@ -4,9 +4,16 @@ import type { AddressInfo } from 'node:net';
 import { closeServer } from './loopback-server.js';
 
 export interface FakeCostCenter {
-  id: string;
+  /** A number is sent as a JSON number, as the platform does in some places. */
+  id: string | number;
   name: string;
   code?: string;
+  /** The v2 record's `linkedAccounts` exactly as sent (any of the forms the contract lists); `[]` by default. */
+  linkedAccounts?: unknown;
+  /** The v2 record's `linkedAccountsIds` exactly as sent; absent by default. */
+  linkedAccountsIds?: unknown;
+  /** The cloud accounts the v1 list names for it, in its documented form (`{linkedAccountId, linkedAccountName}`). */
+  v1LinkedAccounts?: string[];
 }
 
 export interface FakeAccount {
@@ -22,7 +29,7 @@ export interface FakeAccount {
 /** Where the list sits in the answer: the envelope is undocumented, so tests try each. */
 export type Envelope = 'array' | 'data' | 'accounts' | 'costCenters' | 'items';
 
-export type Endpoint = 'token' | 'accounts' | 'costCenters';
+export type Endpoint = 'token' | 'accounts' | 'costCenters' | 'costCentersV1';
 
 export type PlatformBehaviour =
   | { kind: 'normal' }
@@ -41,6 +48,8 @@ export interface PlatformRequest {
   headers: IncomingMessage['headers'];
   body: string;
   status: number;
+  /** For a request left hanging: true once the caller gave up on it and closed the connection. */
+  closed?: boolean;
 }
 
 export interface FakePlatformOptions {
@@ -66,7 +75,8 @@ export interface FakePlatform {
   requests: PlatformRequest[];
   /** Every bearer token handed out, in order. */
   issuedTokens: string[];
-  setBehaviour(endpoint: Endpoint, behaviour: PlatformBehaviour): void;
+  /** With `accountKey`, only requests whose API key is scoped to that payer get it. */
+  setBehaviour(endpoint: Endpoint, behaviour: PlatformBehaviour, accountKey?: number): void;
   /** The next `count` requests to `endpoint` get `behaviour`, then its usual behaviour again. */
   queue(endpoint: Endpoint, behaviour: PlatformBehaviour, count?: number): void;
   /** Tokens issued so far are refused from now on (as after a password change). */
@@ -101,8 +111,9 @@ const PATHS: Record<string, Endpoint> = {
   '/api/v1/authentication/token/generate': 'token',
   '/api/v2/user-management/accounts/data-access/payer-accounts': 'accounts',
   '/api/v2/user-management/cost-centers/management/list': 'costCenters',
+  '/api/v1/users/cost-centers': 'costCentersV1',
 };
-const METHODS: Record<Endpoint, string> = { token: 'POST', accounts: 'GET', costCenters: 'GET' };
+const METHODS: Record<Endpoint, string> = { token: 'POST', accounts: 'GET', costCenters: 'GET', costCentersV1: 'GET' };
 
 const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
@@ -110,7 +121,8 @@ const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('
  * A loopback stand-in for the cost platform (spec 4.1-4.3, reference/cost-api.md): exact
  * paths, methods and headers; the token must come back exactly as issued; 401 on a wrong
  * password or unknown key, 400 on a malformed key; the documented record shapes under a
- * chosen envelope; `nextToken` pagination; 429 now and then; and it can fail or hang on demand.
+ * chosen envelope; `nextToken` pagination; the older v1 cost-center list with its linked
+ * accounts; 429 now and then; and it can fail or hang on demand, for every payer or one.
  */
 export async function startFakePlatform(options: FakePlatformOptions = {}): Promise<FakePlatform> {
   const username = options.username ?? 'finops@example.com';
@@ -129,6 +141,7 @@ export async function startFakePlatform(options: FakePlatformOptions = {}): Prom
   const issuedTokens: string[] = [];
   const validTokens = new Set<string>();
   const behaviours = new Map<Endpoint, PlatformBehaviour>();
+  const payerBehaviours = new Map<string, PlatformBehaviour>();
   const queued = new Map<Endpoint, PlatformBehaviour[]>();
   const hanging = new Set<ServerResponse>();
   let v2Count = 0;
@@ -174,7 +187,7 @@ export async function startFakePlatform(options: FakePlatformOptions = {}): Prom
     const account = accounts.find((a) => String(a.accountKey) === accountKey);
     if (!account) return { status: 400 };
     if (accountScoped && costCenter !== '') return { status: 400 };
-    if (costCenter !== '' && !account.costCenters.some((c) => c.id === costCenter)) return { status: 400 };
+    if (costCenter !== '' && !account.costCenters.some((c) => String(c.id) === costCenter)) return { status: 400 };
     return { account };
   };
 
@@ -208,10 +221,11 @@ export async function startFakePlatform(options: FakePlatformOptions = {}): Prom
     const authorization = req.headers['authorization'];
     if (!authorization || !validTokens.has(authorization)) return { status: 401, body: { message: 'Unauthorized' } };
     const apikey = req.headers['apikey'];
-    const key = checkKey(typeof apikey === 'string' ? apikey : undefined, endpoint === 'costCenters');
+    const costCenterList = endpoint === 'costCenters' || endpoint === 'costCentersV1';
+    const key = checkKey(typeof apikey === 'string' ? apikey : undefined, costCenterList);
     if ('status' in key) {
       // Without an account-scoped key the cost-center list hangs until a gateway timeout.
-      if (endpoint === 'costCenters' && key.status === 400 && typeof apikey === 'string' && apikey.split(':')[1] === '-1') {
+      if (costCenterList && key.status === 400 && typeof apikey === 'string' && apikey.split(':')[1] === '-1') {
         return { status: 0, hang: true };
       }
       return { status: key.status, body: { message: key.status === 401 ? 'Unauthorized' : 'Invalid apikey' } };
@@ -230,12 +244,26 @@ export async function startFakePlatform(options: FakePlatformOptions = {}): Prom
       return page(records, settings.accountsEnvelope, token);
     }
     const account = key.account as FakeAccount;
+    if (endpoint === 'costCentersV1') {
+      // As the public reference documents it: a bare array, each linked account an object.
+      return {
+        status: 200,
+        body: account.costCenters.map((c) => ({
+          id: c.id,
+          name: c.name,
+          code: c.code ?? '',
+          accountId: account.accountId,
+          linkedAccounts: (c.v1LinkedAccounts ?? []).map((id) => ({ linkedAccountId: id, linkedAccountName: `Account ${id}` })),
+        })),
+      };
+    }
     const records = account.costCenters.map((c) => ({
       id: c.id,
       name: c.name,
       code: c.code ?? '',
       accountId: account.accountId,
-      linkedAccounts: [],
+      linkedAccounts: c.linkedAccounts ?? [],
+      ...(c.linkedAccountsIds !== undefined ? { linkedAccountsIds: c.linkedAccountsIds } : {}),
     }));
     return page(records, settings.costCentersEnvelope, token);
   };
@@ -246,22 +274,29 @@ export async function startFakePlatform(options: FakePlatformOptions = {}): Prom
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://localhost');
       const body = Buffer.concat(chunks).toString('utf8');
-      const record = (status: number) =>
-        requests.push({
+      const record = (status: number): PlatformRequest => {
+        const entry: PlatformRequest = {
           method: req.method ?? '',
           path: url.pathname,
           query: Object.fromEntries(url.searchParams),
           headers: req.headers,
           body,
           status,
-        });
+        };
+        requests.push(entry);
+        return entry;
+      };
       const endpoint = PATHS[url.pathname];
       if (!endpoint) {
         record(404);
         res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"Not Found"}');
         return;
       }
-      const behaviour = queued.get(endpoint)?.shift() ?? behaviours.get(endpoint) ?? { kind: 'normal' };
+      const apikey = req.headers['apikey'];
+      const payer = typeof apikey === 'string' ? apikey.split(':')[1] : undefined;
+      const behaviour = queued.get(endpoint)?.shift() ??
+        payerBehaviours.get(`${endpoint}#${payer}`) ??
+        behaviours.get(endpoint) ?? { kind: 'normal' };
       let answer: { status: number; body?: unknown; hang?: boolean; headers?: Record<string, string> };
       switch (behaviour.kind) {
         case 'error':
@@ -283,8 +318,12 @@ export async function startFakePlatform(options: FakePlatformOptions = {}): Prom
           answer = handle(endpoint, req, body, url.searchParams);
           if (answer.status === 429) answer.headers = { 'retry-after': '1' };
       }
-      record(answer.status);
+      const entry = record(answer.status);
       if (answer.hang) {
+        entry.closed = false;
+        res.once('close', () => {
+          entry.closed = true;
+        });
         hanging.add(res);
         return;
       }
@@ -302,7 +341,10 @@ export async function startFakePlatform(options: FakePlatformOptions = {}): Prom
     accounts,
     requests,
     issuedTokens,
-    setBehaviour: (endpoint, behaviour) => behaviours.set(endpoint, behaviour),
+    setBehaviour: (endpoint, behaviour, accountKey) => {
+      if (accountKey === undefined) behaviours.set(endpoint, behaviour);
+      else payerBehaviours.set(`${endpoint}#${accountKey}`, behaviour);
+    },
     queue: (endpoint, behaviour, count = 1) => {
       const list = queued.get(endpoint) ?? [];
       for (let i = 0; i < count; i++) list.push(behaviour);
@@ -314,6 +356,7 @@ export async function startFakePlatform(options: FakePlatformOptions = {}): Prom
     },
     reset: () => {
       behaviours.clear();
+      payerBehaviours.clear();
       queued.clear();
       requests.length = 0;
       v2Count = 0;

@@ -1,0 +1,67 @@
+import { readPlatformCredentials } from '../api-key/credentials.js';
+import { awsJsonClient, DYNAMODB, SECRETS_MANAGER } from '../aws/json-client.js';
+import { DYNAMODB_LIMITS, SECRETS_MANAGER_READ_LIMITS } from '../aws/limits.js';
+import { createCostApiClient } from '../cost-api/client.js';
+import { createLogger, type Logger, logLevelFrom } from '../log/logger.js';
+import { metricsFromEnvironment } from '../metrics/emf.js';
+import { directorySyncMetric, type Metrics } from '../metrics/metrics.js';
+import { dynamoOwnerWriter } from '../owners/dynamodb.js';
+import type { InvocationBudget } from '../shared/deadline.js';
+import { readEnvironment } from '../shared/environment.js';
+import { ReasonedError } from '../shared/errors.js';
+import { directoryEnvironmentSchema } from './environment.js';
+import { PLATFORM_PACE, windowPacer } from './pace.js';
+import { createDirectorySync, type DirectorySyncSummary, failedRun } from './sync.js';
+
+export type DirectorySyncFunction = (budget: InvocationBudget) => Promise<DirectorySyncSummary>;
+
+export interface DirectoryWiringOptions {
+  logger?: Logger;
+  /** Where metrics go; EMF lines on stdout by default. */
+  metrics?: Metrics;
+}
+
+/** Secrets Manager answered without a string value. */
+class SecretValueMissingError extends ReasonedError<'no_secret_string'> {}
+
+/** Wires directory-sync with real clients from the Lambda environment; one per container, so its pace spans runs. */
+export function createDirectorySyncFromEnvironment(
+  env: Record<string, string | undefined> = process.env,
+  options: DirectoryWiringOptions = {},
+): DirectorySyncFunction {
+  const log = options.logger ?? createLogger({ level: logLevelFrom(env) });
+  const metrics = options.metrics ?? metricsFromEnvironment('directory-sync', env);
+  const reading = readEnvironment(directoryEnvironmentSchema, env);
+  if (!reading.ok) {
+    // Every run fails the same visible way, so the alarm fires rather than a default being guessed.
+    const variables = reading.problems.map((p) => p.path);
+    return async () => {
+      log.error('directory-sync is misconfigured: nothing read, nothing written', { reason: 'environment_invalid', variables });
+      metrics.add(directorySyncMetric('failed'));
+      return failedRun('environment_invalid');
+    };
+  }
+  const settings = reading.settings;
+  const secrets = awsJsonClient(SECRETS_MANAGER, { limits: SECRETS_MANAGER_READ_LIMITS });
+  const pacer = windowPacer(PLATFORM_PACE);
+  const platform = createCostApiClient({
+    baseUrl: settings.COST_API_BASE_URL,
+    timeoutMs: settings.COST_API_TIMEOUT_MS,
+    maxAttempts: settings.COST_API_MAX_ATTEMPTS,
+    pace: pacer.take,
+    logger: log,
+  });
+  return createDirectorySync({
+    platform,
+    readCredentials: (signal) =>
+      readPlatformCredentials(async (secretId) => {
+        const { SecretString } = await secrets('GetSecretValue', { SecretId: secretId }, signal);
+        if (typeof SecretString !== 'string') throw new SecretValueMissingError('it has no string value', 'no_secret_string');
+        return SecretString;
+      }, settings.COST_API_CREDENTIALS_SECRET_ID),
+    writer: dynamoOwnerWriter(awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }), settings.DEDUP_TABLE_NAME),
+    paceDelayMs: pacer.delayMs,
+    logger: log,
+    metrics,
+  });
+}

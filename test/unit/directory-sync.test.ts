@@ -1,0 +1,565 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { readPlatformCredentials } from '../../lib/api-key/credentials.js';
+import { type CostApiClientOptions, createCostApiClient } from '../../lib/cost-api/client.js';
+import { cloudAccountIdOf } from '../../lib/directory/coverage.js';
+import { createDirectorySyncFromEnvironment } from '../../lib/directory/from-environment.js';
+import { type Pace, windowPacer } from '../../lib/directory/pace.js';
+import { createDirectorySync, type DirectorySyncLimits, type DirectorySyncSummary } from '../../lib/directory/sync.js';
+import type { OwnerRecord, OwnerWriter } from '../../lib/owners/directory.js';
+import { invocationBudget } from '../../lib/shared/deadline.js';
+import { type FakeAccount, type FakePlatform, type PlatformBehaviour, startFakePlatform } from '../helpers/cost-platform.js';
+import { type FakeAws, startFakeAws } from '../helpers/fake-aws.js';
+import { capturedLogger } from '../helpers/fake-delivery-ports.js';
+import { memoryMetrics } from '../helpers/memory-metrics.js';
+
+const COST_CENTERS_PATH = '/api/v2/user-management/cost-centers/management/list';
+const V1_PATH = '/api/v1/users/cost-centers';
+const ACCOUNTS_PATH = '/api/v2/user-management/accounts/data-access/payer-accounts';
+
+/**
+ * Three payers: the first names its linked accounts in the v2 list (as strings, a number and an
+ * object), the second names none there (so the v1 list is read), the third is an Azure payer that
+ * uses `linkedAccountsIds` with objects carrying `accountId` or `id`.
+ */
+const PAYERS: FakeAccount[] = [
+  {
+    accountKey: 12345,
+    accountId: '123456789012',
+    accountName: 'Production payer',
+    cloudTypeId: 0,
+    costCenters: [
+      { id: 'cc-100', name: 'Data Platform', linkedAccounts: ['111111111111', 222222222222] },
+      { id: 'cc-200', name: 'Web shop', linkedAccounts: [{ linkedAccountId: '222222222222', linkedAccountName: 'Shop' }] },
+    ],
+  },
+  {
+    accountKey: 67890,
+    accountId: '210987654321',
+    accountName: 'Staging payer',
+    cloudTypeId: 0,
+    costCenters: [{ id: 300, name: 'QA', v1LinkedAccounts: ['333333333333'] }],
+  },
+  {
+    accountKey: 24680,
+    accountId: 'sub-azure-0001',
+    accountName: 'Azure EA',
+    cloudTypeId: 1,
+    costCenters: [{ id: 'az-1', name: 'Analytics', linkedAccountsIds: [{ accountId: 'sub-0002' }, { id: 'sub-0003' }] }],
+  },
+];
+
+/** What a full run of PAYERS writes, account by account. */
+const DIRECTORY: Record<string, Array<{ id: string; name: string }>> = {
+  '111111111111': [{ id: 'cc-100', name: 'Data Platform' }],
+  '222222222222': [
+    { id: 'cc-100', name: 'Data Platform' },
+    { id: 'cc-200', name: 'Web shop' },
+  ],
+  '333333333333': [{ id: '300', name: 'QA' }],
+  'sub-0002': [{ id: 'az-1', name: 'Analytics' }],
+  'sub-0003': [{ id: 'az-1', name: 'Analytics' }],
+};
+
+let platform: FakePlatform;
+
+beforeAll(async () => {
+  platform = await startFakePlatform({ accounts: structuredClone(PAYERS) });
+});
+afterAll(() => platform.close());
+beforeEach(() => {
+  platform.reset();
+  platform.accounts.splice(0, platform.accounts.length, ...structuredClone(PAYERS));
+});
+
+/** The OwnerWriter in memory: the table's `owner#` items, and every write in order. */
+function memoryWriter(): OwnerWriter & { items: Map<string, OwnerRecord>; writes: OwnerRecord[] } {
+  const items = new Map<string, OwnerRecord>();
+  const writes: OwnerRecord[] = [];
+  return {
+    items,
+    writes,
+    async write(record) {
+      writes.push(record);
+      items.set(record.accountId, structuredClone(record));
+    },
+  };
+}
+
+interface SetupOptions {
+  limits?: Partial<DirectorySyncLimits>;
+  client?: Partial<CostApiClientOptions>;
+  writer?: OwnerWriter;
+  pace?: Pace;
+  password?: string;
+  /** A clock ahead of the machine's by what the fake sleep has "slept". */
+  virtualTime?: boolean;
+}
+
+function setup(options: SetupOptions = {}) {
+  const log = capturedLogger();
+  const metrics = memoryMetrics();
+  const writer = options.writer ?? memoryWriter();
+  let offset = 0;
+  const now = () => Date.now() + offset;
+  const sleep = async (ms: number) => {
+    offset += ms;
+  };
+  const pacer = options.pace ? windowPacer(options.pace, now, options.virtualTime ? sleep : undefined) : undefined;
+  const requestTimes: number[] = [];
+  const client = createCostApiClient({
+    baseUrl: platform.url,
+    timeoutMs: 1_000,
+    maxAttempts: 2,
+    backoffBaseMs: 10,
+    logger: log.logger,
+    fetch: (url, init) => {
+      requestTimes.push(now());
+      return globalThis.fetch(url, init);
+    },
+    ...(pacer ? { pace: pacer.take } : {}),
+    ...options.client,
+  });
+  const sync = createDirectorySync({
+    platform: client,
+    readCredentials: async () => ({ username: platform.username, password: options.password ?? platform.password }),
+    writer,
+    logger: log.logger,
+    metrics,
+    now,
+    ...(pacer ? { paceDelayMs: pacer.delayMs } : {}),
+    limits: { writeReserveMs: 300, callFloorMs: 100, writeFloorMs: 100, ...options.limits },
+  });
+  /** One run with `ms` of invocation time. */
+  const run = (ms = 20_000) => {
+    const end = now() + ms;
+    return sync(invocationBudget({ getRemainingTimeInMillis: () => end - now() }, 50));
+  };
+  return { run, log, metrics, writer, requestTimes, now };
+}
+
+const directoryOf = (writer: { items: Map<string, OwnerRecord> }) =>
+  Object.fromEntries([...writer.items.values()].map((r) => [r.accountId, r.costCenters]));
+
+/** Nothing the platform issued or the operator typed appears in a log line, a record or the summary. */
+function expectNoSecrets(...texts: unknown[]): void {
+  for (const text of texts.map((t) => (typeof t === 'string' ? t : JSON.stringify(t)))) {
+    expect(text).not.toContain(platform.password);
+    expect(text).not.toContain(platform.userKey);
+    for (const token of platform.issuedTokens) expect(text).not.toContain(token);
+  }
+}
+
+const listRequests = (path = COST_CENTERS_PATH) => platform.requests.filter((r) => r.path === path);
+
+describe('directory-sync reads the directory', () => {
+  it('signs in, reads each payer with <user_key>:<accountKey>: and writes one record per linked cloud account', async () => {
+    const s = setup();
+    const summary = await s.run();
+    expect(summary).toMatchObject({
+      outcome: 'succeeded',
+      payers: 3,
+      payersRead: 3,
+      payersSkipped: 0,
+      skipped: [],
+      accountsWritten: 5,
+      accountsNotWritten: 0,
+    });
+    expect(directoryOf(s.writer as ReturnType<typeof memoryWriter>)).toEqual(DIRECTORY);
+    const token = platform.issuedTokens.at(-1);
+    expect(listRequests().map((r) => [r.headers['apikey'], r.headers['authorization'], r.headers['accept']])).toEqual(
+      ['12345', '67890', '24680'].map((key) => [`${platform.userKey}:${key}:`, token, 'application/json']),
+    );
+    // Read when the lists answered; each expires three days later (lib/owners).
+    const { writes } = s.writer as ReturnType<typeof memoryWriter>;
+    for (const record of writes) expect(Math.abs(record.readAt - Math.floor(Date.now() / 1000))).toBeLessThanOrEqual(5);
+    expect(s.metrics.count('DirectorySyncs', { outcome: 'succeeded' })).toBe(1);
+    expect(s.log.records().at(-1)).toMatchObject({ level: 'info', message: 'directory sync finished', outcome: 'succeeded' });
+    expectNoSecrets(s.log.lines, writes, summary);
+  });
+
+  it.each<[string, Partial<FakeAccount['costCenters'][number]>]>([
+    ['account ids as strings', { linkedAccounts: ['444444444444'] }],
+    ['account ids as numbers', { linkedAccounts: [444444444444] }],
+    ['objects with linkedAccountId', { linkedAccounts: [{ linkedAccountId: '444444444444', linkedAccountName: 'x' }] }],
+    ['objects with accountId (a number)', { linkedAccounts: [{ accountId: 444444444444 }] }],
+    ['objects with id', { linkedAccounts: [{ id: '444444444444' }] }],
+    ['linkedAccountsIds', { linkedAccounts: undefined, linkedAccountsIds: ['444444444444'] }],
+    ['linkedAccountsIds with objects', { linkedAccounts: null, linkedAccountsIds: [{ linkedAccountId: 444444444444 }] }],
+  ])('reads linked accounts given as %s', async (_form, linked) => {
+    platform.accounts.splice(0, 3, { ...structuredClone(PAYERS[0]!), costCenters: [{ id: 'cc-9', name: 'Ops', ...linked }] });
+    const s = setup();
+    expect(await s.run()).toMatchObject({ outcome: 'succeeded', accountsWritten: 1, v1Fallbacks: 0 });
+    expect(directoryOf(s.writer as ReturnType<typeof memoryWriter>)).toEqual({ '444444444444': [{ id: 'cc-9', name: 'Ops' }] });
+    expect(listRequests(V1_PATH)).toHaveLength(0);
+  });
+
+  it('gives an account every cost center that covers it, across payers, each once', async () => {
+    // The Azure payer's cost center also names an AWS account of the first payer, twice.
+    platform.accounts[2]!.costCenters.push({ id: 'az-2', name: 'Shared', linkedAccounts: ['111111111111', '111111111111'] });
+    const s = setup();
+    await s.run();
+    expect(directoryOf(s.writer as ReturnType<typeof memoryWriter>)['111111111111']).toEqual([
+      { id: 'az-2', name: 'Shared' },
+      { id: 'cc-100', name: 'Data Platform' },
+    ]);
+  });
+
+  it('takes ids as numbers: a cost center id as its digits, an AWS account id with its leading zeros back', async () => {
+    platform.accounts.splice(0, 3, {
+      ...structuredClone(PAYERS[0]!),
+      costCenters: [{ id: 42, name: 'Numbers', linkedAccounts: [12345678901, { accountId: 98765 }] }],
+    });
+    const s = setup();
+    await s.run();
+    expect(directoryOf(s.writer as ReturnType<typeof memoryWriter>)).toEqual({
+      '000000098765': [{ id: '42', name: 'Numbers' }],
+      '012345678901': [{ id: '42', name: 'Numbers' }],
+    });
+    expect(
+      s.log.records().some((r) => r['message'] === 'AWS account ids shorter than twelve digits were given back their leading zeros'),
+    ).toBe(true);
+    // Only AWS ids have a fixed length: another cloud's id stays as it came.
+    expect(cloudAccountIdOf('12345', { accountKey: '1', accountId: '', accountName: '', cloudTypeId: 2 })).toEqual({
+      id: '12345',
+      padded: false,
+    });
+  });
+
+  it.each<['array' | 'data' | 'costCenters' | 'items']>([['array'], ['data'], ['costCenters'], ['items']])(
+    'reads cost-center lists as %s, following nextToken pages',
+    async (costCentersEnvelope) => {
+      platform.accounts[0]!.costCenters.push({ id: 'cc-150', name: 'Mobile', linkedAccounts: ['555555555555'] });
+      platform.configure({ costCentersEnvelope, accountsEnvelope: 'items', pageSize: 1 });
+      const s = setup();
+      expect(await s.run()).toMatchObject({ outcome: 'succeeded', accountsWritten: 6 });
+      expect(directoryOf(s.writer as ReturnType<typeof memoryWriter>)).toEqual({
+        ...DIRECTORY,
+        '555555555555': [{ id: 'cc-150', name: 'Mobile' }],
+      });
+      // A bare array holds the whole list; a wrapped one comes a record a page.
+      const firstPayer = listRequests().filter((r) => r.headers['apikey'] === `${platform.userKey}:12345:`);
+      expect(firstPayer).toHaveLength(costCentersEnvelope === 'array' ? 1 : 3);
+      expect(platform.requests.filter((r) => r.path === ACCOUNTS_PATH)).toHaveLength(3);
+    },
+  );
+
+  it('reads the v1 list, with the same headers, for a payer whose v2 list names no linked account, and says so', async () => {
+    const s = setup();
+    const summary = await s.run();
+    expect(summary.v1Fallbacks).toBe(1);
+    const [v1] = listRequests(V1_PATH);
+    expect(listRequests(V1_PATH)).toHaveLength(1);
+    expect(v1).toMatchObject({ method: 'GET', status: 200 });
+    expect(v1?.headers['apikey']).toBe(`${platform.userKey}:67890:`);
+    expect(v1?.headers['authorization']).toBe(platform.issuedTokens.at(-1));
+    expect(v1?.headers['accept']).toBe('application/json');
+    expect(s.log.records()).toContainEqual(
+      expect.objectContaining({
+        message: 'the v2 cost-center list names no linked account; reading the v1 list instead',
+        payer: '67890',
+        payerName: 'Staging payer',
+      }),
+    );
+    expect(s.log.records()).toContainEqual(expect.objectContaining({ message: 'payer read', payer: '67890', list: 'v1' }));
+  });
+
+  it('writes nothing for a payer whose v2 and v1 lists both name no linked account', async () => {
+    platform.accounts[1]!.costCenters[0]!.v1LinkedAccounts = [];
+    const s = setup();
+    expect(await s.run()).toMatchObject({ outcome: 'succeeded', payersRead: 3, accountsWritten: 4, v1Fallbacks: 1 });
+    expect(directoryOf(s.writer as ReturnType<typeof memoryWriter>)['333333333333']).toBeUndefined();
+  });
+});
+
+describe('directory-sync never removes what it could not confirm', () => {
+  it.each<[string, PlatformBehaviour, string]>([
+    ['refused (403)', { kind: 'error', status: 403 }, 'unauthorized'],
+    ['refused (404)', { kind: 'error', status: 404 }, 'rejected'],
+    ['unavailable (503)', { kind: 'error', status: 503 }, 'platform_unavailable'],
+    ['a hang', { kind: 'hang' }, 'timeout'],
+    ['a shape it does not know', { kind: 'answer', status: 200, body: { costCenterList: [] } }, 'invalid_response'],
+    [
+      'a linked account in a form it does not know',
+      { kind: 'answer', status: 200, body: [{ id: 'cc-1', name: 'x', linkedAccounts: [{ name: 'no id' }] }] },
+      'invalid_response',
+    ],
+  ])('a payer whose list fails with %s writes nothing for its accounts, the others are written', async (_case, behaviour, reason) => {
+    platform.setBehaviour('costCenters', behaviour, 12345);
+    const s = setup();
+    const summary = await s.run();
+    expect(summary).toMatchObject({ outcome: 'partial', payersRead: 2, payersSkipped: 1, accountsWritten: 3 });
+    expect(summary.skipped).toEqual([{ payer: '12345', payerName: 'Production payer', reason, why: expect.stringContaining('failed') }]);
+    expect(Object.keys(directoryOf(s.writer as ReturnType<typeof memoryWriter>)).sort()).toEqual(['333333333333', 'sub-0002', 'sub-0003']);
+    expect(s.log.records()).toContainEqual(
+      expect.objectContaining({
+        level: 'warn',
+        message: 'payer skipped: its accounts keep their records as they were',
+        payer: '12345',
+        reason,
+        why: expect.stringMatching(/^the cost-centers list \(GET [^)]+\) failed: /),
+      }),
+    );
+    expect(s.metrics.count('DirectorySyncs', { outcome: 'partial' })).toBe(1);
+    expect(s.log.records().at(-1)).toMatchObject({ level: 'warn', message: 'directory sync finished', outcome: 'partial' });
+    expectNoSecrets(s.log.lines, summary);
+  });
+
+  it('a failed payer leaves its accounts’ records as they were; the others are updated', async () => {
+    const writer = memoryWriter();
+    const old = { costCenters: [{ id: 'old', name: 'Before' }], readAt: 1_700_000_000 };
+    writer.items.set('333333333333', { accountId: '333333333333', ...old });
+    writer.items.set('111111111111', { accountId: '111111111111', ...old });
+    platform.setBehaviour('costCentersV1', { kind: 'error', status: 500 }, 67890);
+    const s = setup({ writer });
+    expect(await s.run()).toMatchObject({ outcome: 'partial', skipped: [expect.objectContaining({ payer: '67890' })] });
+    expect(writer.items.get('333333333333')).toEqual({ accountId: '333333333333', ...old });
+    expect(writer.items.get('111111111111')?.costCenters).toEqual([{ id: 'cc-100', name: 'Data Platform' }]);
+    expect(writer.writes.map((w) => w.accountId)).not.toContain('333333333333');
+  });
+
+  it('a 429 stops the run: later payers are not asked, and the log says why', async () => {
+    platform.setBehaviour('costCenters', { kind: 'rate_limited', retryAfter: '600' }, 67890);
+    const s = setup();
+    const summary = await s.run();
+    expect(summary.skipped.map((p) => [p.payer, p.reason])).toEqual([
+      ['67890', 'rate_limited'],
+      ['24680', 'rate_limited'],
+    ]);
+    expect(summary.skipped[1]?.why).toBe('not read: the platform answered an earlier list with 429 (too many requests)');
+    expect(listRequests().some((r) => r.headers['apikey'] === `${platform.userKey}:24680:`)).toBe(false);
+    expect(summary).toMatchObject({ outcome: 'partial', accountsWritten: 2 });
+  });
+
+  it.each<[string, () => void, string]>([
+    ['a refused login', () => undefined, 'login_failed'],
+    ['a login that hangs', () => platform.setBehaviour('token', { kind: 'hang' }), 'timeout'],
+    [
+      'a payer-accounts list it cannot read',
+      () => platform.setBehaviour('accounts', { kind: 'answer', status: 200, body: 'x' }),
+      'invalid_response',
+    ],
+  ])('%s changes nothing: the run fails, logged and counted', async (name, arrange, reason) => {
+    arrange();
+    const s = setup(name === 'a refused login' ? { password: 'wrong-password' } : {});
+    const summary = await s.run();
+    expect(summary).toMatchObject({ outcome: 'failed', reason, payers: 0, accountsWritten: 0 });
+    expect((s.writer as ReturnType<typeof memoryWriter>).writes).toEqual([]);
+    expect(listRequests()).toHaveLength(0);
+    expect(s.log.records()).toContainEqual(
+      expect.objectContaining({ level: 'error', message: 'directory sync read nothing: every record stays as it was', reason }),
+    );
+    expect(s.metrics.count('DirectorySyncs', { outcome: 'failed' })).toBe(1);
+    expectNoSecrets(s.log.lines, summary, 'wrong-password');
+  });
+
+  it('a credentials secret without a password fails the run, naming the secret and never a value', async () => {
+    const log = capturedLogger();
+    const metrics = memoryMetrics();
+    const sync = createDirectorySync({
+      platform: createCostApiClient({ baseUrl: platform.url }),
+      readCredentials: () => readPlatformCredentials(async () => '{"username":"ops@example.com"}', 'platform-login'),
+      writer: memoryWriter(),
+      logger: log.logger,
+      metrics,
+    });
+    const summary = await sync(invocationBudget({ getRemainingTimeInMillis: () => 60_000 }));
+    expect(summary).toMatchObject({ outcome: 'failed', reason: 'credentials_invalid' });
+    expect(log.records()).toContainEqual(
+      expect.objectContaining({
+        why: expect.stringContaining('the credentials secret "platform-login" (COST_API_CREDENTIALS_SECRET_ID) must hold'),
+      }),
+    );
+    expect(platform.requests).toHaveLength(0);
+  });
+
+  it('fails when no payer could be read, and when no record could be written', async () => {
+    platform.setBehaviour('costCenters', { kind: 'error', status: 400 });
+    expect(await setup().run()).toMatchObject({ outcome: 'failed', payersRead: 0, payersSkipped: 3 });
+
+    platform.reset();
+    const refusing: OwnerWriter = {
+      write: async () => {
+        throw new Error('refused');
+      },
+    };
+    const s = setup({ writer: refusing });
+    expect(await s.run()).toMatchObject({ outcome: 'failed', payersRead: 3, accountsWritten: 0, accountsNotWritten: 5 });
+    expect(s.log.records()).toContainEqual(
+      expect.objectContaining({
+        message: 'owner records not written: those accounts keep their records as they were',
+        reasons: { Error: 5 },
+      }),
+    );
+  });
+
+  it('a record whose write fails is counted, and the run is partial', async () => {
+    const inner = memoryWriter();
+    const writer: OwnerWriter = {
+      write: async (record, signal) => {
+        if (record.accountId === 'sub-0002') throw new Error('refused');
+        await inner.write(record, signal);
+      },
+    };
+    const s = setup({ writer });
+    expect(await s.run()).toMatchObject({ outcome: 'partial', accountsWritten: 4, accountsNotWritten: 1, payersSkipped: 0 });
+  });
+});
+
+describe('directory-sync keeps to its deadlines and the platform’s pace', () => {
+  it('gives every call a deadline that fits the invocation: a hang ends the run early, partial, with what it read written', async () => {
+    platform.setBehaviour('costCenters', { kind: 'hang' }, 67890);
+    const s = setup({ client: { timeoutMs: 60_000 }, limits: { writeReserveMs: 400 } });
+    const started = Date.now();
+    const summary = await s.run(2_000);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(summary).toMatchObject({ outcome: 'partial', payersRead: 1, accountsWritten: 2 });
+    expect(summary.skipped.map((p) => [p.payer, p.reason])).toEqual([
+      ['67890', 'cost_centers_deadline'],
+      ['24680', 'out_of_time'],
+    ]);
+    expect(summary.skipped[1]?.why).toBe('not read: too little of the invocation’s time was left');
+    // The client was told: it closed the hung request rather than leave it open until its own timeout.
+    await expect.poll(() => listRequests().find((r) => r.status === 0)?.closed, { timeout: 1_000 }).toBe(true);
+  });
+
+  it('gives every write a deadline too', async () => {
+    const hanging: OwnerWriter = { write: () => new Promise(() => undefined) };
+    const s = setup({ writer: hanging, limits: { writeMs: 100, writeConcurrency: 5 } });
+    const summary = await s.run();
+    expect(summary).toMatchObject({ outcome: 'failed', accountsNotWritten: 5 });
+    expect(s.log.records()).toContainEqual(expect.objectContaining({ reasons: { owner_write_deadline: 5 } }));
+  });
+
+  it('never sends more requests in a window than its pace allows, retries and pages included', async () => {
+    platform.configure({ pageSize: 1, costCentersEnvelope: 'data' });
+    platform.queue('costCenters', { kind: 'error', status: 502 });
+    const s = setup({ pace: { requests: 3, windowMs: 60_000 }, virtualTime: true });
+    expect(await s.run(3_600_000)).toMatchObject({ outcome: 'succeeded', accountsWritten: 5 });
+    expect(s.requestTimes.length).toBeGreaterThan(6);
+    for (let i = 3; i < s.requestTimes.length; i++) {
+      // A few ms pass between a request's place and its fetch.
+      expect(s.requestTimes[i]! - s.requestTimes[i - 3]!).toBeGreaterThanOrEqual(60_000 - 20);
+    }
+  });
+
+  it('stops early when the pace leaves no room for the next payer, and says so', async () => {
+    const s = setup({ pace: { requests: 3, windowMs: 60_000 }, virtualTime: true });
+    const summary = await s.run(30_000);
+    // Sign-in, the payer accounts and the first payer's list fill the window.
+    expect(platform.requests).toHaveLength(3);
+    expect(summary).toMatchObject({ outcome: 'partial', payersRead: 1, accountsWritten: 2 });
+    expect(summary.skipped).toEqual([
+      expect.objectContaining({
+        payer: '67890',
+        reason: 'out_of_time',
+        why: 'not read: the platform’s pace leaves no room for it in this invocation',
+      }),
+      expect.objectContaining({ payer: '24680', reason: 'out_of_time' }),
+    ]);
+  });
+
+  it('a pace shared by back-to-back runs: the second waits for the first’s requests to leave the window', async () => {
+    let offset = 0;
+    const slept: number[] = [];
+    const pacer = windowPacer(
+      { requests: 2, windowMs: 1_000 },
+      () => offset,
+      async (ms) => {
+        slept.push(ms);
+        offset += ms;
+      },
+    );
+    await pacer.take();
+    await pacer.take();
+    expect(pacer.delayMs()).toBe(1_000);
+    offset = 400;
+    await pacer.take();
+    expect(slept).toEqual([600]);
+    const aborted = AbortSignal.abort(new Error('deadline'));
+    await expect(pacer.take(aborted)).rejects.toThrow('deadline');
+    const controller = new AbortController();
+    const waiting = windowPacer({ requests: 1, windowMs: 60_000 }, Date.now);
+    await waiting.take();
+    const second = waiting.take(controller.signal);
+    controller.abort(new Error('later deadline'));
+    await expect(second).rejects.toThrow('later deadline');
+  });
+});
+
+describe('the directory-sync wiring', () => {
+  let aws: FakeAws;
+  const saved = { ...process.env };
+  beforeAll(async () => {
+    aws = await startFakeAws();
+    Object.assign(process.env, { AWS_ENDPOINT_URL: aws.url, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'y' });
+  });
+  afterAll(async () => {
+    process.env = saved;
+    await aws.close();
+  });
+
+  it('reads the login from the credentials secret and writes owner# items to the table', async () => {
+    aws.answer('secretsmanager.GetSecretValue', {
+      SecretString: JSON.stringify({ username: platform.username, password: platform.password }),
+    });
+    aws.answer('DynamoDB_20120810.PutItem', {});
+    const log = capturedLogger();
+    const metrics = memoryMetrics();
+    const sync = createDirectorySyncFromEnvironment(
+      { COST_API_BASE_URL: platform.url, COST_API_CREDENTIALS_SECRET_ID: 'platform-login', DEDUP_TABLE_NAME: 'dedup' },
+      { logger: log.logger, metrics },
+    );
+    const summary: DirectorySyncSummary = await sync(invocationBudget({ getRemainingTimeInMillis: () => 60_000 }));
+    expect(summary).toMatchObject({ outcome: 'succeeded', accountsWritten: 5 });
+    expect(aws.calls.find((c) => c.target === 'secretsmanager.GetSecretValue')?.body).toEqual({ SecretId: 'platform-login' });
+    const puts = aws.calls.filter((c) => c.target === 'DynamoDB_20120810.PutItem').map((c) => c.body);
+    const item = puts.find((p) => JSON.stringify(p).includes('owner#222222222222')) as { Item: Record<string, { N?: string }> };
+    expect(item).toMatchObject({
+      TableName: 'dedup',
+      Item: {
+        id: { S: 'owner#222222222222' },
+        costCenters: {
+          L: [{ M: { id: { S: 'cc-100' }, name: { S: 'Data Platform' } } }, { M: { id: { S: 'cc-200' }, name: { S: 'Web shop' } } }],
+        },
+      },
+    });
+    expect(Number(item.Item['expiresAt']?.N) - Number(item.Item['readAt']?.N)).toBe(3 * 86_400);
+    expect(metrics.count('DirectorySyncs', { outcome: 'succeeded' })).toBe(1);
+    expectNoSecrets(log.lines, puts, summary);
+  });
+
+  it('a credentials secret it cannot read fails the run, named by the secret and AWS’s error code', async () => {
+    aws.answer('secretsmanager.GetSecretValue', { error: 'ResourceNotFoundException' });
+    const log = capturedLogger();
+    const sync = createDirectorySyncFromEnvironment(
+      { COST_API_BASE_URL: platform.url, COST_API_CREDENTIALS_SECRET_ID: 'gone', DEDUP_TABLE_NAME: 'dedup' },
+      { logger: log.logger, metrics: memoryMetrics() },
+    );
+    expect(await sync(invocationBudget({ getRemainingTimeInMillis: () => 60_000 }))).toMatchObject({
+      outcome: 'failed',
+      reason: 'credentials_unavailable',
+    });
+    expect(log.records()).toContainEqual(
+      expect.objectContaining({
+        why: 'Cannot read the credentials secret "gone" (COST_API_CREDENTIALS_SECRET_ID): (ResourceNotFoundException)',
+      }),
+    );
+    aws.answer('secretsmanager.GetSecretValue', { Name: 'binary-only' });
+    expect(await sync(invocationBudget({ getRemainingTimeInMillis: () => 60_000 }))).toMatchObject({ reason: 'credentials_unavailable' });
+    expect(log.records().at(-2)?.['why']).toContain('it has no string value');
+  });
+
+  it('a missing or invalid setting fails every run, naming the variables, counted for the alarm', async () => {
+    const log = capturedLogger();
+    const metrics = memoryMetrics();
+    const sync = createDirectorySyncFromEnvironment({ COST_API_TIMEOUT_MS: 'soon' }, { logger: log.logger, metrics });
+    expect(await sync(invocationBudget({ getRemainingTimeInMillis: () => 60_000 }))).toMatchObject({
+      outcome: 'failed',
+      reason: 'environment_invalid',
+    });
+    expect(log.records()[0]).toMatchObject({
+      variables: ['COST_API_CREDENTIALS_SECRET_ID', 'COST_API_TIMEOUT_MS', 'DEDUP_TABLE_NAME'],
+    });
+    expect(metrics.count('DirectorySyncs', { outcome: 'failed' })).toBe(1);
+  });
+});
