@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import type { AwsJsonCall } from '../../lib/aws/json-client.js';
+import { fileOwnerDirectory, OWNER_RECORD_SECONDS, ownerRecordId, ownersFileSchema } from '../../lib/owners/directory.js';
+import { dynamoOwnerDirectory, dynamoOwnerWriter } from '../../lib/owners/dynamodb.js';
+
+/** The dedup table's PutItem and GetItem on one key, in memory, as the AWS JSON protocol carries them. */
+function memoryTable(): AwsJsonCall & { items: Map<string, Record<string, unknown>> } {
+  const items = new Map<string, Record<string, unknown>>();
+  const call = async (operation: string, input: Record<string, unknown>) => {
+    if (operation === 'PutItem') {
+      const item = input['Item'] as { id: { S: string } };
+      items.set(item.id.S, structuredClone(item));
+      return {};
+    }
+    if (operation === 'GetItem') {
+      const item = items.get((input['Key'] as { id: { S: string } }).id.S);
+      return item ? { Item: structuredClone(item) } : {};
+    }
+    throw new Error(`unexpected ${operation}`);
+  };
+  return Object.assign(call, { items });
+}
+
+describe('owner records in the dedup table', () => {
+  const readAt = 1_795_000_000;
+  const record = { accountId: '123456789012', costCenters: [{ id: 'cc-1', name: 'Data Platform' }], readAt };
+
+  it('directory-sync writes a whole owner# item that the relay reads back, ids and names only', async () => {
+    const table = memoryTable();
+    await dynamoOwnerWriter(table, 'dedup').write(record);
+    expect(table.items.get('owner#123456789012')).toEqual({
+      id: { S: 'owner#123456789012' },
+      costCenters: { L: [{ M: { id: { S: 'cc-1' }, name: { S: 'Data Platform' } } }] },
+      readAt: { N: String(readAt) },
+      expiresAt: { N: String(readAt + OWNER_RECORD_SECONDS) },
+    });
+    const directory = dynamoOwnerDirectory(table, 'dedup', () => readAt * 1000);
+    expect(await directory.read('123456789012')).toEqual(record);
+    expect(await directory.read('999999999999')).toBeUndefined();
+  });
+
+  it('an item past its expiry is none, though TTL has not deleted it yet', async () => {
+    const table = memoryTable();
+    await dynamoOwnerWriter(table, 'dedup').write(record);
+    const at = (seconds: number) => dynamoOwnerDirectory(table, 'dedup', () => seconds * 1000);
+    expect(await at(readAt + OWNER_RECORD_SECONDS).read(record.accountId)).toEqual(record);
+    expect(await at(readAt + OWNER_RECORD_SECONDS + 1).read(record.accountId)).toBeUndefined();
+  });
+
+  it('reads what it can of an item written otherwise: entries without an id are left out, names default to empty', async () => {
+    const table = memoryTable();
+    table.items.set(ownerRecordId('1'), {
+      id: { S: 'owner#1' },
+      costCenters: { L: [{ M: { id: { S: 'cc-2' } } }, { M: { name: { S: 'no id' } } }, {}] },
+      expiresAt: { N: String(readAt + 10) },
+    });
+    table.items.set(ownerRecordId('2'), { id: { S: 'owner#2' }, expiresAt: { N: String(readAt + 10) }, readAt: { N: 'x' } });
+    const directory = dynamoOwnerDirectory(table, 'dedup', () => readAt * 1000);
+    expect(await directory.read('1')).toEqual({ accountId: '1', costCenters: [{ id: 'cc-2', name: '' }], readAt: 0 });
+    expect(await directory.read('2')).toEqual({ accountId: '2', costCenters: [], readAt: 0 });
+  });
+});
+
+describe('owners file', () => {
+  it('describes the same records, for npm start and explain', async () => {
+    const file = ownersFileSchema.parse({ accounts: { '123456789012': [{ id: 'cc-1', name: 'Data Platform' }] } });
+    const directory = fileOwnerDirectory(file, 42);
+    expect(await directory.read('123456789012')).toEqual({
+      accountId: '123456789012',
+      costCenters: [{ id: 'cc-1', name: 'Data Platform' }],
+      readAt: 42,
+    });
+    expect(await directory.read('toString')).toBeUndefined();
+    expect(await fileOwnerDirectory(file).read('nope')).toBeUndefined();
+  });
+
+  it('refuses a file with unknown members or a cost center without an id', () => {
+    expect(ownersFileSchema.safeParse({ accounts: {}, extra: 1 }).success).toBe(false);
+    expect(ownersFileSchema.safeParse({ accounts: { a: [{ id: '', name: 'x' }] } }).success).toBe(false);
+  });
+});
