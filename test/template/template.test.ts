@@ -177,6 +177,7 @@ describe('least privilege', () => {
         .sort();
     expect(grants(relayId as string)).toEqual([
       'dynamodb:DeleteItem DedupTable',
+      'dynamodb:GetItem DedupTable',
       'dynamodb:PutItem DedupTable',
       'dynamodb:UpdateItem DedupTable',
       'secretsmanager:GetSecretValue RelayConfigSecret',
@@ -213,6 +214,23 @@ describe('least privilege', () => {
       'secretsmanager:GetSecretValue TriageKeySecret',
     ]);
     expect(template.Resources['TriageKeySecret']?.Properties?.['GenerateSecretString']).toMatchObject({ PasswordLength: 64 });
+    // directory-sync reads the platform login and writes whole owner# items: no read, update or delete.
+    const [directoryId] = functionNamed('directory-sync') ?? [];
+    expect(grants(directoryId as string)).toEqual([
+      'dynamodb:PutItem DedupTable',
+      'secretsmanager:GetSecretValue PlatformCredentialsSecret',
+    ]);
+  });
+
+  it('the relay reads owner records and directory-sync writes them, with a condition that keeps both to owner# items', () => {
+    const statementsOf = (id: string) =>
+      (effectiveFunctionProperties(template, id)['Policies'] as Array<{ Statement: Array<Record<string, unknown>> }>).flatMap(
+        (p) => p.Statement,
+      );
+    const [directoryId] = functionNamed('directory-sync') ?? [];
+    const ownerOnly = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['owner#*'] } };
+    expect(statementsOf(relayId as string).find((s) => s['Action'] === 'dynamodb:GetItem')).toMatchObject({ Condition: ownerOnly });
+    expect(statementsOf(directoryId as string).find((s) => s['Action'] === 'dynamodb:PutItem')).toMatchObject({ Condition: ownerOnly });
   });
 
   describe('the check catches', () => {
@@ -438,6 +456,7 @@ describe('HTTP API, logs and alarms', () => {
         `ApproximateNumberOfMessagesVisible ${deadLetterQueueId}`,
         `ApproximateAgeOfOldestMessage ${deliveryQueueId}`,
         'ConfigurationUnavailable ',
+        'DirectorySyncs ',
       ].sort(),
     );
     // The blocked-worker alarm watches the metric delivery-retry writes (lib/metrics), by its service.
@@ -600,8 +619,33 @@ describe('operations', () => {
     'ApiKeyRotationInvokePermission',
     'ApiKeyRotationSchedule',
     'ApiKeySecret',
-    'PlatformCredentialsSecret',
   ];
+  const ownerResources = ['DirectorySyncFunction', 'DirectorySyncLogGroup', 'OwnerDirectoryStaleAlarm'];
+
+  /** The AssertDescriptions of the stack's Rules that a deploy with these parameters would fail. */
+  const ruleFailures = (deployment: Deployment): string[] =>
+    Object.values(template.Rules ?? {}).flatMap((rule) => {
+      const { RuleCondition, Assertions } = rule as {
+        RuleCondition?: unknown;
+        Assertions: Array<{ Assert: unknown; AssertDescription: string }>;
+      };
+      if (RuleCondition !== undefined && evaluate(deployment, RuleCondition) !== true) return [];
+      return Assertions.filter((a) => evaluate(deployment, a.Assert) !== true).map((a) => a.AssertDescription);
+    });
+
+  /** Resources and outputs outside `condition` that reference one of `ids`: a stack without them would not deploy. */
+  function danglingReferences(ids: string[], ...conditions: string[]): string[] {
+    const dangling: string[] = [];
+    for (const [id, resource] of Object.entries(template.Resources)) {
+      if (resource.Condition && conditions.includes(resource.Condition)) continue;
+      for (const ref of referencedIds(resource.Properties as never)) if (ids.includes(ref)) dangling.push(`${id} -> ${ref}`);
+    }
+    for (const [name, output] of Object.entries(template.Outputs ?? {})) {
+      if (output.Condition && conditions.includes(output.Condition)) continue;
+      for (const ref of referencedIds(output.Value)) if (ids.includes(ref)) dangling.push(`output ${name} -> ${ref}`);
+    }
+    return dangling;
+  }
 
   it('API-key rotation is off unless asked for: the webhook URL alone deploys the relay', () => {
     expect(template.Parameters['ApiKeyRotation']?.Default).toBe('Disabled');
@@ -622,22 +666,81 @@ describe('operations', () => {
       .map(([id]) => id);
     expect(conditional).toEqual(expect.arrayContaining(rotationResources));
     // Everything left references nothing that a relay-only stack lacks.
-    for (const [id, resource] of Object.entries(template.Resources)) {
-      if (resource.Condition === 'RotateApiKey') continue;
-      const refs = [...referencedIds(resource.Properties as never)].filter((ref) => rotationResources.includes(ref));
-      expect({ id, refs }).toEqual({ id, refs: [] });
-    }
-    for (const [name, output] of Object.entries(template.Outputs ?? {})) {
-      const refs = [...referencedIds((output as { Value: never }).Value)].filter((ref) => rotationResources.includes(ref));
-      if (refs.length)
-        expect({ name, condition: (output as { Condition?: string }).Condition }).toEqual({ name, condition: 'RotateApiKey' });
-    }
+    expect(danglingReferences(rotationResources, 'RotateApiKey')).toEqual([]);
+    expect(conditionHolds(relayOnly, 'UsePlatformLogin')).toBe(false);
+    expect(danglingReferences(['PlatformCredentialsSecret'], 'RotateApiKey', 'RouteByOwner', 'UsePlatformLogin')).toEqual([]);
+    expect(ruleFailures(relayOnly)).toEqual([]);
     // With rotation on, the platform settings are required by a rule, not by a pattern that would also bind relay-only users.
     const rule = JSON.stringify(template.Rules?.['RotationNeedsItsSettings']);
     for (const name of ['PlatformUsername', 'PlatformPassword', 'ApiKeyAccount']) {
       expect((template.Parameters[name] as { Default?: string }).Default).toBe('');
       expect(rule).toContain(name);
     }
+  });
+
+  it('owner routing is off unless asked for; on, it runs directory-sync with the rotation’s platform login, even without the rotation', () => {
+    expect(template.Parameters['OwnerRouting']).toMatchObject({ Default: 'Disabled', AllowedValues: ['Enabled', 'Disabled'] });
+    expect(conditionHolds(deploymentWith(), 'RouteByOwner')).toBe(false);
+    for (const id of ownerResources)
+      expect({ id, condition: template.Resources[id]?.Condition }).toEqual({ id, condition: 'RouteByOwner' });
+    for (const name of ['DirectorySyncLogGroup', 'SyncDirectoryCommand']) expect(template.Outputs?.[name]?.Condition).toBe('RouteByOwner');
+    expect(danglingReferences(ownerResources, 'RouteByOwner')).toEqual([]);
+
+    const ownersOnly = deploymentWith({ ApiKeyRotation: 'Disabled', ApiKeyAccount: '', OwnerRouting: 'Enabled' });
+    expect(conditionHolds(ownersOnly, 'RouteByOwner')).toBe(true);
+    expect(conditionHolds(ownersOnly, 'RotateApiKey')).toBe(false);
+    // The login secret exists, and the deploy needs the login: a rule says so, naming the parameter.
+    expect(template.Resources['PlatformCredentialsSecret']?.Condition).toBe('UsePlatformLogin');
+    expect(template.Outputs?.['PlatformCredentialsSecretArn']?.Condition).toBe('UsePlatformLogin');
+    expect(conditionHolds(ownersOnly, 'UsePlatformLogin')).toBe(true);
+    expect(JSON.parse(initialSecretString(ownersOnly, 'PlatformCredentialsSecret'))).toEqual({
+      username: 'finops@example.com',
+      password: 'platform-pass-1',
+    });
+    expect(ruleFailures(ownersOnly)).toEqual([]);
+    expect(ruleFailures({ ...ownersOnly, parameters: { ...ownersOnly.parameters, PlatformUsername: '', PlatformPassword: '' } })).toEqual([
+      'PlatformUsername is required when OwnerRouting is Enabled (or set OwnerRouting to Disabled).',
+      'PlatformPassword is required when OwnerRouting is Enabled.',
+    ]);
+
+    // The same login parameters as the rotation, and the table the relay reads.
+    const [directoryId] = functionNamed('directory-sync') ?? [];
+    const [rotationId] = functionNamed('api-key-rotation') ?? [];
+    const [[tableId] = []] = resourcesOfType(template, 'AWS::DynamoDB::Table');
+    const { DEDUP_TABLE_NAME, ...login } = environmentVariables(template, directoryId as string);
+    expect(login).toEqual(environmentVariables(template, rotationId as string));
+    expect(DEDUP_TABLE_NAME).toEqual({ Ref: tableId });
+
+    // On DirectorySchedule, hourly by default; a failed run waits for the next one rather than being retried at once.
+    const properties = effectiveFunctionProperties(template, directoryId as string);
+    expect(Object.values(properties['Events'] as Record<string, unknown>)).toEqual([
+      { Type: 'Schedule', Properties: expect.objectContaining({ Schedule: { Ref: 'DirectorySchedule' } }) },
+    ]);
+    expect(template.Parameters['DirectorySchedule']?.Default).toBe('rate(1 hour)');
+    expect(new RegExp(String(template.Parameters['DirectorySchedule']?.AllowedPattern)).test('cron(0 * * * ? *)')).toBe(true);
+    expect(properties['EventInvokeConfig']).toEqual({ MaximumRetryAttempts: 0 });
+  });
+
+  it('an alarm when no directory-sync run has succeeded for a day, whatever kept it from succeeding', () => {
+    const alarm = template.Resources['OwnerDirectoryStaleAlarm'];
+    expect(alarm?.Condition).toBe('RouteByOwner');
+    const p = alarm?.Properties ?? {};
+    // The metric directory-sync writes (lib/metrics), for succeeded runs only.
+    expect(p).toMatchObject({
+      Namespace: 'CostAlertRelay',
+      MetricName: 'DirectorySyncs',
+      Dimensions: [
+        { Name: 'service', Value: 'directory-sync' },
+        { Name: 'outcome', Value: 'succeeded' },
+      ],
+      Statistic: 'Sum',
+      Threshold: 1,
+      ComparisonOperator: 'LessThanThreshold',
+      // No data (a crash, a timeout, a schedule that stopped) counts against it too.
+      TreatMissingData: 'breaching',
+    });
+    expect(Number(p['Period']) * Number(p['EvaluationPeriods'])).toBe(86_400);
+    expect(p['DatapointsToAlarm']).toBe(p['EvaluationPeriods']);
   });
 
   it('operational settings are stack parameters wired to the functions', () => {
