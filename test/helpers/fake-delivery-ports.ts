@@ -7,7 +7,7 @@ import { DESTINATION_TYPES, type DestinationType } from '../../lib/vocabulary/de
 
 export interface Posted {
   url: string;
-  payload: { title: string; mention?: string };
+  payload: { title: string; mention?: string; costCenters?: string[] };
   timeoutMs: number;
 }
 
@@ -24,9 +24,10 @@ export function fakeChatService(
     minIntervalMs,
     paceKey: (url) => url,
     answer: (...next) => answers.push(...next),
-    format: (message, destination) => ({
+    format: (message, destination, _anomaly, _triage, context) => ({
       title: message.payload.title ?? '',
       ...(destination.mention ? { mention: destination.mention } : {}),
+      ...(context?.costCenters ? { costCenters: context.costCenters.map((c) => c.name) } : {}),
     }),
     async post(url, payload, options) {
       posts.push({ url, payload: payload as Posted['payload'], timeoutMs: options.timeoutMs });

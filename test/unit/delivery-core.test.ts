@@ -191,4 +191,12 @@ describe('a later attempt', () => {
     );
     expect(slack.posts[0]?.payload.mention).toBe('<!channel>');
   });
+
+  it('names the cost centers the alert arrived with, as its first attempt did', async () => {
+    const { delivery, slack } = setup([]);
+    const withOwners = newJob('req-2', 'finops', message, 'http_500', 0, undefined, undefined, false, [{ id: 'cc-1', name: 'Data' }]);
+    await delivery.again({ job: withOwners, target, attempts: 2, maxAttempts: 20 }, plenty);
+    await delivery.again({ job, target, attempts: 2, maxAttempts: 20 }, plenty);
+    expect(slack.posts.map((p) => p.payload.costCenters)).toEqual([['Data'], undefined]);
+  });
 });

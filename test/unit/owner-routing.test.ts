@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createAuthenticator } from '../../lib/auth/authenticate.js';
 import { createRequestAuthenticator } from '../../lib/auth/request-authenticator.js';
@@ -5,16 +8,21 @@ import { relayConfigSchema } from '../../lib/config/schema.js';
 import { createDelivery } from '../../lib/delivery/deliver.js';
 import { newJob } from '../../lib/delivery/job.js';
 import { parseDeliveryJob } from '../../lib/delivery/job-schema.js';
+import { alertView } from '../../lib/format/alert.js';
 import type { HttpRequest } from '../../lib/inbound/types.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
+import { createChatServices } from '../../lib/notify/kinds.js';
 import type { OwnerDirectory } from '../../lib/owners/directory.js';
 import { createOwnerLookup } from '../../lib/owners/lazy-owners.js';
+import { createRelayFromEnvironment } from '../../lib/relay/from-environment.js';
 import { createRelay } from '../../lib/relay/relay.js';
-import { routeFacts, selectDestinations } from '../../lib/routing/route.js';
+import { explainRoutes, routeFacts, selectDestinations } from '../../lib/routing/route.js';
 import { errorReason } from '../../lib/shared/errors.js';
+import type { NodeFetch } from '../../lib/transport/fetch-over-node-http.js';
 import { budgetOf } from '../helpers/budget.js';
 import { capturedLogger, chatServices, fakeChatService, manualClock } from '../helpers/fake-delivery-ports.js';
 import { memoryConfigStore } from '../helpers/memory-config-store.js';
+import { memoryMetrics } from '../helpers/memory-metrics.js';
 
 const HOOK = (name: string) => `https://hooks.slack.com/services/T0/B0/${name}`;
 const config = relayConfigSchema.parse({
@@ -79,7 +87,7 @@ function setup(directory: OwnerDirectory | undefined, routes = config.routes) {
     logger: log.logger,
     now: clock.now,
   });
-  const send = (account = '111111111111', budgetMs = 10_000) => {
+  const send = (account: string | number | null = '111111111111', budgetMs = 10_000) => {
     const request: HttpRequest = {
       requestId: 'r',
       method: 'POST',
@@ -115,6 +123,16 @@ describe('the relay and the owner directory', () => {
     expect(reads).toHaveLength(2);
   });
 
+  it('reads an account id sent as a number as the same account, and nothing for an alert without one', async () => {
+    const { send, reads, slack } = setup({
+      read: async (accountId) => ({ accountId, costCenters: [DATA], readAt: 1 }),
+    });
+    await send(222222222222);
+    await send(null);
+    expect(reads).toEqual(['222222222222']);
+    expect(to(slack)).toEqual(['data', 'default']);
+  });
+
   it('reads nothing for a configuration without cost-center routes', async () => {
     const { send, reads, slack } = setup(known, [{ when: { cloudProvider: ['aws'] }, to: ['data'] }]);
     await send();
@@ -145,5 +163,74 @@ describe('the relay and the owner directory', () => {
     const job = newJob('d', 'data', message(), 'http_503', 0, undefined, undefined, false, [DATA]);
     expect(parseDeliveryJob(JSON.stringify(job))?.costCenters).toEqual([DATA]);
     expect(parseDeliveryJob(JSON.stringify({ ...job, costCenters: [{ ...DATA, key: 'x' }] }))).toBeUndefined();
+  });
+});
+
+describe('why a delivery goes where it goes (npm run config -- explain)', () => {
+  it('names each destination with the routes that send it there, and default when none match', () => {
+    const facts = (costCenters?: Array<{ id: string; name: string }>) => ({
+      ...routeFacts(message()),
+      ...(costCenters ? { costCenters } : {}),
+    });
+    expect(explainRoutes(config, facts([DATA, FINANCE]))).toEqual([
+      { destination: 'data', routes: [0] },
+      { destination: 'finance', routes: [1] },
+    ]);
+    expect(explainRoutes(config, facts())).toEqual([{ destination: 'default', routes: [] }]);
+  });
+
+  it('every message names the cost centers, in the plural when there are several', () => {
+    const facts = (costCenters: Array<{ id: string; name: string }>) =>
+      Object.fromEntries(alertView(message(), costCenters).facts.map((f) => [f.label, f.value]));
+    expect(facts([DATA])).toMatchObject({ 'Cost center': 'Data Platform' });
+    expect(facts([DATA, { id: 'cc-9', name: '' }])).toMatchObject({ 'Cost centers': 'Data Platform, cc-9' });
+  });
+});
+
+describe('the relay as its environment wires it, with an owners file (npm start)', () => {
+  it('routes by the cost centers the directory names, and to default while the directory fails', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'owners-wiring-'));
+    writeFileSync(
+      join(dir, 'relay.json'),
+      JSON.stringify({ auth: { method: 'none' }, destinations: config.destinations, routes: config.routes }),
+    );
+    const posts: string[] = [];
+    const answered: NodeFetch = async (input) => {
+      posts.push(String(input).split('/').at(-1) ?? '');
+      return {
+        ok: true,
+        status: 200,
+        statusText: 'OK',
+        url: String(input),
+        headers: { get: () => null, entries: () => [] },
+        text: async () => 'ok',
+        json: async () => 'ok',
+        arrayBuffer: async () => new ArrayBuffer(0),
+      };
+    };
+    let failing = false;
+    const owners: OwnerDirectory = {
+      read: async (accountId) => {
+        if (failing) throw new Error('owners file unreadable');
+        return { accountId, costCenters: [DATA], readAt: 1 };
+      },
+    };
+    const log = capturedLogger();
+    const relay = createRelayFromEnvironment(
+      { RELAY_CONFIG_SECRET_ID: `file:${join(dir, 'relay.json')}`, RELAY_CONFIG_TTL_SECONDS: '0' },
+      { logger: log.logger, metrics: memoryMetrics(), services: createChatServices(answered), owners },
+    );
+    const body = (title: string) =>
+      JSON.stringify({ metadata: { object_type: 'anomaly_alert' }, payload: { title, account_id: '111111111111' } });
+    const request = { requestId: 'r', method: 'POST', headers: { 'content-type': 'application/json' }, isBase64Encoded: false };
+    try {
+      expect((await relay({ ...request, body: body('one') }, budgetOf(10_000))).statusCode).toBe(200);
+      failing = true;
+      expect((await relay({ ...request, body: body('two') }, budgetOf(10_000))).statusCode).toBe(200);
+      expect(posts).toEqual(['data', 'default']);
+      expect(log.lines.join('\n')).toContain('owner directory unavailable');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
