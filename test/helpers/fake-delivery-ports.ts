@@ -2,8 +2,7 @@ import type { ChatService, PostOutcome } from '../../lib/chat/service.js';
 import type { DeliveryJob } from '../../lib/delivery/job.js';
 import type { DeadLetters, RetryQueue } from '../../lib/delivery/queues.js';
 import { createLogger, type Logger } from '../../lib/log/logger.js';
-import type { ChatServices } from '../../lib/notify/kinds.js';
-import { DESTINATION_TYPES, type DestinationType } from '../../lib/vocabulary/destinations.js';
+import { type ChatServices, createChatServices } from '../../lib/notify/kinds.js';
 
 export interface Posted {
   url: string;
@@ -38,15 +37,16 @@ export function fakeChatService(
   return fake;
 }
 
-/** The services a test names; a destination of any other type fails loudly. */
-export function chatServices(given: Partial<Record<DestinationType | 'slackApp', ChatService>>): ChatServices {
-  const missing = (type: DestinationType | 'slackApp'): ChatService => {
+/** The services a test names; a destination of any other kind's service fails loudly. */
+export function chatServices(given: Partial<Record<keyof ChatServices, ChatService>>): ChatServices {
+  const missing = (key: string): ChatService => {
     const fail = () => {
-      throw new Error(`this test has no ${type} service`);
+      throw new Error(`this test has no ${key} service`);
     };
     return { format: fail, post: fail, minIntervalMs: 0, paceKey: fail };
   };
-  const keys: Array<DestinationType | 'slackApp'> = [...DESTINATION_TYPES, 'slackApp'];
+  // Every service key the registered kinds have, so a kind added later needs no change here.
+  const keys = Object.keys(createChatServices()) as Array<keyof ChatServices>;
   return Object.fromEntries(keys.map((key) => [key, given[key] ?? missing(key)])) as ChatServices;
 }
 
