@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { PostOutcome } from '../../lib/chat/service.js';
 import { createDelivery, type DeliveryPorts } from '../../lib/delivery/deliver.js';
 import { newJob } from '../../lib/delivery/job.js';
+import { anomalyRecordId } from '../../lib/message/anomaly.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
 import { DeadlineExceededError } from '../../lib/shared/deadline.js';
 import { budgetOf } from '../helpers/budget.js';
@@ -35,10 +36,23 @@ function setup(script: PostOutcome[], options: { queue?: boolean; queueFails?: b
     ...(options.queue || options.queueFails ? { retryQueue } : {}),
     ...(options.deadLetters !== false ? { deadLetters } : {}),
   };
-  return { delivery: createDelivery(ports), slack, clock, log, retryQueue, deadLetters };
+  return { delivery: createDelivery(ports), ports, slack, clock, log, retryQueue, deadLetters };
 }
 
 describe("the relay's first attempt", () => {
+  it("tells a formatter that asks which anomaly at the destination the post belongs to: the anomaly's record id", async () => {
+    const slack = fakeChatService([]);
+    const asked: string[] = [];
+    const format = slack.format;
+    slack.format = (alert, destination, anomaly, triage, context) => {
+      asked.push(context?.anomalyId ?? '');
+      return format(alert, destination, anomaly, triage, context);
+    };
+    const delivery = createDelivery({ ...setup([]).ports, services: chatServices({ slack }) });
+    await delivery.first({ deliveryId: 'req-1', target, message }, plenty);
+    expect(asked).toEqual([anomalyRecordId(message, 'finops')]);
+  });
+
   it('formats for the destination (its mention included) and posts once', async () => {
     const { delivery, slack } = setup([]);
     expect(await delivery.first({ deliveryId: 'req-1', target: target, message: message }, plenty)).toEqual({ kind: 'delivered' });
