@@ -2,6 +2,7 @@ import type { ChatService } from '../chat/service.js';
 import type { NodeFetch } from '../transport/fetch-over-node-http.js';
 import { DESTINATION_TYPES, type DestinationType } from '../vocabulary/destinations.js';
 import { googleChatKind } from './googlechat/kind.js';
+import { jiraKind } from './jira/kind.js';
 import type { DestinationKind, KindEnvironment } from './kind.js';
 import { pagerDutyKind } from './pagerduty/kind.js';
 import { slackKind } from './slack/kind.js';
@@ -16,6 +17,7 @@ export const KINDS = {
   teams: teamsKind,
   googlechat: googleChatKind,
   pagerduty: pagerDutyKind,
+  jira: jiraKind,
 } as const satisfies { readonly [T in DestinationType]: DestinationKind<object> & { type: T } };
 
 /** One destination, as its kind's schema validated it. */

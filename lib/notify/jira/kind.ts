@@ -1,0 +1,40 @@
+import { outcomeWithoutAnswer } from '../../chat/post-json.js';
+import type { ChatService } from '../../chat/service.js';
+import { fetchOverNodeHttp } from '../../transport/fetch-over-node-http.js';
+import type { OtherKind } from '../kind.js';
+import { type JiraDestination, jiraDestinationSchema } from './config.js';
+import type { JiraPost } from './payload.js';
+
+/** Jira Cloud: an issue per anomaly, a comment per follow-up and per triage action. */
+export const jiraKind = {
+  type: 'jira',
+  label: 'Jira',
+  chat: false as const,
+  summaries: true,
+  schema: jiraDestinationSchema,
+  addressKeys: ['site'],
+  environment: {},
+  addressOf: (destination) => destination.site,
+  // Formatting (issue fields and comments in ADF), the REST calls and their answers are in the
+  // poster, imported on the first post: a configuration without a Jira destination never loads
+  // them. `format` hands over what it was given, behind a function (payload.ts says why).
+  services: ({ transport = fetchOverNodeHttp }) => ({
+    jira: {
+      format:
+        (...alert) =>
+        () =>
+          alert,
+      // The cold path's own transport, and the classifier of what it throws (its error classes).
+      post: async (...post) => (await import('./lazy-jira-post.js')).postToJira(transport, outcomeWithoutAnswer, ...post),
+      // Jira Cloud limits each site by a cost it does not publish: a few posts a second stay clear of it.
+      minIntervalMs: 250,
+      paceKey: (site) => site,
+    } satisfies ChatService<JiraPost, JiraDestination>,
+  }),
+  serviceKey: () => 'jira',
+  // A follow-up comments on the opening's issue: while the issue is being created, it waits for its key.
+  editsOpening: () => true,
+  links: () => true,
+  extras: async () => (await import('./lazy-jira-extras.js')).extras,
+  tools: async () => (await import('./lazy-jira-tools.js')).tools,
+} satisfies OtherKind<JiraDestination>;
