@@ -8,6 +8,8 @@ import { outcomeWithoutAnswer } from '../../lib/chat/post-json.js';
 import { type AnomalyPost, type ChatService, type MessageRef, OPENING, type PostOutcome } from '../../lib/chat/service.js';
 import { ConfigInvalidError } from '../../lib/config/errors.js';
 import { parseRelayConfig } from '../../lib/config/load.js';
+import { deliverOnce, OPENING_PENDING_SECONDS } from '../../lib/dedup/once.js';
+import { createDelivery } from '../../lib/delivery/deliver.js';
 import { newJob } from '../../lib/delivery/job.js';
 import { deliveryJobSchema } from '../../lib/delivery/job-schema.js';
 import { type WebhookMessage, webhookMessageSchema } from '../../lib/message/schema.js';
@@ -19,7 +21,10 @@ import { classifyJiraAnswer, issueKeyOf, issueRef, postToJira, restApi } from '.
 import type { JiraPost } from '../../lib/notify/jira/payload.js';
 import { addressOf, createChatServices, destinationType, kindOf, serviceFor } from '../../lib/notify/kinds.js';
 import { fetchOverNodeHttp } from '../../lib/transport/fetch-over-node-http.js';
+import { budgetOf } from '../helpers/budget.js';
+import { capturedLogger, chatServices, manualClock, memoryDeadLetters, memoryRetryQueue } from '../helpers/fake-delivery-ports.js';
 import { adfProblems, type FakeJira, startFakeJira } from '../helpers/jira-server.js';
+import { memoryLedger } from '../helpers/memory-ledger.js';
 
 const EMAIL = 'finops-bot@acme.example';
 const TOKEN = 'ATATT3xJIRA-UNIT-TOKEN-9f1c';
@@ -274,6 +279,53 @@ describe('what a Jira destination posts', () => {
     });
     expect(outcome).toMatchObject({ kind: 'delivered' });
     expect(jira.requests[0]?.path).toBe('/rest/api/3/issue');
+  });
+});
+
+describe('a Jira anomaly behind the dedup ledger', () => {
+  function setup() {
+    const clock = manualClock();
+    const ledger = memoryLedger(clock.now);
+    const log = capturedLogger();
+    const delivery = createDelivery({
+      services: chatServices({ jira: service }),
+      postTimeoutMs: 2_000,
+      retryQueue: memoryRetryQueue(),
+      deadLetters: memoryDeadLetters(),
+      logger: log.logger,
+      now: clock.now,
+      sleep: clock.sleep,
+    });
+    const first = deliverOnce({ ledger, delivery, logger: log.logger, now: clock.now });
+    const target = { name: 'tickets', destination: destinationOf(jira.url) };
+    const send = (text: string) =>
+      first(
+        { deliveryId: text, target, message: webhookMessageSchema.parse({ ...anomaly, payload: { ...anomaly.payload, message: text } }) },
+        budgetOf(10_000),
+      );
+    return { clock, ledger, send };
+  }
+
+  it('a follow-up comments on the issue the opening created, whose key the ledger keeps', async () => {
+    const s = setup();
+    expect(await s.send('up 20%')).toEqual({ kind: 'delivered', opened: { channel: 'FIN', ts: 'FIN-1' } });
+    expect([...s.ledger.anomalies.values()][0]?.opening).toEqual({ channel: 'FIN', ts: 'FIN-1' });
+    expect(await s.send('up 45%')).toEqual({ kind: 'delivered' });
+    expect(jira.issues.get('FIN-1')?.comments).toHaveLength(1);
+  });
+
+  it('a follow-up waits while its opening’s issue is not created yet; once the opening is taken for lost, it creates the issue', async () => {
+    const s = setup();
+    jira.queue({ status: 429, retryAfterSeconds: 30 });
+    expect((await s.send('up 20%')).kind).toBe('queued');
+    // Posting now would create a second issue for the anomaly: it waits for the key instead.
+    expect(await s.send('up 45%')).toMatchObject({ kind: 'in_progress' });
+    expect(jira.requests).toHaveLength(1);
+    s.clock.advance((OPENING_PENDING_SECONDS + 1) * 1000);
+    expect(await s.send('up 60%')).toEqual({ kind: 'delivered', opened: { channel: 'FIN', ts: 'FIN-1' } });
+    expect(shown(fieldsOf(1).description)).toMatch(/^Update 1 of an anomaly first seen/);
+    expect(await s.send('up 75%')).toEqual({ kind: 'delivered' });
+    expect(jira.issues.get('FIN-1')?.comments).toHaveLength(1);
   });
 });
 
