@@ -210,4 +210,13 @@ describe('the relay bundle’s cold path, as its esbuild metafile lists it (what
       expect.arrayContaining(['lib/auth/sso/verify.ts', 'lib/auth/sso/issuer-keys.ts', 'lib/auth/sso/discovery.ts']),
     );
   });
+
+  it("holds a Jira destination's schema and descriptor only: its formatter and poster load with its first post", () => {
+    const meta = JSON.parse(readFileSync(join(root, 'dist', 'meta', 'webhook-relay.json'), 'utf8')) as Metafile;
+    const jira = (inputs: string[]) => inputs.filter((input) => input.startsWith('lib/notify/jira/')).sort();
+    expect(jira(bundledInputs(meta, 'index.mjs', true))).toEqual(['lib/notify/jira/config.ts', 'lib/notify/jira/kind.ts']);
+    expect(jira(bundledInputs(meta, 'lazy-jira-post.mjs', false))).toEqual(
+      expect.arrayContaining(['lib/notify/jira/adf.ts', 'lib/notify/jira/format.ts', 'lib/notify/jira/lazy-jira-post.ts']),
+    );
+  });
 });
