@@ -55,10 +55,11 @@ for (const [name, value] of Object.entries(consoleEnvironment(tools, consoleBase
 // The webhook-relay handler's own two lines, with an in-memory ledger when no table is named,
 // so that re-sends and an anomaly's follow-ups behave as in the stack.
 // Grouped destinations close with an in-process timer: a storm folds into one message locally too.
-// Triage state in memory too, shared with the ledger so that a snooze holds follow-ups back;
-// the link key is made per session, as the stack generates its own.
-const triageStore = memoryTriageStore();
-const triageOf = (id: string) => triageStore.records.get(id)?.triage;
+// Triage state in memory too, shared with the ledger as the table's one item per anomaly shares
+// them: a snooze holds follow-ups back, and a triage note finds where the opening is (the Jira
+// issue it comments on). The link key is made per session, as the stack generates its own.
+const ledger = inMemoryLedger(Date.now, (id) => triageStore.records.get(id)?.triage);
+const triageStore = memoryTriageStore(Date.now, (id) => ledger.anomalies.get(id)?.opening);
 // Messages link to this server's triage page, signed with a key made for the session.
 const sessionKey = process.env['TRIAGE_KEY_SECRET_ID'] ? {} : { key: randomBytes(32).toString('hex') };
 // Routes by cost center read an owners file in place of the directory directory-sync keeps in AWS.
@@ -69,7 +70,7 @@ const relay = createRelayFromEnvironment(process.env, {
   localGroups: true,
   origin: `http://127.0.0.1:${port}`,
   ...(sessionKey.key ? { triageKey: sessionKey.key } : {}),
-  ...(process.env['DEDUP_TABLE_NAME'] ? {} : { ledger: inMemoryLedger(Date.now, triageOf) }),
+  ...(process.env['DEDUP_TABLE_NAME'] ? {} : { ledger }),
 });
 const triage = createTriageFromEnvironment(process.env, {
   ...(process.env['DEDUP_TABLE_NAME'] ? {} : { store: triageStore }),

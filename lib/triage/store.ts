@@ -24,14 +24,23 @@ export interface TriageStore {
   firstUse(key: string, untilSeconds: number, signal?: AbortSignal): Promise<boolean>;
 }
 
-/** For `npm start` and tests: the same semantics, in Maps. */
-export function memoryTriageStore(now: () => number = Date.now): TriageStore & { records: Map<string, TriageRecord> } {
+/**
+ * For `npm start` and tests: the same semantics, in Maps. `openingOf` tells where an anomaly's
+ * opening message is (npm start's in-memory ledger), which the table's item holds beside the
+ * triage state.
+ */
+export function memoryTriageStore(
+  now: () => number = Date.now,
+  openingOf?: (anomalyId: string) => MessageRef | undefined,
+): TriageStore & { records: Map<string, TriageRecord> } {
   const records = new Map<string, TriageRecord>();
   const used = new Map<string, number>();
   return {
     records,
     async read(id) {
-      return records.get(id);
+      const record = records.get(id);
+      const opening = openingOf?.(id);
+      return record && opening ? { ...record, opening } : record;
     },
     async apply(id, action, who, nowSeconds) {
       const known = records.get(id);

@@ -122,7 +122,7 @@ describe('npm start (local dev server) with the embedded default configuration',
   });
 });
 
-describe('npm start with a relay.config.json naming Teams and Google Chat console destinations', () => {
+describe('npm start with a relay.config.json naming Teams, Google Chat and Jira console destinations', () => {
   let server: DevServer;
 
   beforeAll(async () => {
@@ -136,8 +136,12 @@ describe('npm start with a relay.config.json naming Teams and Google Chat consol
             default: { url: consoleUrl('slack') },
             teams: { type: 'teams', url: consoleUrl('teams') },
             chat: { type: 'googlechat', url: consoleUrl('googlechat') },
+            jira: { type: 'jira', site: consoleUrl('jira'), project: 'FIN', email: 'me@example.com', apiToken: 'console-token' },
           },
-          routes: [{ when: { objectType: ['anomaly_alert'] }, to: ['default', 'teams', 'chat'] }],
+          routes: [
+            { when: { objectType: ['anomaly_alert'] }, to: ['default', 'teams', 'chat'] },
+            { when: { objectType: ['budget_alert'] }, to: ['jira'] },
+          ],
         }),
       );
     });
@@ -158,5 +162,32 @@ describe('npm start with a relay.config.json naming Teams and Google Chat consol
     expect(output).toContain('── Google Chat message (console destination) ──');
     expect(output).toContain('"decoratedText"');
     expect(output).toMatch(/thread key: cost-alert-[0-9a-f]{32}/);
+  });
+
+  it('plays Jira Cloud: an alert opens an issue, and acknowledging through its Triage link comments on it', async () => {
+    const alert = join(await mkdtemp(join(tmpdir(), 'relay-jira-')), 'budget.json');
+    await writeFile(
+      alert,
+      JSON.stringify({
+        metadata: { object_type: 'budget_alert', timestamp: '2026-11-26T09:00:00Z' },
+        payload: { title: 'Team budget exceeded', message: 'At 104% of the monthly budget', account_id: '123456789012' },
+      }),
+    );
+    expect((await run([join(root, 'scripts/send.ts'), alert, '--url', server.url], {})).out).toContain('HTTP 200');
+    const header = '── Jira: new Task FIN-1 (console destination) ──';
+    await server.waitFor(header);
+    const issue = server.output().slice(server.output().indexOf(header));
+    expect(issue).toContain('Team budget exceeded');
+    const link = /http:\/\/127\.0\.0\.1:\d+\/triage\/[\w.-]+/.exec(issue)?.[0];
+    expect(link).toBeDefined();
+    const page = await fetch(link as string, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'action=acknowledge&name=Dana',
+    });
+    expect(page.status).toBe(200);
+    expect(await page.text()).not.toContain('could not be told');
+    await server.waitFor('── Jira: comment on FIN-1 (console destination) ──');
+    expect(server.output()).toMatch(/── Jira: comment on FIN-1 \(console destination\) ──\nAcknowledged by Dana at \d{4}-/);
   });
 });

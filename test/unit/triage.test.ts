@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Destination } from '../../lib/config/schema.js';
+import { inMemoryLedger } from '../../lib/dedup/memory.js';
 import { triageLine, triageName } from '../../lib/format/triage.js';
 import { createLogger } from '../../lib/log/logger.js';
 import { threadedUrl } from '../../lib/notify/googlechat/post.js';
@@ -241,6 +242,21 @@ describe('snooze', () => {
     if (!state) throw new Error('the click recorded no state');
     expect(effectiveState(state, T0 / 1000 + SNOOZE_SECONDS - 1).state).toBe('snoozed');
     expect(effectiveState(state, T0 / 1000 + SNOOZE_SECONDS).state).toBe('open');
+  });
+});
+
+describe("npm start's triage store", () => {
+  it('reads where an anomaly’s opening is from the in-memory ledger, as the table’s one item holds both', async () => {
+    const ledger = inMemoryLedger(() => T0);
+    const store = memoryTriageStore(
+      () => T0,
+      (id) => ledger.anomalies.get(id)?.opening,
+    );
+    await store.apply(ANOMALY, 'acknowledge', 'dana', T0 / 1000);
+    expect((await store.read(ANOMALY))?.opening).toBeUndefined();
+    await ledger.anomalyOpened(ANOMALY, { channel: 'FIN', ts: 'FIN-24' });
+    expect(await store.read(ANOMALY)).toMatchObject({ triage: { state: 'acknowledged' }, opening: { channel: 'FIN', ts: 'FIN-24' } });
+    expect(await store.read('anomaly#none')).toBeUndefined();
   });
 });
 
