@@ -442,6 +442,8 @@ describe('Jira under npm start and on the preview page', () => {
     expect(commented).toMatchObject({ status: 201, record: { issue: 'FIN-1', comment: body } });
     expect(commented.show.join('\n')).toContain('Update 1');
     expect(play('/rest/api/3/issue/FIN-9/comment', { body })).toMatchObject({ status: 404 });
+    // Issues are numbered on their own, whatever was commented in between.
+    expect(JSON.parse(play('/rest/api/3/issue', { fields }).body ?? '')).toMatchObject({ key: 'FIN-2' });
     // Anyone on this machine may post to a console path: what it shows is escaped.
     const preview = tools.preview(created.record, '09:00:00').value;
     expect(preview).toContain('EC2 &lt;b&gt;up&lt;/b&gt;');

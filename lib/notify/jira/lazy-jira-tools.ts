@@ -127,12 +127,13 @@ export const tools: KindTools = {
   fidelity: 'HTML approximation of a Jira issue and its comments, not Jira’s own rendering',
   preview: jiraPreview,
   createConsole() {
-    let next = 0;
+    let created = 0;
+    let commented = 0;
     const issues = new Set<string>();
     return (rest, body) => {
-      const commented = COMMENT_PATH.exec(rest);
-      if (commented) {
-        const issue = decodeURIComponent(commented[1]!);
+      const onIssue = COMMENT_PATH.exec(rest);
+      if (onIssue) {
+        const issue = decodeURIComponent(onIssue[1]!);
         if (!issues.has(issue)) {
           return json(404, { errorMessages: ['Issue does not exist or you do not have permission to see it.'], errors: {} }, [
             `\n── Jira (console destination): no issue ${issue} here, so no comment ──\n`,
@@ -140,7 +141,7 @@ export const tools: KindTools = {
         }
         const comment = obj(body)['body'];
         const show = [`\n── Jira: comment on ${issue} (console destination) ──\n${docText(comment)}\n`];
-        return json(201, { id: String(++next), body: comment }, show, { issue, comment });
+        return json(201, { id: String(++commented), body: comment }, show, { issue, comment });
       }
       if (rest !== '/rest/api/3/issue') return json(404, { errorMessages: ['Not found: the console plays issues and comments.'] }, []);
       const fields = obj(obj(body)['fields']);
@@ -150,7 +151,7 @@ export const tools: KindTools = {
       if (summary.trim() === '' || summary.length > 255 || /[\r\n]/.test(summary)) {
         return refusedFields({ summary: 'Summary must be one line of at most 255 characters.' });
       }
-      const issue = `${project}-${++next}`;
+      const issue = `${project}-${++created}`;
       issues.add(issue);
       const type = str(obj(fields['issuetype'])['name']) ?? '';
       const show = [
@@ -158,7 +159,10 @@ export const tools: KindTools = {
         'description JSON (paste into the ADF builder, https://developer.atlassian.com/cloud/jira/platform/apis/document/playground/):',
         `${JSON.stringify(fields['description'] ?? null, null, 2)}\n`,
       ];
-      return json(201, { id: String(10_000 + next), key: issue, self: `/rest/api/3/issue/${10_000 + next}` }, show, { issue, fields });
+      return json(201, { id: String(10_000 + created), key: issue, self: `/rest/api/3/issue/${10_000 + created}` }, show, {
+        issue,
+        fields,
+      });
     };
   },
 };
