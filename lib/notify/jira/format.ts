@@ -5,6 +5,7 @@ import { type AlertView, alertView, isoSeconds } from '../../format/alert.js';
 import { fitWithin } from '../../format/fit.js';
 import { truncate } from '../../format/text.js';
 import { triageLine, triageName } from '../../format/triage.js';
+import type { CostCenterRef } from '../../message/cost-center.js';
 import type { WebhookMessage } from '../../message/schema.js';
 import { type AdfDoc, type AdfInline, bulletList, doc, jiraText, ours, paragraph, plain } from './adf.js';
 import type { JiraDestination } from './config.js';
@@ -66,9 +67,15 @@ export function alertDocument(view: AlertView, update?: JiraUpdate, link?: strin
 }
 
 /** The fields of the issue an alert opens: the title as its summary, the alert as its description. */
-export function issueFields(message: WebhookMessage, destination: JiraDestination, update?: JiraUpdate, link?: string): JiraIssueFields {
+export function issueFields(
+  message: WebhookMessage,
+  destination: JiraDestination,
+  update?: JiraUpdate,
+  link?: string,
+  costCenters?: readonly CostCenterRef[],
+): JiraIssueFields {
   const { labels } = destination;
-  const view = alertView(message);
+  const view = alertView(message, costCenters);
   return {
     project: { key: destination.project },
     issuetype: { name: destination.issueType ?? DEFAULT_ISSUE_TYPE },
