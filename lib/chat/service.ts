@@ -64,6 +64,8 @@ export interface PostContext {
   readonly anomalyId: string;
   /** The cost centers that cover the alert's account, where the owner directory was read and knows them. */
   readonly costCenters?: readonly CostCenterRef[] | undefined;
+  /** The destination's name in the configuration, for kinds whose posts are data that says where it went (an event's detail). */
+  readonly destination: string;
 }
 
 export interface ChatService<Payload = unknown, Destination = Readonly<Record<string, unknown>>> {

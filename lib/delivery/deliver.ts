@@ -214,6 +214,7 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
         return anomalyRecordId(message, target.name);
       },
       ...(alert?.costCenters ? { costCenters: alert.costCenters } : {}),
+      destination: target.name,
     };
     return service.post(addressOf(target.destination), service.format(message, target.destination, anomaly, offered, context), options);
   };
