@@ -48,6 +48,8 @@ export class AwsServiceError extends Error {
     readonly fields: Record<string, unknown>,
     /** An `InvalidSignatureException` saying "Signature expired", which the SDK also tries again. */
     readonly signatureExpired = false,
+    /** The answer's `Retry-After` header as sent, for a caller that retries on its own schedule (a post's delivery core). */
+    readonly retryAfter?: string | string[],
   ) {
     super(`AWS refused the call: ${code} (HTTP ${status})`);
     this.name = code;
@@ -159,7 +161,7 @@ function parseAnswer(answer: NodeAnswer): Record<string, unknown> {
   const code = errorCode(typeof header === 'string' ? header : (__type ?? fields?.['code']));
   const said = message ?? Message;
   const signatureExpired = code === 'InvalidSignatureException' && typeof said === 'string' && said.includes('Signature expired');
-  throw new AwsServiceError(code, answer.status, rest, signatureExpired);
+  throw new AwsServiceError(code, answer.status, rest, signatureExpired, answer.headers['retry-after']);
 }
 
 /** `com.amazonaws.dynamodb.v20120810#ResourceNotFoundException` and `X:http://…` both mean `X`. */

@@ -158,6 +158,18 @@ describe('errors', () => {
     await expect(client(SECRETS_MANAGER)('GetSecretValue', {})).rejects.toMatchObject({ name: 'UnknownError', status: 403 });
   });
 
+  it('keep the answer’s Retry-After as sent, for a caller that retries on its own schedule', async () => {
+    aws.answer('secretsmanager.GetSecretValue', { status: 429, raw: '{"__type":"ThrottlingException"}', headers: { 'retry-after': '7' } });
+    await expect(client(SECRETS_MANAGER, { limits: { ...limits, maxAttempts: 1 } })('GetSecretValue', {})).rejects.toMatchObject({
+      name: 'ThrottlingException',
+      status: 429,
+      retryAfter: '7',
+    });
+    aws.answer('secretsmanager.GetSecretValue', { error: 'ThrottlingException' });
+    const without = await client(SECRETS_MANAGER, { limits: { ...limits, maxAttempts: 1 } })('GetSecretValue', {}).catch((e: unknown) => e);
+    expect(without).toMatchObject({ name: 'ThrottlingException', retryAfter: undefined });
+  });
+
   it('a redirect is refused, not followed', async () => {
     aws.answer('secretsmanager.GetSecretValue', { status: 307, raw: '', headers: { location: 'http://127.0.0.1:9/steal' } });
     await expect(client(SECRETS_MANAGER)('GetSecretValue', {})).rejects.toBeInstanceOf(RedirectRefusedError);
