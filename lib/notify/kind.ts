@@ -145,6 +145,12 @@ export interface TriageNote {
   action: TriageAction;
   /** "Acknowledged by Dana at …", not escaped yet: the name in it is untrusted text. */
   line: string;
+  /** Who acted, as the line names them (`triageName`): still untrusted text. */
+  by: string;
+  /** When, in epoch seconds. */
+  at: number;
+  /** The destination's name in the configuration, for a kind whose notes are data that says where it went. */
+  destination: string;
   /** The anomaly at this destination (`anomalyRecordId`). */
   anomalyId: string;
   /** The thread the link carries (`threadOf`). */

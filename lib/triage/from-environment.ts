@@ -105,6 +105,7 @@ export function createTriageFromEnvironment(
       const [record, extras] = await Promise.all([store.read(token.a, signal), kind.extras()]);
       const payload = extras.triageNote(destination, {
         ...note,
+        destination: token.d,
         anomalyId: token.a,
         thread: token.k,
         ...(record?.opening ? { opening: record.opening } : {}),

@@ -38,7 +38,11 @@ export interface TriagePorts {
   /** Posts what a kind built for its app (the clicked message, edited) to where it says (`{ channel }`). */
   postAsApp(to: object, payload: unknown, signal: AbortSignal): Promise<void>;
   /** A short follow-up at the token's destination (Google Chat in the anomaly's thread). */
-  postFollowUp(token: TriageToken, note: { action: TriageAction; line: string }, signal: AbortSignal): Promise<void>;
+  postFollowUp(
+    token: TriageToken,
+    note: { action: TriageAction; line: string; by: string; at: number },
+    signal: AbortSignal,
+  ): Promise<void>;
   /** The kind of a configured destination (`slack`, `teams`, …), for the metric; undefined when it is gone. */
   destinationTypeOf(name: string): Promise<string | undefined>;
   metrics: Metrics;
@@ -165,7 +169,9 @@ export function createTriageHandler(ports: TriagePorts) {
         notice = triageLine(action.data, who, nowSeconds);
         try {
           const line = notice;
-          await budget.step('follow_up', 3_000, (signal) => ports.postFollowUp(token, { action: action.data, line }, signal));
+          await budget.step('follow_up', 3_000, (signal) =>
+            ports.postFollowUp(token, { action: action.data, line, by: who, at: nowSeconds }, signal),
+          );
         } catch (error) {
           log.warn('cannot post the triage follow-up', { reason: errorReason(error) });
           notice += ' (the chat could not be told)';

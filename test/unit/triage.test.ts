@@ -37,7 +37,7 @@ function setup({ slackSigningSecret, updateSlackMessage, ...overrides }: SetupOp
   const store = memoryTriageStore(() => nowMs);
   const metrics = memoryMetrics();
   const updates: Array<{ blocks: SlackBlock[]; text: string }> = [];
-  const followUps: Array<{ destination: string; text: string }> = [];
+  const followUps: Array<{ destination: string; text: string; by: string; at: number }> = [];
   const secret = slackSigningSecret ?? (async () => SIGNING_SECRET);
   const edit =
     updateSlackMessage ??
@@ -56,7 +56,7 @@ function setup({ slackSigningSecret, updateSlackMessage, ...overrides }: SetupOp
       await edit({ channel: body.channel, ts: body.ts }, body.blocks, body.text, signal);
     },
     postFollowUp: async (token, note) => {
-      followUps.push({ destination: token.d, text: note.line });
+      followUps.push({ destination: token.d, text: note.line, by: note.by, at: note.at });
     },
     destinationTypeOf: async (name) => (name === 'finops' ? 'teams' : undefined),
     metrics,
@@ -283,7 +283,15 @@ describe('triage page', () => {
     const answer = await page(t, 'POST', pageToken(), 'action=acknowledge&name=Dana');
     expect(answer.statusCode).toBe(200);
     expect(t.store.records.get(ANOMALY)?.triage).toMatchObject({ state: 'acknowledged', by: 'Dana' });
-    expect(t.followUps).toEqual([{ destination: 'finops', text: 'Acknowledged by Dana at 2026-11-24T09:00:00Z' }]);
+    // Who and when also as data, for a kind whose notes are data (an event's detail).
+    expect(t.followUps).toEqual([
+      {
+        destination: 'finops',
+        text: 'Acknowledged by Dana at 2026-11-24T09:00:00Z',
+        by: 'Dana',
+        at: Date.parse('2026-11-24T09:00:00Z') / 1000,
+      },
+    ]);
     expect(answer.body).toContain('Acknowledged by Dana');
     // Counted by the chat the link came from, as the Slack buttons are counted under slack.
     expect(t.metrics.count('TriageActions', { action: 'acknowledge', destinationType: 'teams' })).toBe(1);
@@ -404,6 +412,9 @@ describe('follow-ups per destination', () => {
   const note = (line: string, opening?: { channel: string; ts: string }) => ({
     action: 'acknowledge' as const,
     line,
+    by: 'Dana',
+    at: 1_795_000_000,
+    destination: 'finops',
     anomalyId: ANOMALY,
     thread: 'cost-alert-abc',
     ...(opening ? { opening } : {}),
