@@ -122,7 +122,10 @@ export interface Conformance {
   variants(base: string): Array<{ name: string; destination: object; env?: Readonly<Record<string, string>>; app?: AppSettings }>;
   /** The service's answer to a post it took. */
   accepted: { status: number; headers?: Readonly<Record<string, string>>; body: string };
-  /** The texts of a received body that people read as the service renders them: sender text must be inert there. */
+  /**
+   * The texts of a received body that people read as the service renders them: sender text must be
+   * inert there. None for a kind whose posts no person reads (a bus: the event is data for rules).
+   */
   shown(body: unknown): string[];
   /** The values of a destination that are secrets: never in a reason, a log or an answer. */
   secrets(destination: object): string[];

