@@ -1,6 +1,7 @@
 import type { ChatService } from '../chat/service.js';
 import type { NodeFetch } from '../transport/fetch-over-node-http.js';
 import { DESTINATION_TYPES, type DestinationType } from '../vocabulary/destinations.js';
+import { eventBridgeKind } from './eventbridge/kind.js';
 import { googleChatKind } from './googlechat/kind.js';
 import { jiraKind } from './jira/kind.js';
 import type { DestinationKind, KindEnvironment } from './kind.js';
@@ -18,6 +19,7 @@ export const KINDS = {
   googlechat: googleChatKind,
   pagerduty: pagerDutyKind,
   jira: jiraKind,
+  eventbridge: eventBridgeKind,
 } as const satisfies { readonly [T in DestinationType]: DestinationKind<object> & { type: T } };
 
 /** One destination, as its kind's schema validated it. */

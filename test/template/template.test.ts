@@ -55,6 +55,7 @@ const NOT_SET_BY_TEMPLATE: Record<string, string> = {
   AWS_LAMBDA_LOG_LEVEL: "Lambda sets it from a function's application log level, when one is configured",
   SLACK_API_URL: "unset, so Slack app destinations use Slack's own Web API; tests point it at a loopback server",
   PAGERDUTY_EVENTS_URL: "the default is PagerDuty's own endpoint; only tests point it elsewhere",
+  EVENTBRIDGE_ENDPOINT_URL: 'unset, so eventbridge destinations reach EventBridge as every AWS call does; npm start and tests point it at a loopback server',
   DELIVERY_MIN_INTERVAL_MS:
     'unset, so each chat service keeps its own pace (Slack 1.1 s per webhook, Teams 0.26 s per webhook, Google Chat 1.1 s per space)',
 };

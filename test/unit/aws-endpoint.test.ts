@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { setPartitionInfo, useDefaultPartitionInfo } from '@aws-sdk/core/client';
 import type { HttpRequest } from '@smithy/types';
@@ -15,6 +16,7 @@ import {
   type ServiceEndpoint,
 } from '../../lib/aws/endpoint.js';
 import { awsJsonClient, DYNAMODB, SECRETS_MANAGER } from '../../lib/aws/json-client.js';
+import { EVENTBRIDGE } from '../../lib/notify/eventbridge/lazy-eventbridge-post.js';
 import { type FakeAws, startFakeAws } from '../helpers/fake-aws.js';
 
 // Our endpoint for a service must be the one its SDK client sends to, for every partition and
@@ -52,6 +54,8 @@ async function sdkEndpoint(service: AwsService): Promise<Where> {
   const options = { requestHandler: capture, maxAttempts: 1, credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' } };
   try {
     if (service === DYNAMODB) await new DynamoDBClient(options).send(new PutItemCommand({ TableName: 'seen', Item: {} }));
+    else if (service === EVENTBRIDGE)
+      await new EventBridgeClient(options).send(new PutEventsCommand({ Entries: [{ Source: 's', DetailType: 'd', Detail: '{}' }] }));
     else await new SecretsManagerClient(options).send(new GetSecretValueCommand({ SecretId: 'relay-config' }));
     throw new Error('the SDK client sent nothing');
   } catch (error) {
@@ -128,6 +132,8 @@ const SETTINGS: Array<Record<string, string>> = [
 describe.each([
   ['Secrets Manager', SECRETS_MANAGER],
   ['DynamoDB', DYNAMODB],
+  // A destination kind's own service (lib/notify/eventbridge), through the same client and rules.
+  ['EventBridge', EVENTBRIDGE],
 ])('the %s endpoint is the SDK client’s', (_name, service) => {
   it.each(REGIONS)('in %s, with FIPS and dual-stack off, on and both', async (region) => {
     for (const settings of SETTINGS) {
