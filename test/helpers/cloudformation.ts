@@ -183,7 +183,8 @@ export function evaluate(deployment: Deployment, value: CfnValue): unknown {
     if (name in template.Parameters) {
       const v = parameter(name);
       if (v === undefined) throw new Error(`parameter ${name} has no value and no Default`);
-      return v;
+      // A list parameter is a list wherever it is referenced, as CloudFormation splits it.
+      return template.Parameters[name]?.Type === 'CommaDelimitedList' ? v.split(',') : v;
     }
     if (name in template.Resources) return resolveResource(name);
     throw new Error(`Ref to unknown ${name}`);
@@ -313,16 +314,19 @@ export function initialSecretString(deployment: Deployment, logicalId: string, s
   });
 }
 
-/** The actions a function's inline policies allow, whatever the resource: `dynamodb:UpdateItem`, … */
+/**
+ * The actions a function's inline policies allow, whatever the resource: `dynamodb:UpdateItem`, …;
+ * a policy under a condition (`Fn::If`) counts as granted, as it is in a stack whose condition holds.
+ */
 export function grantedActions(template: CfnTemplate, functionName: string): Set<string> {
   const [id] =
     resourcesOfType(template, 'AWS::Serverless::Function').find(([, r]) => r.Properties?.['CodeUri'] === `dist/${functionName}`) ?? [];
   if (!id) throw new Error(`no function with CodeUri dist/${functionName}`);
-  const policies = (effectiveFunctionProperties(template, id)['Policies'] ?? []) as Array<{
-    Statement?: Array<{ Effect?: string; Action?: unknown }>;
-  }>;
+  type Policy = { Statement?: Array<{ Effect?: string; Action?: unknown }>; 'Fn::If'?: [string, Policy, unknown] };
+  const policies = (effectiveFunctionProperties(template, id)['Policies'] ?? []) as Policy[];
   return new Set(
     policies
+      .map((p) => p['Fn::If']?.[1] ?? p)
       .flatMap((p) => p.Statement ?? [])
       .filter((s) => s.Effect === 'Allow')
       .flatMap((s) => [s.Action].flat().map(String)),

@@ -1,4 +1,10 @@
-import { type CfnTemplate, effectiveFunctionProperties, referencedIds, resourcesOfType } from '../helpers/cloudformation.js';
+import {
+  type CfnTemplate,
+  conditionHolds,
+  effectiveFunctionProperties,
+  referencedIds,
+  resourcesOfType,
+} from '../helpers/cloudformation.js';
 
 const READ_ACTIONS = new Set(['secretsmanager:getsecretvalue', 'secretsmanager:describesecret']);
 const ROTATION_ACTIONS = [
@@ -17,6 +23,7 @@ interface Statement {
 }
 
 const list = (value: unknown): unknown[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
+const isNoValue = (value: unknown) => JSON.stringify(value) === JSON.stringify({ Ref: 'AWS::NoValue' });
 
 /** The statements a SAM `Policies` entry grants, or a reason it cannot be checked. */
 function statementsOf(entry: unknown): Statement[] | string {
@@ -24,6 +31,12 @@ function statementsOf(entry: unknown): Statement[] | string {
   if (typeof entry !== 'object' || entry === null) return 'unreadable policy entry';
   const record = entry as Record<string, unknown>;
   if ('Statement' in record) return list(record['Statement']) as Statement[];
+  if ('Fn::If' in record) {
+    // Either branch may be what a stack deploys: both are checked.
+    const [, yes, no] = record['Fn::If'] as [string, unknown, unknown];
+    const branches = [yes, no].filter((branch) => !isNoValue(branch)).map(statementsOf);
+    return branches.find((branch): branch is string => typeof branch === 'string') ?? (branches.flat() as Statement[]);
+  }
   const [name, args] = Object.entries(record)[0] ?? [];
   // SAM policy template with one secret ARN: the same as GetSecretValue on that secret.
   if (name === 'AWSSecretsManagerGetSecretValuePolicy') {
@@ -123,6 +136,42 @@ export function secretsManagerProblems(template: CfnTemplate): string[] {
       for (const document of documents) {
         for (const statement of list((document as Record<string, unknown> | undefined)?.['Statement'])) {
           checkStatement(id, statement as Statement);
+        }
+      }
+    }
+  }
+  return problems;
+}
+
+/** The parameter that names the buses eventbridge destinations put events on: the only place functions get `events:PutEvents`. */
+const EVENT_BUSES = 'EventBusArns';
+
+/**
+ * Problems with the template's EventBridge permissions, as sentences; empty when every grant of
+ * an `events:` action is `events:PutEvents` on exactly the buses EventBusArns names, under a
+ * condition that holds only when it names some (an empty list must grant nothing, never more).
+ */
+export function eventBridgeProblems(template: CfnTemplate): string[] {
+  const problems: string[] = [];
+  const holds = (condition: string, buses: string) => conditionHolds({ template, parameters: { [EVENT_BUSES]: buses } }, condition);
+  for (const [id] of resourcesOfType(template, 'AWS::Serverless::Function')) {
+    for (const entry of list(effectiveFunctionProperties(template, id)['Policies'])) {
+      const statements = statementsOf(entry);
+      if (typeof statements === 'string') continue; // secretsManagerProblems says why
+      const condition = (entry as { 'Fn::If'?: [string] })['Fn::If']?.[0];
+      for (const statement of statements) {
+        if (statement.Effect !== 'Allow') continue;
+        const actions = list(statement.Action ?? statement.NotAction).map(String);
+        const events = actions.filter((a) => a === '*' || a.toLowerCase().startsWith('events:'));
+        if (events.length === 0) continue;
+        if (statement.NotAction !== undefined || statement.NotResource !== undefined)
+          problems.push(`${id}: NotAction or NotResource with events`);
+        for (const action of events) if (action !== 'events:PutEvents') problems.push(`${id}: ${action}; only events:PutEvents is needed`);
+        if (JSON.stringify(statement.Resource) !== JSON.stringify({ Ref: EVENT_BUSES })) {
+          problems.push(`${id}: events:PutEvents on ${JSON.stringify(statement.Resource)}, not on the buses ${EVENT_BUSES} names`);
+        }
+        if (!condition || holds(condition, '') || !holds(condition, 'arn:aws:events:us-east-1:123456789012:event-bus/default')) {
+          problems.push(`${id}: events:PutEvents without a condition that holds exactly when ${EVENT_BUSES} names buses`);
         }
       }
     }

@@ -27,7 +27,7 @@ import {
 } from '../helpers/cloudformation.js';
 import { environmentReads } from '../helpers/environment-reads.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/slack-server.js';
-import { secretsManagerProblems } from './least-privilege.js';
+import { eventBridgeProblems, secretsManagerProblems } from './least-privilege.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const template = loadTemplate(join(root, 'template.yaml'));
@@ -55,7 +55,8 @@ const NOT_SET_BY_TEMPLATE: Record<string, string> = {
   AWS_LAMBDA_LOG_LEVEL: "Lambda sets it from a function's application log level, when one is configured",
   SLACK_API_URL: "unset, so Slack app destinations use Slack's own Web API; tests point it at a loopback server",
   PAGERDUTY_EVENTS_URL: "the default is PagerDuty's own endpoint; only tests point it elsewhere",
-  EVENTBRIDGE_ENDPOINT_URL: 'unset, so eventbridge destinations reach EventBridge as every AWS call does; npm start and tests point it at a loopback server',
+  EVENTBRIDGE_ENDPOINT_URL:
+    'unset, so eventbridge destinations reach EventBridge as every AWS call does; npm start and tests point it at a loopback server',
   DELIVERY_MIN_INTERVAL_MS:
     'unset, so each chat service keeps its own pace (Slack 1.1 s per webhook, Teams 0.26 s per webhook, Google Chat 1.1 s per space)',
 };
@@ -166,16 +167,51 @@ describe('environment', () => {
 });
 
 describe('least privilege', () => {
+  /** What a function's role grants in a stack deployed with these parameters, resources by logical id. */
+  const grantsWith = (id: string, parameters: Record<string, string>) =>
+    (
+      evaluate(
+        { ...deploymentWith(parameters), resolveResource: (resource) => resource },
+        effectiveFunctionProperties(template, id)['Policies'],
+      ) as Array<{ Statement: Array<{ Action: unknown; Resource: unknown }> }>
+    )
+      .flatMap((p) => p.Statement)
+      .flatMap((s) => [s.Action].flat().map((a) => `${String(a)} ${[s.Resource].flat().join()}`))
+      .sort();
+
   it('each function may use only its own secrets, and no Secrets Manager permission uses a wildcard', () => {
     expect(secretsManagerProblems(template)).toEqual([]);
   });
 
+  it('events:PutEvents only for the functions that post, only on the buses EventBusArns names, and with none named on none', () => {
+    expect(eventBridgeProblems(template)).toEqual([]);
+    const buses = ['arn:aws:events:eu-west-1:123456789012:event-bus/default', 'arn:aws:events:eu-west-1:123456789012:event-bus/finops'];
+    const put = `events:PutEvents ${buses.join()}`;
+    const posting = ['webhook-relay', 'delivery-retry', 'triage'].map((fn) => functionNamed(fn)?.[0] as string);
+    for (const [id] of functions) {
+      expect(grantsWith(id, { EventBusArns: buses.join() }).includes(put), id).toBe(posting.includes(id));
+      expect(
+        grantsWith(id, {}).filter((grant) => grant.startsWith('events:')),
+        id,
+      ).toEqual([]);
+    }
+    expect(template.Parameters['EventBusArns']).toMatchObject({ Type: 'CommaDelimitedList', Default: '' });
+    // The parameter takes bus ARNs, never a wildcard or another resource.
+    const pattern = new RegExp(String(template.Parameters['EventBusArns']?.AllowedPattern));
+    for (const bus of [...buses, 'arn:aws-cn:events:cn-north-1:123456789012:event-bus/a.b-c_d', ''])
+      expect(pattern.test(bus), bus).toBe(true);
+    for (const bus of [
+      '*',
+      'arn:aws:events:eu-west-1:123456789012:event-bus/*',
+      'arn:aws:events:*:*:*',
+      'arn:aws:sqs:eu-west-1:123456789012:q',
+    ]) {
+      expect(pattern.test(bus), bus).toBe(false);
+    }
+  });
+
   it('each function gets exactly what it needs: relay and retry read the configuration, use their queues and write the dedup table; the rotation rotates the API key', () => {
-    const grants = (id: string) =>
-      (effectiveFunctionProperties(template, id)['Policies'] as Array<{ Statement: Array<{ Action: unknown; Resource: unknown }> }>)
-        .flatMap((p) => p.Statement)
-        .flatMap((s) => [s.Action].flat().map((a) => `${String(a)} ${[...referencedIds(s.Resource)].join()}`))
-        .sort();
+    const grants = (id: string) => grantsWith(id, {});
     expect(grants(relayId as string)).toEqual([
       'dynamodb:DeleteItem DedupTable',
       'dynamodb:GetItem DedupTable',
@@ -269,6 +305,34 @@ describe('least privilege', () => {
       const t = clone(template);
       relayPolicies(t).push({ AWSSecretsManagerRotationPolicy: { FunctionName: 'x' } } as never);
       expect(secretsManagerProblems(t).join('\n')).toContain('AWSSecretsManagerRotationPolicy');
+    });
+
+    it('a Secrets Manager grant under a condition (either branch may be deployed)', () => {
+      const t = clone(template);
+      relayPolicies(t).push({
+        'Fn::If': [
+          'PutEventsOnBuses',
+          { Statement: [{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: '*' }] },
+          { Ref: 'AWS::NoValue' },
+        ],
+      } as never);
+      expect(secretsManagerProblems(t).join('\n')).toContain('"*" (wildcard)');
+    });
+
+    it('events:PutEvents on a wildcard, another events action, or without the condition', () => {
+      const t = clone(template);
+      const put = (resource: unknown, action = 'events:PutEvents') => ({
+        Statement: [{ Effect: 'Allow', Action: action, Resource: resource }],
+      });
+      relayPolicies(t).push(
+        { 'Fn::If': ['PutEventsOnBuses', put('*'), { Ref: 'AWS::NoValue' }] } as never,
+        { 'Fn::If': ['PutEventsOnBuses', put({ Ref: 'EventBusArns' }, 'events:*'), { Ref: 'AWS::NoValue' }] } as never,
+        put({ Ref: 'EventBusArns' }) as never,
+      );
+      const problems = eventBridgeProblems(t).join('\n');
+      expect(problems).toContain('events:PutEvents on "*"');
+      expect(problems).toContain('events:*; only events:PutEvents');
+      expect(problems).toContain('without a condition');
     });
 
     it('a function that could not read its own secret', () => {
