@@ -145,6 +145,15 @@ describe.skipIf(!moto)('the relay bundle’s cold path', () => {
     }
   });
 
+  // A chat-only configuration never loads it: the first test here delivers with every lazy bundle removed.
+  it("keeps EventBridge's poster and triage events off the cold path: they load with the first post to a bus", () => {
+    const { cold, everything } = coldAndAll();
+    for (const marker of ['AWSEvents', 'event_too_large', 'Cost Alert Triage']) {
+      expect(everything).toContain(marker);
+      expect(cold).not.toContain(marker);
+    }
+  });
+
   it.skipIf(!esmHttpImportLoadsUndici)('loads no undici, although an ESM import of node:http would on this Node', async () => {
     slack.reset();
     const result = await coldDelivery(join(root, 'dist', 'webhook-relay', 'index.mjs'), lambdaEnvironment());
