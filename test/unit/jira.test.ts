@@ -392,6 +392,9 @@ describe('a triage note at a Jira destination', () => {
     (await jiraKind.extras()).triageNote(destination, {
       action: 'acknowledge',
       line: 'Acknowledged by Dana ＜!here＞ at 2026-11-26T09:00:00Z',
+      by: 'Dana ＜!here＞',
+      at: 1_795_770_000,
+      destination: 'tickets',
       anomalyId: 'anomaly#x',
       opening,
     });

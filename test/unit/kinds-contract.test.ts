@@ -110,7 +110,7 @@ describe.each(DESTINATION_TYPES)('the %s kind keeps the destination-kind contrac
     const kind = kindOf(destination) as DestinationKind;
     const chosen = serviceFor(createChatServices(fetchOverNodeHttp, variant.env), destination);
     const app = kind.app?.(destination, variant.app);
-    const context = { anomalyId: `anomaly#${'c'.repeat(64)}`, costCenters: COST_CENTERS };
+    const context = { anomalyId: `anomaly#${'c'.repeat(64)}`, destination: variant.name, costCenters: COST_CENTERS };
     const payload = chosen.format(message, destination as Readonly<Record<string, unknown>>, OPENING, { link: LINK }, context);
     const outcome = await chosen.post(addressOf(destination), payload, { timeoutMs, ...(app ? { botToken: app.botToken } : {}) });
     return { outcome, received: service.received.map((r) => r.body) };

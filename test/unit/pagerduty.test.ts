@@ -76,7 +76,7 @@ async function post(
   anomaly?: AnomalyPost,
   triage?: TriageControls,
   /** None: a caller that knows no anomaly. */
-  context: PostContext | 'none' = { anomalyId: anomalyRecordId(message, 'oncall') },
+  context: PostContext | 'none' = { anomalyId: anomalyRecordId(message, 'oncall'), destination: 'oncall' },
 ) {
   const service = serviceOf();
   const payload = service.format(message, oncall, anomaly, triage, context === 'none' ? undefined : context);
@@ -233,6 +233,7 @@ describe('the events an anomaly sends', () => {
         reads++;
         return 'anomaly#1';
       },
+      destination: 'oncall',
     };
     const payload = serviceOf().format(alert('EC2 spend rose'), oncall, undefined, { link: LINK }, context);
     expect(reads).toBe(0);
@@ -289,6 +290,9 @@ describe('what a triage action sends', () => {
     (await KINDS.pagerduty.extras()).triageNote(destination, {
       action,
       line: `Done by Dana <!here> [x](https://evil.example) at 2026-11-26T10:00:00Z`,
+      by: 'Dana <!here> [x](https://evil.example)',
+      at: 1_795_773_600,
+      destination: 'oncall',
       anomalyId: anomalyRecordId(alert('EC2 spend rose'), 'oncall'),
     }) as { event: PagerDutyEvent };
 

@@ -66,7 +66,7 @@ const isoSeconds = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$
  * The event of an alert: its detail says where it went (the destination's name), which anomaly
  * and which update of it (marked with what someone decided, as every kind marks its follow-ups),
  * carries the metadata and payload as the relay received them (data for automation: nothing is
- * escaped or cut), and the Triage link where there is one.
+ * escaped or cut), the cost centers of its account, and the Triage link where there is one.
  */
 export function alertEvent([message, , anomaly, triage, context]: Parameters<ChatService['format']>, nowMs: number): EventBridgeEvent {
   const followUp = anomaly?.kind === 'follow_up' ? anomaly : undefined;
@@ -84,6 +84,8 @@ export function alertEvent([message, , anomaly, triage, context]: Parameters<Cha
       },
       metadata: message.metadata,
       payload: message.payload,
+      // Where the owner directory knows them: a rule may route on an owner as the relay's routes do.
+      ...(context?.costCenters?.length ? { costCenters: context.costCenters.map(({ id, name }) => ({ id, name })) } : {}),
       ...(triage && 'link' in triage ? { triageUrl: triage.link } : {}),
     },
   };
