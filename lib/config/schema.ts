@@ -81,7 +81,12 @@ function dispatchProblems(destination: Record<string, unknown>, kind: Destinatio
   const own = new Set(kind.addressKeys);
   for (const other of DESTINATION_TYPES) {
     const foreign = KINDS[other].addressKeys.find((key) => !own.has(key) && Object.hasOwn(destination, key));
-    if (foreign) return [{ path: [foreign], problem: `is for ${KINDS[other].label} destinations only; use "${kind.addressKeys[0]}"` }];
+    if (!foreign) continue;
+    // A kind that no URL names is never guessed: its own key without `type` asks for the type.
+    if (type === undefined && !(KINDS[other] as DestinationKind<object>).ownsHost) {
+      return [{ path: ['type'], problem: `is required: "${foreign}" belongs to ${KINDS[other].label} destinations; add "type": "${other}"` }];
+    }
+    return [{ path: [foreign], problem: `is for ${KINDS[other].label} destinations only; use "${kind.addressKeys[0]}"` }];
   }
   return [];
 }

@@ -87,3 +87,20 @@ describe('escalate and summary, on any destination', () => {
     ]);
   });
 });
+
+describe('a kind that no URL names', () => {
+  it('is never guessed from its keys: without `type` the problem says which type to add', () => {
+    expect(
+      problemsOf({
+        default: { url: slack('a') },
+        tickets: { site: 'https://example.atlassian.net', project: 'OPS', email: 'a@example.com', apiToken: 'token-value' },
+        oncall: { routingKey: 'R0123456789abcdef0123456789abcde' },
+        bus: { eventBus: 'default' },
+      }),
+    ).toEqual([
+      { path: 'destinations.tickets.type', problem: 'is required: "site" belongs to Jira destinations; add "type": "jira"' },
+      { path: 'destinations.oncall.type', problem: 'is required: "routingKey" belongs to PagerDuty destinations; add "type": "pagerduty"' },
+      { path: 'destinations.bus.type', problem: 'is required: "eventBus" belongs to EventBridge destinations; add "type": "eventbridge"' },
+    ]);
+  });
+});

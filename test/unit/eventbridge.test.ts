@@ -122,7 +122,7 @@ describe('an eventbridge destination in the configuration', () => {
     ]);
     const untyped = problemsOf({ bus: { eventBus: 'default' } });
     expect(untyped).toEqual([
-      expect.objectContaining({ path: 'destinations.bus.eventBus', problem: expect.stringContaining('EventBridge') }),
+      expect.objectContaining({ path: 'destinations.bus.type', problem: expect.stringContaining('"type": "eventbridge"') }),
     ]);
   });
 });

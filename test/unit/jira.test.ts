@@ -139,7 +139,10 @@ describe('a Jira destination’s configuration', () => {
   it('needs its type: a site alone never makes a destination a Jira one', () => {
     const { type: _type, ...untyped } = example;
     expect(destinationType(untyped)).not.toBe('jira');
-    expect(problemsOf(untyped)).toContainEqual(expect.objectContaining({ path: 'destinations.tickets.site' }));
+    expect(problemsOf(untyped)).toContainEqual({
+      path: 'destinations.tickets.type',
+      problem: 'is required: "site" belongs to Jira destinations; add "type": "jira"',
+    });
   });
 });
 

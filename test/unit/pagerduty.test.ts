@@ -115,7 +115,7 @@ describe('a PagerDuty destination’s configuration', () => {
   });
 
   it('needs its type: a routing key alone is never taken for PagerDuty; a mention or group is for chats only', () => {
-    expect(problemsOf({ routingKey: KEY }).map((p) => p.path)).toEqual(['destinations.default.routingKey']);
+    expect(problemsOf({ routingKey: KEY }).map((p) => p.path)).toEqual(['destinations.default.type']);
     expect(problemsOf({ ...oncall, mention: '<!here>' })).toEqual([
       { path: 'destinations.default.mention', problem: 'is for chat destinations (slack, teams, googlechat) only, not pagerduty' },
     ]);
