@@ -224,7 +224,7 @@ async function askPlatformPassword(asker: Asker): Promise<string> {
     () => asker.askSecret('Platform password (not shown): '),
     (answer) =>
       !answer
-        ? 'The rotation needs the password of that platform user (Ctrl-C stops without saving anything).'
+        ? 'The platform login needs the password of that platform user (Ctrl-C stops without saving anything).'
         : NO_QUOTES.test(answer)
           ? undefined
           : 'The template cannot take a password with " or \\ in it: see docs/deploy.md, "A platform password with a quote".',
@@ -450,7 +450,11 @@ async function main(): Promise<number> {
         `The stack ${choices.stackName} does not exist in ${choices.region} yet (or its first deploy failed and was deleted), so it needs the secrets again; they are never saved on disk.\n`,
       );
       secrets.DefaultDestinationUrl = await askWebhookUrl(asker);
-      if (overridePairs(choices.overrides).get('ApiKeyRotation') === 'Enabled') secrets.PlatformPassword = await askPlatformPassword(asker);
+      // The rotation and the owner directory sign in with the same platform login.
+      const pairs = overridePairs(choices.overrides);
+      if (pairs.get('ApiKeyRotation') === 'Enabled' || pairs.get('OwnerRouting') === 'Enabled') {
+        secrets.PlatformPassword = await askPlatformPassword(asker);
+      }
     }
 
     // BUILD_SCRIPT lets the tests stand in for the build, which would replace dist/ under other tests' feet.

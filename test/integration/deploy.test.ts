@@ -445,6 +445,28 @@ describe.skipIf(!moto)('npm run deploy', () => {
     expect(leaks(retried.out + retried.err)).toBeUndefined();
   });
 
+  it('a stack created again with owner routing saved asks for the platform password too, and never saves it', async () => {
+    const { dir, env } = await project();
+    const stack = `relay-${randomUUID().slice(0, 8)}`;
+    await writeFile(join(dir, 'sam-fails'), '');
+    await deploy(dir, env, [stack, 'us-west-2', WEBHOOK, 'none', 'n']);
+    await rm(join(dir, 'sam-fails'));
+    // Owner routing turned on by hand, as docs/deploy.md says, before the stack exists.
+    const saved = await readFile(join(dir, 'samconfig.toml'), 'utf8');
+    const routed = 'ApiKeyRotation=\\"Disabled\\" OwnerRouting=\\"Enabled\\" PlatformUsername=\\"finops@example.com\\"';
+    await writeFile(join(dir, 'samconfig.toml'), saved.replace('ApiKeyRotation=\\"Disabled\\"', routed));
+
+    const retried = await deploy(dir, env, [WEBHOOK, PLATFORM_PASSWORD]);
+    expect(retried.code, retried.err).toBe(0);
+    expect(retried.questions).toEqual([expect.stringContaining('Chat webhook URL'), expect.stringContaining('Platform password')]);
+    const retry = deploys(await samCalls(dir))[1];
+    expect(overridesOf(retry)).toContain(`OwnerRouting="Enabled"`);
+    expect(overridesOf(retry)).toContain(`PlatformPassword="${PLATFORM_PASSWORD}"`);
+    expectHandedPrivately(retry, dir);
+    expect(await readFile(join(dir, 'samconfig.toml'), 'utf8')).not.toContain(PLATFORM_PASSWORD);
+    expect(leaks(retried.out + retried.err)).toBeUndefined();
+  });
+
   it('a stack an earlier deploy left in ROLLBACK_COMPLETE is deleted first, then created again', async () => {
     const { dir, env } = await project();
     const stack = `relay-${randomUUID().slice(0, 8)}`;
