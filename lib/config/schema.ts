@@ -84,7 +84,9 @@ function dispatchProblems(destination: Record<string, unknown>, kind: Destinatio
     if (!foreign) continue;
     // A kind that no URL names is never guessed: its own key without `type` asks for the type.
     if (type === undefined && !(KINDS[other] as DestinationKind<object>).ownsHost) {
-      return [{ path: ['type'], problem: `is required: "${foreign}" belongs to ${KINDS[other].label} destinations; add "type": "${other}"` }];
+      return [
+        { path: ['type'], problem: `is required: "${foreign}" belongs to ${KINDS[other].label} destinations; add "type": "${other}"` },
+      ];
     }
     return [{ path: [foreign], problem: `is for ${KINDS[other].label} destinations only; use "${kind.addressKeys[0]}"` }];
   }
