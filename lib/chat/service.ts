@@ -66,6 +66,14 @@ export interface PostContext {
   readonly costCenters?: readonly CostCenterRef[] | undefined;
   /** The destination's name in the configuration, for kinds whose posts are data that says where it went (an event's detail). */
   readonly destination: string;
+  /** The post is an escalation (lib/escalation): every kind says where the anomaly waited and for how long. */
+  readonly escalation?: EscalationMark | undefined;
+}
+
+/** Where an escalated anomaly waited unacknowledged (a destination's name), and how long it was given there. */
+export interface EscalationMark {
+  from: string;
+  afterMinutes: number;
 }
 
 export interface ChatService<Payload = unknown, Destination = Readonly<Record<string, unknown>>> {

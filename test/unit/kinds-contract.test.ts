@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPENING, type PostOutcome } from '../../lib/chat/service.js';
+import { type EscalationMark, OPENING, type PostOutcome } from '../../lib/chat/service.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
 import type { DestinationKind, KindTools } from '../../lib/notify/kind.js';
 import { addressOf, createChatServices, KINDS, kindOf, serviceFor } from '../../lib/notify/kinds.js';
@@ -102,7 +102,13 @@ describe.each(DESTINATION_TYPES)('the %s kind keeps the destination-kind contrac
   const variants = () => (tools[type] as KindTools).conformance.variants(service.url);
 
   /** One post of `message` as the kind formats and posts it, with the service answering `answer`. */
-  async function post(variant: ReturnType<typeof variants>[number], message = hostileAlert, answer?: Answer, timeoutMs = 2_000) {
+  async function post(
+    variant: ReturnType<typeof variants>[number],
+    message = hostileAlert,
+    answer?: Answer,
+    timeoutMs = 2_000,
+    escalation?: EscalationMark,
+  ) {
     const { conformance } = tools[type] as KindTools;
     service.answer = answer ?? { ...conformance.accepted };
     service.received.length = 0;
@@ -110,7 +116,12 @@ describe.each(DESTINATION_TYPES)('the %s kind keeps the destination-kind contrac
     const kind = kindOf(destination) as DestinationKind;
     const chosen = serviceFor(createChatServices(fetchOverNodeHttp, variant.env), destination);
     const app = kind.app?.(destination, variant.app);
-    const context = { anomalyId: `anomaly#${'c'.repeat(64)}`, destination: variant.name, costCenters: COST_CENTERS };
+    const context = {
+      anomalyId: `anomaly#${'c'.repeat(64)}`,
+      destination: variant.name,
+      costCenters: COST_CENTERS,
+      ...(escalation ? { escalation } : {}),
+    };
     const payload = chosen.format(message, destination as Readonly<Record<string, unknown>>, OPENING, { link: LINK }, context);
     const outcome = await chosen.post(addressOf(destination), payload, { timeoutMs, ...(app ? { botToken: app.botToken } : {}) });
     return { outcome, received: service.received.map((r) => r.body) };
@@ -137,6 +148,20 @@ describe.each(DESTINATION_TYPES)('the %s kind keeps the destination-kind contrac
     for (const variant of variants()) {
       const { received } = await post(variant);
       expect(received.join('\n'), variant.name).toContain('Data Platform');
+    }
+  });
+
+  it('says an escalation where people read it: where the anomaly waited, inert, and for how long', async () => {
+    const { conformance } = tools[type] as KindTools;
+    const shownOf = (received: string[]) => received.flatMap((body) => conformance.shown(JSON.parse(body))).join('\n');
+    for (const variant of variants()) {
+      const plain = await post(variant);
+      expect(shownOf(plain.received), `${variant.name} without an escalation`).not.toContain('Not acknowledged');
+      const { outcome, received } = await post(variant, hostileAlert, undefined, 2_000, { from: 'finops <!here> *ops*', afterMinutes: 90 });
+      expect(outcome, variant.name).toMatchObject({ kind: 'delivered' });
+      const shown = shownOf(received);
+      expect(shown, variant.name).toMatch(/Not acknowledged at finops .*within 1 h 30 min/);
+      for (const live of ['<!here>', '*ops*']) expect(shown, `${variant.name} shows ${live} as written`).not.toContain(live);
     }
   });
 

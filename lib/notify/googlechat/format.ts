@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { TriageMark } from '../../chat/service.js';
+import type { EscalationMark, TriageMark } from '../../chat/service.js';
 import { type AlertView, alertView, isoSeconds } from '../../format/alert.js';
+import { escalationLine } from '../../format/escalation.js';
 import { fitWithin } from '../../format/fit.js';
 import { escapeMrkdwn, escapeMrkdwnAndTruncate, truncate } from '../../format/text.js';
 import { triageName } from '../../format/triage.js';
@@ -63,6 +64,7 @@ function build(
   bodyLimit: number,
   update: GoogleChatUpdate | undefined,
   link: string | undefined,
+  escalation: EscalationMark | undefined,
 ): GoogleChatMessage {
   const widgets: Widget[] = [];
   if (view.body && bodyLimit > 0) widgets.push({ textParagraph: { text: cardText(view.body, bodyLimit) } });
@@ -81,7 +83,8 @@ function build(
   // The configured mention is the only live `<…>` in the text. Chat shows the text above the
   // card, so it names the alert without repeating the message the card shows.
   const state = update?.triage ? ` (${update.triage.state} by ${escapeGoogleChatText(triageName(update.triage.by))})` : '';
-  const prefix = `${mention ? `${mention} ` : ''}${update ? `Update${state}: ` : ''}`;
+  const escalated = escalation ? `${escapeGoogleChatText(escalationLine(escalation))}: ` : '';
+  const prefix = `${mention ? `${mention} ` : ''}${escalated}${update ? `Update${state}: ` : ''}`;
   const text = prefix + truncate(escapeGoogleChatText(`${view.emoji} ${view.title}`), GOOGLE_CHAT_LIMITS.text - prefix.length);
   return { text, cardsV2: [{ cardId: 'cost-alert', card: { header, sections: [{ widgets }] } }], thread: { threadKey } };
 }
@@ -93,8 +96,12 @@ export function formatGoogleChatMessage(
   update?: GoogleChatUpdate,
   link?: string,
   costCenters?: readonly CostCenterRef[],
+  /** Where the anomaly waited unacknowledged before it came here (lib/escalation). */
+  escalation?: EscalationMark,
 ): GoogleChatMessage {
   const view = alertView(message, costCenters);
   const threadKey = threadKeyFor(message);
-  return fitWithin(GOOGLE_CHAT_MAX_BYTES, GOOGLE_CHAT_LIMITS.body, (bodyLimit) => build(view, threadKey, mention, bodyLimit, update, link));
+  return fitWithin(GOOGLE_CHAT_MAX_BYTES, GOOGLE_CHAT_LIMITS.body, (bodyLimit) =>
+    build(view, threadKey, mention, bodyLimit, update, link, escalation),
+  );
 }

@@ -27,6 +27,7 @@ export function googleChatService(transport?: NodeFetch): ChatService<GoogleChat
         anomaly?.kind === 'follow_up' ? anomaly : undefined,
         triage && 'link' in triage ? triage.link : undefined,
         context?.costCenters,
+        context?.escalation,
       ),
     post: createGoogleChatPoster(transport),
     minIntervalMs: GOOGLE_CHAT_MIN_INTERVAL_MS,

@@ -1,5 +1,6 @@
 import type { AnomalyPost } from '../../chat/service.js';
 import { alertView, isoSeconds } from '../../format/alert.js';
+import { escalationLine } from '../../format/escalation.js';
 import { withoutControls } from '../../format/fit.js';
 import { inertText, singleLine, truncate } from '../../format/text.js';
 import { triageLine, triageName } from '../../format/triage.js';
@@ -66,6 +67,7 @@ export function pagerDutyEvent([message, severity = 'warning', anomaly, triage, 
       ? { 'cost centers': line(inertForPagerDuty(inertText(context.costCenters.map((c) => c.name || c.id).join(', ')))) ?? '' }
       : {}),
     ...followUpDetails(anomaly),
+    ...(context?.escalation ? { escalation: inertForPagerDuty(escalationLine(context.escalation)) } : {}),
   };
   const event: PagerDutyEventPayload = {
     summary: truncate(inertForPagerDuty(view.title), PAGERDUTY_LIMITS.summary),

@@ -1,8 +1,8 @@
-import type { AnomalyPost, PostOutcome, TriageControls } from '../../chat/service.js';
+import type { AnomalyPost, EscalationMark, PostOutcome, TriageControls } from '../../chat/service.js';
 import type { CostCenterRef } from '../../message/cost-center.js';
 import type { WebhookMessage } from '../../message/schema.js';
 import type { NodeFetch } from '../../transport/fetch-over-node-http.js';
-import type { editedNote, formatSlackMessage, markText, updateNote } from './format.js';
+import type { editedNote, escalatedNote, formatSlackMessage, markText, updateNote } from './format.js';
 
 /**
  * What the app service posts: the validated alert and where it stands (formatting happens in the
@@ -23,6 +23,8 @@ export interface SlackAppPayload {
   triage?: TriageControls;
   /** The cost centers of the alert's account, where known. */
   costCenters?: readonly CostCenterRef[];
+  /** Where the anomaly waited unacknowledged before it came here (lib/escalation). */
+  escalation?: EscalationMark;
 }
 
 /** What the lazily loaded Web API client uses of the code already on the cold path. */
@@ -32,6 +34,7 @@ export interface SlackAppTools {
   updateNote: typeof updateNote;
   editedNote: typeof editedNote;
   markText: typeof markText;
+  escalatedNote: typeof escalatedNote;
   outcomeWithoutAnswer(error: unknown): PostOutcome;
   parseRetryAfterMs(header: string | null): number | undefined;
 }

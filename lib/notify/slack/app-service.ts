@@ -3,7 +3,7 @@ import type { ChatService } from '../../chat/service.js';
 import { parseRetryAfterMs } from '../../shared/retry-after.js';
 import { fetchOverNodeHttp, type NodeFetch } from '../../transport/fetch-over-node-http.js';
 import type { SlackAppPost, SlackAppTools } from './app-payload.js';
-import { editedNote, formatSlackMessage, markText, updateNote } from './format.js';
+import { editedNote, escalatedNote, formatSlackMessage, markText, updateNote } from './format.js';
 
 /** Slack documents about one chat.postMessage per second per channel; the margin absorbs jitter. */
 export const SLACK_APP_MIN_INTERVAL_MS = 1_100;
@@ -21,6 +21,7 @@ export const slackAppTools = (transport: NodeFetch = fetchOverNodeHttp): SlackAp
   updateNote,
   editedNote,
   markText,
+  escalatedNote,
   outcomeWithoutAnswer,
   parseRetryAfterMs: (header) => parseRetryAfterMs(header),
 });
@@ -49,6 +50,7 @@ export function slackAppService(options: SlackAppServiceOptions = {}): ChatServi
       anomaly: anomaly ?? { kind: 'opening' },
       ...(triage ? { triage } : {}),
       ...(context?.costCenters ? { costCenters: context.costCenters } : {}),
+      ...(context?.escalation ? { escalation: context.escalation } : {}),
     }),
     post: async (channel, payload, postOptions) => (await load())(channel, payload, postOptions),
     minIntervalMs: SLACK_APP_MIN_INTERVAL_MS,

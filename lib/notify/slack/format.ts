@@ -1,5 +1,6 @@
-import type { TriageMark } from '../../chat/service.js';
+import type { EscalationMark, TriageMark } from '../../chat/service.js';
 import { type AlertView, alertView, isoSeconds } from '../../format/alert.js';
+import { escalationLine } from '../../format/escalation.js';
 import { escapeMrkdwn, escapeMrkdwnAndTruncate, singleLine, truncate } from '../../format/text.js';
 import { triageLine, triageName } from '../../format/triage.js';
 import type { CostCenterRef } from '../../message/cost-center.js';
@@ -81,6 +82,15 @@ export const editedNote = (updates: number, atIso: string): SlackNote => ({
   context: `:repeat: Updated ${updates} ${updates === 1 ? 'time' : 'times'}, latest ${slackDate(atIso)}; each update is in the thread`,
   prefix: 'Updated:',
 });
+
+/** An escalation says first where the anomaly waited and how long; a follow-up's own note follows. */
+export const escalatedNote = (escalation: EscalationMark | undefined, note?: SlackNote): SlackNote | undefined =>
+  escalation
+    ? {
+        context: `:rotating_light: ${escapeMrkdwn(escalationLine(escalation))}${note ? ` · ${note.context}` : ''}`,
+        prefix: 'Escalated:',
+      }
+    : note;
 
 /** The "Triage" link button of a webhook message: Slack opens the triage page. */
 export const triageLinkBlock = (url: string): SlackBlock => ({

@@ -69,7 +69,7 @@ export interface SlackAppClientOptions {
  */
 export function createSlackAppPoster(options: SlackAppClientOptions) {
   const { tools } = options;
-  const { transport, formatSlackMessage, updateNote, editedNote, markText } = tools;
+  const { transport, formatSlackMessage, updateNote, editedNote, markText, escalatedNote } = tools;
   const base = (options.apiUrl ?? DEFAULT_SLACK_API_URL).replace(/\/?$/, '/');
   const now = options.now ?? Date.now;
 
@@ -115,15 +115,28 @@ export function createSlackAppPoster(options: SlackAppClientOptions) {
       ...(mark ? [triageStatus(markText(mark))] : []),
       ...(buttonsFor ? [triageButtons(buttonsFor, !mark)] : []),
     ];
+    // An escalation says so in whatever it posts: the opening, its edit and the reply in its thread.
+    const { escalation } = payload;
     if (anomaly.kind === 'opening')
-      return open(channel, formatSlackMessage(payload.message, payload.mention, undefined, triage, payload.costCenters), token, left);
+      return open(
+        channel,
+        formatSlackMessage(payload.message, payload.mention, escalatedNote(escalation), triage, payload.costCenters),
+        token,
+        left,
+      );
 
     const { opening } = anomaly;
     const asUpdate = () =>
       open(
         channel,
         // A new opening in place of a lost one: it carries the buttons and what was decided.
-        formatSlackMessage(payload.message, payload.mention, updateNote(anomaly.firstSeenAt, anomaly.updates), triage, payload.costCenters),
+        formatSlackMessage(
+          payload.message,
+          payload.mention,
+          escalatedNote(escalation, updateNote(anomaly.firstSeenAt, anomaly.updates)),
+          triage,
+          payload.costCenters,
+        ),
         token,
         left,
       );
@@ -133,7 +146,7 @@ export function createSlackAppPoster(options: SlackAppClientOptions) {
     const edited = formatSlackMessage(
       payload.message,
       payload.mention,
-      editedNote(anomaly.updates, new Date(now()).toISOString()),
+      escalatedNote(escalation, editedNote(anomaly.updates, new Date(now()).toISOString())),
       triage,
       payload.costCenters,
     );
@@ -144,7 +157,7 @@ export function createSlackAppPoster(options: SlackAppClientOptions) {
     const reply = formatSlackMessage(
       payload.message,
       undefined,
-      updateNote(anomaly.firstSeenAt, anomaly.updates, anomaly.triage),
+      escalatedNote(escalation, updateNote(anomaly.firstSeenAt, anomaly.updates, anomaly.triage)),
       [],
       payload.costCenters,
     );

@@ -1,6 +1,6 @@
 import type { ChatService } from '../../chat/service.js';
 import type { NodeFetch } from '../../transport/fetch-over-node-http.js';
-import { formatSlackMessage, type SlackMessage, triageLinkBlock, updateNote } from './format.js';
+import { escalatedNote, formatSlackMessage, type SlackMessage, triageLinkBlock, updateNote } from './format.js';
 import { createSlackPoster } from './post.js';
 
 /** Slack documents about one message per second per incoming webhook; the margin absorbs jitter. */
@@ -14,7 +14,10 @@ export function slackService(transport?: NodeFetch): ChatService<SlackMessage> {
       formatSlackMessage(
         message,
         typeof destination.mention === 'string' ? destination.mention : undefined,
-        anomaly?.kind === 'follow_up' ? updateNote(anomaly.firstSeenAt, anomaly.updates, anomaly.triage) : undefined,
+        escalatedNote(
+          context?.escalation,
+          anomaly?.kind === 'follow_up' ? updateNote(anomaly.firstSeenAt, anomaly.updates, anomaly.triage) : undefined,
+        ),
         triage && 'link' in triage ? [triageLinkBlock(triage.link)] : [],
         context?.costCenters,
       ),

@@ -1,5 +1,6 @@
-import type { TriageMark } from '../../chat/service.js';
+import type { EscalationMark, TriageMark } from '../../chat/service.js';
 import { type AlertView, alertView, isoSeconds } from '../../format/alert.js';
+import { escalationLine } from '../../format/escalation.js';
 import { fitWithin, withoutControls } from '../../format/fit.js';
 import { singleLine, truncate } from '../../format/text.js';
 import { triageLine, triageName } from '../../format/triage.js';
@@ -103,8 +104,19 @@ function card(
   bodyLimit: number,
   update: TeamsUpdate | undefined,
   link: string | undefined,
+  escalation: EscalationMark | undefined,
 ): TeamsMessage {
   const body: AdaptiveCard['body'] = [
+    ...(escalation
+      ? [
+          {
+            type: 'TextBlock' as const,
+            text: `🚨 ${escapeTeamsText(escalationLine(escalation))}`,
+            weight: 'Bolder' as const,
+            wrap: true as const,
+          },
+        ]
+      : []),
     ...(update
       ? [{ type: 'TextBlock' as const, text: updateLine(update), isSubtle: true as const, size: 'Small' as const, wrap: true as const }]
       : []),
@@ -158,7 +170,9 @@ export function formatTeamsMessage(
   update?: TeamsUpdate,
   link?: string,
   costCenters?: readonly CostCenterRef[],
+  /** Where the anomaly waited unacknowledged before it came here (lib/escalation). */
+  escalation?: EscalationMark,
 ): TeamsMessage {
   const view = alertView(message, costCenters);
-  return fitWithin(TEAMS_MAX_BYTES, TEAMS_LIMITS.body, (bodyLimit) => card(view, mention, bodyLimit, update, link));
+  return fitWithin(TEAMS_MAX_BYTES, TEAMS_LIMITS.body, (bodyLimit) => card(view, mention, bodyLimit, update, link, escalation));
 }

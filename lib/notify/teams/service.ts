@@ -17,6 +17,7 @@ export function teamsService(transport?: NodeFetch): ChatService<TeamsMessage> {
         anomaly?.kind === 'follow_up' ? anomaly : undefined,
         triage && 'link' in triage ? triage.link : undefined,
         context?.costCenters,
+        context?.escalation,
       ),
     post: createTeamsPoster(transport),
     minIntervalMs: TEAMS_MIN_INTERVAL_MS,
