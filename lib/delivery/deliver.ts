@@ -1,4 +1,4 @@
-import type { AnomalyPost, ChatService, MessageRef, PostContext, PostOutcome, TriageControls } from '../chat/service.js';
+import type { AnomalyPost, ChatService, EscalationMark, MessageRef, PostContext, PostOutcome, TriageControls } from '../chat/service.js';
 import type { Destination } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import { anomalyRecordId } from '../message/anomaly.js';
@@ -39,6 +39,8 @@ export interface AlertContext {
   origin?: string | undefined;
   /** Where the owner directory knows them (lib/owners): every message names them. */
   costCenters?: readonly CostCenterRef[] | undefined;
+  /** An escalation's mark (lib/escalation): where the anomaly waited, said in the message. */
+  escalation?: EscalationMark | undefined;
 }
 
 /**
@@ -63,7 +65,7 @@ export interface Target {
   botToken?: string;
   /** The Slack app takes clicks (`slack.signingSecret` is set): its messages carry the triage buttons. */
   buttons?: true;
-  /** A quiet test delivery (lib/inbound/request.ts): its `destination` has neither mention nor group. */
+  /** A quiet test delivery (lib/inbound/request.ts): its `destination` has neither mention, group nor escalation. */
   quiet?: true;
 }
 
@@ -81,10 +83,16 @@ export function targetOf(name: string, configured: Destination, app: AppSettings
 
 /**
  * A destination as a quiet test delivery is posted to: without its mention, and without its
- * group, so that the alert goes on its own and no digest it would have joined changes its mention.
+ * group, so that the alert goes on its own and no digest it would have joined changes its mention;
+ * and without its escalation, which would page whoever is on call for a test.
  */
 function quietly(configured: Destination): Destination {
-  const { mention: _mention, group: _group, ...destination } = configured as Destination & { mention?: unknown; group?: unknown };
+  const {
+    mention: _mention,
+    group: _group,
+    escalate: _escalate,
+    ...destination
+  } = configured as Destination & { mention?: unknown; group?: unknown };
   return destination as Destination;
 }
 
@@ -117,6 +125,8 @@ export interface AlertForTarget {
   origin?: string | undefined;
   /** The cost centers that cover the alert's account (lib/owners), where known: every message names them. */
   costCenters?: readonly CostCenterRef[] | undefined;
+  /** Delivered as an escalation from another destination (lib/escalation); its retries keep the mark. */
+  escalation?: EscalationMark | undefined;
 }
 
 /** A relay's first attempt at one destination: the core's own, or the same behind the dedup ledger. */
@@ -213,7 +223,8 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
       get anomalyId() {
         return anomalyRecordId(message, target.name);
       },
-      ...(alert?.costCenters ? { costCenters: alert.costCenters } : {}),
+      costCenters: alert?.costCenters,
+      escalation: alert?.escalation,
       destination: target.name,
     };
     return service.post(addressOf(target.destination), service.format(message, target.destination, anomaly, offered, context), options);
@@ -260,14 +271,25 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
   };
 
   async function firstAttempt(
-    { deliveryId, target, message, anomaly, origin, costCenters }: AlertForTarget,
+    { deliveryId, target, message, anomaly, origin, costCenters, escalation }: AlertForTarget,
     budget: InvocationBudget,
   ): Promise<AttemptResult> {
     const post = ports.retryQueue ? attempt : attemptWithOneWait;
-    const outcome = await post(target, message, budget, anomaly, { origin, ...(costCenters ? { costCenters } : {}) });
+    const outcome = await post(target, message, budget, anomaly, { origin, costCenters, escalation });
     const decision = decide(outcome, 1);
     if (decision.kind === 'delivered') return decision;
-    const job = newJob(deliveryId, target.name, message, decision.reason, ports.now(), anomaly, origin, target.quiet, costCenters);
+    const job = newJob(
+      deliveryId,
+      target.name,
+      message,
+      decision.reason,
+      ports.now(),
+      anomaly,
+      origin,
+      target.quiet,
+      costCenters,
+      escalation,
+    );
     if (decision.kind === 'park') {
       await park({ body: JSON.stringify(job), reason: decision.reason, destination: target.name }, budget);
       return { kind: 'refused', reason: decision.reason };
@@ -292,7 +314,8 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
     decide(
       await attempt(target, job.message, budget, job.anomaly, {
         origin: job.origin,
-        ...(job.costCenters ? { costCenters: job.costCenters } : {}),
+        costCenters: job.costCenters,
+        escalation: job.escalation,
       }),
       attempts,
       maxAttempts,

@@ -34,10 +34,24 @@ const anomalyPostSchema = z.union([
   }),
 ]);
 
+/** A destination's name as a job names it. */
+export const destinationNameSchema = z.string().check(z.minLength(1), z.maxLength(200));
+
+/** An escalation's mark (lib/escalation): where the anomaly waited unacknowledged and how long; a name and a number. */
+export const escalationMarkSchema = z.strictObject({
+  from: destinationNameSchema,
+  afterMinutes: z.number().check(z.int(), z.gte(1), z.lte(10_080)),
+});
+
+/** The cost centers of an alert's account as the owner directory named them (ids and names). */
+export const costCentersSchema = z
+  .array(z.strictObject({ id: z.string().check(z.minLength(1), z.maxLength(200)), name: z.string().check(z.maxLength(200)) }))
+  .check(z.maxLength(50));
+
 export const deliveryJobSchema = z.strictObject({
   version: z.literal(2),
   deliveryId: z.string().check(z.minLength(1), z.maxLength(200)),
-  destination: z.string().check(z.minLength(1), z.maxLength(200)),
+  destination: destinationNameSchema,
   /** Posts made so far, by the relay and by earlier retries. */
   attempt: z.number().check(z.int(), z.nonnegative()),
   firstAttemptAt: z.string().check(z.maxLength(40)),
@@ -50,11 +64,9 @@ export const deliveryJobSchema = z.strictObject({
   /** A quiet test delivery: every attempt posts it without the destination's mention. */
   quiet: z.optional(z.literal(true)),
   /** The cost centers of its account as the owner directory named them when it arrived (ids and names). */
-  costCenters: z.optional(
-    z
-      .array(z.strictObject({ id: z.string().check(z.minLength(1), z.maxLength(200)), name: z.string().check(z.maxLength(200)) }))
-      .check(z.maxLength(50)),
-  ),
+  costCenters: z.optional(costCentersSchema),
+  /** An escalation from another destination: every attempt says where the anomaly waited. */
+  escalation: z.optional(escalationMarkSchema),
 });
 
 export type DeliveryJob = z.infer<typeof deliveryJobSchema>;

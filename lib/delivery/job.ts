@@ -1,4 +1,4 @@
-import type { AnomalyPost } from '../chat/service.js';
+import type { AnomalyPost, EscalationMark } from '../chat/service.js';
 import type { CostCenterRef } from '../message/cost-center.js';
 import type { WebhookMessage } from '../message/schema.js';
 import type { DeliveryJob } from './job-schema.js';
@@ -16,6 +16,7 @@ export function newJob(
   origin?: string,
   quiet?: boolean,
   costCenters?: readonly CostCenterRef[],
+  escalation?: EscalationMark,
 ): DeliveryJob {
   return {
     version: 2,
@@ -29,5 +30,6 @@ export function newJob(
     ...(origin !== undefined && originSchema.safeParse(origin).success ? { origin } : {}),
     ...(quiet ? { quiet: true as const } : {}),
     ...(costCenters?.length ? { costCenters: costCenters.map(({ id, name }) => ({ id, name })) } : {}),
+    ...(escalation ? { escalation: { from: escalation.from, afterMinutes: escalation.afterMinutes } } : {}),
   };
 }
