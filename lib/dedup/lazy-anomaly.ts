@@ -3,7 +3,7 @@
 // path's own instance (the condition-failure check of its error class) comes in as arguments.
 import type { AwsJsonCall } from '../aws/json-client.js';
 import { TRIAGE_STATES } from '../vocabulary/triage.js';
-import type { AnomalyStart, AnomalyTable, AnomalyTriage, StoredAnomaly } from './ledger.js';
+import type { AnomalyStart, AnomalyTable, AnomalyTriage, EscalationClaim, EscalationClaimOutcome, StoredAnomaly } from './ledger.js';
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
@@ -17,6 +17,9 @@ type AnomalyItem = {
   triageUntil?: { N?: string };
   triageBy?: { S?: string };
   triageAt?: { N?: string };
+  escalatedAt?: { N?: string };
+  escalationUntil?: { N?: string };
+  escalationToken?: { S?: string };
 };
 
 // The triage function writes these on the same item; the conditional write returns them for free.
@@ -50,6 +53,18 @@ function storedAnomaly(item: AnomalyItem | undefined): StoredAnomaly | undefined
   };
 }
 
+/** Why an escalation's lease was not taken, from the item the failed condition returned. */
+function escalationFound(item: AnomalyItem | undefined, claim: EscalationClaim, t: number): EscalationClaimOutcome {
+  if (item?.firstSeen?.N === undefined || Number(item.firstSeen.N) !== claim.firstSeen) return { kind: 'gone' };
+  if (item.escalatedAt) return { kind: 'escalated' };
+  if (item.triage) return { kind: 'triaged' };
+  // The client retries a write whose answer was lost; the retry then meets the lease itself.
+  if (item.escalationToken?.S === claim.token) return { kind: 'claimed' };
+  const until = Number(item.escalationUntil?.N);
+  if (Number.isFinite(until) && until >= t) return { kind: 'held', retryAfterSeconds: Math.max(1, until - t) };
+  return { kind: 'newer' };
+}
+
 /**
  * Each anomaly's state in the dedup table: one item per anomaly and destination (`anomaly#…`),
  * holding ids and times only. Opened with a conditional write that returns the existing item
@@ -63,6 +78,14 @@ export function dynamoAnomalyTable(
   startOf: (stored: StoredAnomaly | undefined) => AnomalyStart,
 ): AnomalyTable {
   const { tableName: TableName } = options;
+  // A write whose condition says it has nothing to do: someone else's lease, or a later opening.
+  const ignoringConditionFailure = (write: Promise<unknown>): Promise<void> =>
+    write.then(
+      () => undefined,
+      (error: unknown) => {
+        if (!isConditionFailure(error)) throw error;
+      },
+    );
   return {
     async startAnomaly(id, signal) {
       const t = seconds(now());
@@ -80,7 +103,7 @@ export function dynamoAnomalyTable(
           },
           signal,
         );
-        return { kind: 'opened' as const };
+        return { kind: 'opened' as const, firstSeen: t };
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
         found = error.fields['Item'] as AnomalyItem | undefined;
@@ -103,7 +126,7 @@ export function dynamoAnomalyTable(
           },
           signal,
         );
-        return start;
+        return { ...start, firstSeen: t };
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
         return startOf(storedAnomaly(error.fields['Item'] as AnomalyItem | undefined));
@@ -179,6 +202,89 @@ export function dynamoAnomalyTable(
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
       }
+    },
+
+    async keepAnomaly(id, firstSeen, untilSeconds, signal) {
+      // Only ever longer, and only the opening the escalation waits on.
+      await ignoringConditionFailure(
+        dynamo(
+          'UpdateItem',
+          {
+            TableName,
+            Key: { id: { S: id } },
+            UpdateExpression: 'SET expiresAt = :until',
+            ConditionExpression: 'firstSeen = :firstSeen AND expiresAt < :until',
+            ExpressionAttributeValues: { ':firstSeen': { N: String(firstSeen) }, ':until': { N: String(untilSeconds) } },
+          },
+          signal,
+        ),
+      );
+    },
+
+    async claimEscalation(id, claim, signal) {
+      const t = seconds(now());
+      // A triage action of any kind cancels, also one written before the opening; a job that saw
+      // fewer follow-ups than the item lets the job with the later content go first.
+      const newer = claim.updates === undefined ? '' : ' AND (attribute_not_exists(followUps) OR followUps <= :updates)';
+      try {
+        await dynamo(
+          'UpdateItem',
+          {
+            TableName,
+            Key: { id: { S: id } },
+            UpdateExpression: 'SET escalationUntil = :until, escalationToken = :token',
+            ConditionExpression:
+              'firstSeen = :firstSeen AND attribute_not_exists(triage) AND attribute_not_exists(escalatedAt)' +
+              ` AND (attribute_not_exists(escalationUntil) OR escalationUntil < :now)${newer}`,
+            ExpressionAttributeValues: {
+              ':firstSeen': { N: String(claim.firstSeen) },
+              ':until': { N: String(t + claim.holdSeconds) },
+              ':token': { S: claim.token },
+              ':now': { N: String(t) },
+              ...(claim.updates === undefined ? {} : { ':updates': { N: String(claim.updates) } }),
+            },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+          signal,
+        );
+        return { kind: 'claimed' };
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+        return escalationFound(error.fields['Item'] as AnomalyItem | undefined, claim, t);
+      }
+    },
+
+    async escalated(id, firstSeen, signal) {
+      await ignoringConditionFailure(
+        dynamo(
+          'UpdateItem',
+          {
+            TableName,
+            Key: { id: { S: id } },
+            UpdateExpression: 'SET escalatedAt = :now REMOVE escalationUntil, escalationToken',
+            // Never on a later opening of the anomaly, nor an item that is gone (the update would create one).
+            ConditionExpression: 'firstSeen = :firstSeen',
+            ExpressionAttributeValues: { ':firstSeen': { N: String(firstSeen) }, ':now': { N: String(seconds(now())) } },
+          },
+          signal,
+        ),
+      );
+    },
+
+    async releaseEscalation(id, token, signal) {
+      await ignoringConditionFailure(
+        dynamo(
+          'UpdateItem',
+          {
+            TableName,
+            Key: { id: { S: id } },
+            UpdateExpression: 'REMOVE escalationUntil, escalationToken',
+            ConditionExpression: 'escalationToken = :token',
+            ExpressionAttributeValues: { ':token': { S: token } },
+          },
+          signal,
+        ),
+      );
     },
   };
 }

@@ -41,7 +41,9 @@ export const snoozeHolds = (triage: AnomalyTriage | undefined, nowSeconds: numbe
  * what someone decided already (a click on an older message of the anomaly), so that a snooze
  * holds for it too.
  */
-export type AnomalyStart = { kind: 'opened'; triage?: AnomalyTriage } | { kind: 'existing'; state: AnomalyState };
+export type AnomalyStart =
+  /** `firstSeen`: the epoch seconds the opening wrote, where the table says (an escalation's wait starts there). */
+  { kind: 'opened'; triage?: AnomalyTriage; firstSeen?: number } | { kind: 'existing'; state: AnomalyState };
 
 /** An anomaly's item as either writer leaves it: the triage function may write one before the relay opens it. */
 export type StoredAnomaly = Partial<AnomalyState>;
@@ -98,6 +100,46 @@ export interface DeliveryLedger {
    * again. What someone decided about the anomaly stays.
    */
   forgetAnomaly(id: string, signal?: AbortSignal): Promise<void>;
+  /** The escalation half (lib/escalation), which the DynamoDB adapter loads on first use like the anomaly's. */
+  escalations(): Promise<EscalationLedger>;
+}
+
+/** One attempt's lease on an anomaly's escalation, as `claimEscalation` asks for it. */
+export interface EscalationClaim extends Claim {
+  /** The opening the job waits on: a later opening of the anomaly has its own job. */
+  firstSeen: number;
+  /** The follow-ups the job's content had seen; undefined once the job gave a newer one its turn. */
+  updates?: number | undefined;
+}
+
+/** What an anomaly's item says of one escalation job. */
+export type EscalationClaimOutcome =
+  /** This attempt escalates, and must then call `escalated` or `releaseEscalation`. */
+  | { kind: 'claimed' }
+  /** Nothing to escalate: the opening is gone (or replaced by a later one), it escalated already, or someone triaged it. */
+  | { kind: 'gone' | 'escalated' | 'triaged' }
+  /** A job with later content (more follow-ups) exists and is due at the same time. */
+  | { kind: 'newer' }
+  /** Another attempt holds the lease, for at most `retryAfterSeconds`. */
+  | { kind: 'held'; retryAfterSeconds: number };
+
+/**
+ * An escalation's state on its anomaly's item at the destination where it waits: a lease, so that
+ * a job delivered twice or two jobs of one anomaly escalate once, and when it escalated. Times
+ * and a random token only.
+ */
+export interface EscalationLedger {
+  /** Keeps the item of this opening until at least `untilSeconds`, so that its state is there when its escalation is due. */
+  keepAnomaly(id: string, firstSeen: number, untilSeconds: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * One conditional write: the lease when the opening is still there, untriaged, not escalated,
+   * not leased and (with `updates`) has seen no more follow-ups; otherwise why not.
+   */
+  claimEscalation(id: string, claim: EscalationClaim, signal?: AbortSignal): Promise<EscalationClaimOutcome>;
+  /** The anomaly escalated (or nothing more can come of it): no other job of this opening does. The lease ends. */
+  escalated(id: string, firstSeen: number, signal?: AbortSignal): Promise<void>;
+  /** Ends this attempt's own lease without escalating, so that the job may try again. */
+  releaseEscalation(id: string, token: string, signal?: AbortSignal): Promise<void>;
 }
 
 /**
@@ -113,4 +155,5 @@ export const claimHoldSeconds = (remainingMs: number): number => Math.max(1, Mat
 export const LEDGER_CALL_BUDGET_MS = 1_000;
 
 /** The anomaly half of the ledger, which the DynamoDB adapter loads on first use. */
-export type AnomalyTable = Pick<DeliveryLedger, 'startAnomaly' | 'anomalyOpened' | 'anomalyFollowedUp' | 'forgetAnomaly'>;
+export type AnomalyTable = Pick<DeliveryLedger, 'startAnomaly' | 'anomalyOpened' | 'anomalyFollowedUp' | 'forgetAnomaly'> &
+  EscalationLedger;

@@ -5,8 +5,12 @@ import {
   anomalyStartOf,
   type ClaimOutcome,
   type DeliveryLedger,
+  type EscalationLedger,
   type StoredAnomaly,
 } from './ledger.js';
+
+/** An anomaly as this ledger keeps it: its state, and its escalation's lease and end (lib/escalation). */
+export type MemoryAnomaly = StoredAnomaly & { escalatedAt?: number; escalationUntil?: number; escalationToken?: string };
 
 /** One alert at one destination: claimed by an attempt until `claimUntil`, or done. */
 export type MemoryEntry = { state: 'claimed' | 'delivered' | 'queued'; claimUntil?: number; token?: string };
@@ -19,13 +23,42 @@ export type MemoryEntry = { state: 'claimed' | 'delivered' | 'queued'; claimUnti
 export function inMemoryLedger(
   now: () => number = Date.now,
   triageOf?: (anomalyId: string) => AnomalyTriage | undefined,
-): DeliveryLedger & { entries: Map<string, MemoryEntry>; anomalies: Map<string, StoredAnomaly> } {
+): DeliveryLedger & { entries: Map<string, MemoryEntry>; anomalies: Map<string, MemoryAnomaly> } {
   const entries = new Map<string, MemoryEntry>();
-  const anomalies = new Map<string, StoredAnomaly>();
+  const anomalies = new Map<string, MemoryAnomaly>();
   const seconds = () => Math.floor(now() / 1000);
   const anomaly = (id: string): AnomalyState => {
     const known = anomalies.get(id);
     return { ...known, firstSeen: known?.firstSeen ?? seconds(), followUps: known?.followUps ?? 0 };
+  };
+  // Nothing expires here, so there is nothing to keep.
+  const escalations: EscalationLedger = {
+    async keepAnomaly() {},
+    async claimEscalation(id, claim) {
+      const item = anomalies.get(id);
+      if (item?.firstSeen !== claim.firstSeen) return { kind: 'gone' };
+      if (item.escalatedAt !== undefined) return { kind: 'escalated' };
+      if (triageOf?.(id) ?? item.triage) return { kind: 'triaged' };
+      const until = item.escalationUntil ?? 0;
+      if (item.escalationToken !== claim.token && until >= seconds()) {
+        return { kind: 'held', retryAfterSeconds: Math.max(1, until - seconds()) };
+      }
+      if (claim.updates !== undefined && (item.followUps ?? 0) > claim.updates) return { kind: 'newer' };
+      anomalies.set(id, { ...item, escalationUntil: seconds() + claim.holdSeconds, escalationToken: claim.token });
+      return { kind: 'claimed' };
+    },
+    async escalated(id, firstSeen) {
+      const item = anomalies.get(id);
+      if (item?.firstSeen !== firstSeen) return;
+      const { escalationUntil: _until, escalationToken: _token, ...rest } = item;
+      anomalies.set(id, { ...rest, escalatedAt: seconds() });
+    },
+    async releaseEscalation(id, token) {
+      const item = anomalies.get(id);
+      if (item?.escalationToken !== token) return;
+      const { escalationUntil: _until, escalationToken: _token, ...rest } = item;
+      anomalies.set(id, rest);
+    },
   };
   return {
     entries,
@@ -51,8 +84,10 @@ export function inMemoryLedger(
       // Under npm start the triage page's in-memory store holds the triage state, as the anomaly item does in AWS.
       const triage = triageOf?.(id) ?? stored?.triage;
       const start = anomalyStartOf({ ...stored, ...(triage ? { triage } : {}) });
-      if (start.kind === 'opened') anomalies.set(id, { ...stored, firstSeen: seconds(), followUps: 0 });
-      return start;
+      if (start.kind === 'existing') return start;
+      const firstSeen = seconds();
+      anomalies.set(id, { ...stored, firstSeen, followUps: 0 });
+      return { ...start, firstSeen };
     },
     async anomalyOpened(id, opening: MessageRef) {
       anomalies.set(id, { ...anomaly(id), opening });
@@ -67,5 +102,6 @@ export function inMemoryLedger(
       if (state.triage) anomalies.set(id, { triage: state.triage });
       else anomalies.delete(id);
     },
+    escalations: async () => escalations,
   };
 }

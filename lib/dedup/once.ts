@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type AnomalyPost, type MessageRef, OPENING, type TriageMark } from '../chat/service.js';
-import type { Delivery, DeliveryResult, FirstAttempt, FirstResult } from '../delivery/deliver.js';
+import type { AlertForTarget, Delivery, DeliveryResult, FirstAttempt, FirstResult } from '../delivery/deliver.js';
 import { isoSeconds } from '../format/alert.js';
 import type { Logger } from '../log/logger.js';
 import { anomalyRecordId } from '../message/anomaly.js';
@@ -30,7 +30,20 @@ interface LedgerDependencies {
 export interface OnceDependencies extends LedgerDependencies {
   delivery: Delivery;
   now?: () => number;
+  /** Told of each anomaly post that a destination with `escalate` now holds (lib/escalation waits on them). */
+  held?: AnomalyHeld;
 }
+
+/**
+ * An anomaly's post that its destination now has or holds for it (`queued` also when it waits in a
+ * group), with what the table said of the anomaly before it. Never throws.
+ */
+export type AnomalyHeld = (
+  alert: AlertForTarget,
+  start: AnomalyStart,
+  held: 'delivered' | 'queued',
+  budget: InvocationBudget,
+) => Promise<void>;
 
 /**
  * One ledger call within its step's time. A ledger that fails never costs an alert: the
@@ -185,6 +198,7 @@ export function deliverOnce(deps: OnceDependencies): FirstAttempt {
           ? undefined
           : step(budget, target.name, (signal) => settleAnomaly(ledger, anomalyId, anomaly, outcome, opened, signal)),
       ]);
+      if (state && start && deps.held && target.destination.escalate) await deps.held(alert, start, state, budget);
     }
     if (anomaly.kind === 'follow_up' && result.kind === 'delivered') {
       logger.info('follow-up of an anomaly delivered', { destination: target.name, updates: anomaly.updates, outcome: 'follow_up' });

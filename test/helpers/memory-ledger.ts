@@ -1,13 +1,13 @@
 import type { MessageRef } from '../../lib/chat/service.js';
-import type { Claim, DeliveryLedger } from '../../lib/dedup/ledger.js';
+import type { Claim, DeliveryLedger, EscalationClaim, EscalationLedger } from '../../lib/dedup/ledger.js';
 import { inMemoryLedger } from '../../lib/dedup/memory.js';
 
 /**
  * The in-memory ledger of `npm start` (the DynamoDB adapter's rules), recording each call in
  * `calls`; setting `fail` makes every call throw, as a table outage would.
  */
-export function memoryLedger(now: () => number = Date.now) {
-  const inner = inMemoryLedger(now);
+export function memoryLedger(now: () => number = Date.now, triageOf?: Parameters<typeof inMemoryLedger>[1]) {
+  const inner = inMemoryLedger(now, triageOf);
   const ledger = {
     entries: inner.entries,
     anomalies: inner.anomalies,
@@ -27,6 +27,16 @@ export function memoryLedger(now: () => number = Date.now) {
     claim: (id: string, claim: Claim) => called(`claim ${id.slice(0, 8)}`, () => inner.claim(id, claim)),
     record: (id: string, state: 'delivered' | 'queued') => called(`record ${state}`, () => inner.record(id, state)),
     release: (id: string, token?: string) => called('release', () => inner.release(id, token)),
+    escalations: async () => {
+      const own = await inner.escalations();
+      const wrapped: EscalationLedger = {
+        keepAnomaly: (id: string, firstSeen: number, until: number) => called('keep anomaly', () => own.keepAnomaly(id, firstSeen, until)),
+        claimEscalation: (id: string, claim: EscalationClaim) => called('claim escalation', () => own.claimEscalation(id, claim)),
+        escalated: (id: string, firstSeen: number) => called('escalated', () => own.escalated(id, firstSeen)),
+        releaseEscalation: (id: string, token: string) => called('release escalation', () => own.releaseEscalation(id, token)),
+      };
+      return wrapped;
+    },
   };
   return Object.assign(ledger, calls);
 }

@@ -165,9 +165,10 @@ describe('the in-memory ledger keeps the DynamoDB rules', () => {
     await ledger.release('a');
     expect(await ledger.claim('a', { token: 't3', holdSeconds: 5 })).toEqual({ kind: 'done', state: 'delivered' });
 
-    expect(await ledger.startAnomaly('x')).toEqual({ kind: 'opened' });
+    const firstSeen = Math.floor(clock.now() / 1000);
+    expect(await ledger.startAnomaly('x')).toEqual({ kind: 'opened', firstSeen });
     await ledger.forgetAnomaly('x');
-    expect(await ledger.startAnomaly('x')).toEqual({ kind: 'opened' });
+    expect(await ledger.startAnomaly('x')).toEqual({ kind: 'opened', firstSeen });
     await ledger.anomalyFollowedUp('x');
     await ledger.forgetAnomaly('x');
     await ledger.anomalyOpened('y', { channel: 'C1', ts: '1.1' });
