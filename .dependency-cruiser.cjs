@@ -4,7 +4,7 @@
 // A new lib/ folder must be given a layer here before anything may import it.
 const LAYERS = [
   ['relay', 'retry', 'triage', 'rotation', 'directory'],
-  ['chat-services', 'group', 'triage-link'],
+  ['chat-services', 'group', 'triage-link', 'escalation'],
   ['dedup', 'queue', 'owners'],
   ['delivery', 'auth', 'routing', 'api-key'],
   ['config', 'metrics', 'cost-api'],

@@ -68,6 +68,8 @@ const owners = process.env['DEDUP_TABLE_NAME'] ? undefined : await ownersFromFil
 const relay = createRelayFromEnvironment(process.env, {
   ...(owners ? { owners: owners.directory } : {}),
   localGroups: true,
+  // An anomaly left open past its destination's `escalate` wait is escalated by an in-process timer.
+  localEscalations: true,
   origin: `http://127.0.0.1:${port}`,
   ...(sessionKey.key ? { triageKey: sessionKey.key } : {}),
   ...(process.env['DEDUP_TABLE_NAME'] ? {} : { ledger }),

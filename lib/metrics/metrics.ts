@@ -28,7 +28,9 @@ export type MetricName =
   /** Triage actions taken from chat (dimensions action, destinationType). */
   | 'TriageActions'
   /** Runs of directory-sync (dimension outcome); an alarm watches for a day without a succeeded one. */
-  | 'DirectorySyncs';
+  | 'DirectorySyncs'
+  /** Anomalies escalated, and what else became of their waits (dimensions outcome, destinationType of where they waited). */
+  | 'Escalations';
 
 export type MetricUnit = 'Count' | 'Milliseconds';
 
@@ -95,3 +97,14 @@ export const triageActionMetric = (action: string, destinationType: string): Met
 export type DirectorySyncOutcome = 'succeeded' | 'partial' | 'failed';
 
 export const directorySyncMetric = (outcome: DirectorySyncOutcome): MetricPoint => count('DirectorySyncs', { outcome });
+
+/**
+ * scheduled: an opening started its wait; posted: the escalation was delivered or is held for its
+ * destination; cancelled: triaged in time (or snoozed where it would go); dropped: nothing left
+ * to escalate (a later opening, escalated already, the option removed); failed: it could not wait
+ * or its destination refused it.
+ */
+export type EscalationOutcome = 'scheduled' | 'posted' | 'cancelled' | 'dropped' | 'failed';
+
+export const escalationMetric = (outcome: EscalationOutcome, destinationType: string): MetricPoint =>
+  count('Escalations', { outcome, destinationType }, [['outcome']]);

@@ -7,12 +7,12 @@ import { DYNAMODB_LIMITS, SECRETS_MANAGER_READ_LIMITS } from '../aws/limits.js';
 import { configSourceFor, createRelayConfigStore } from '../config/store.js';
 import { dynamoLedger } from '../dedup/dynamodb.js';
 import type { DeliveryLedger } from '../dedup/ledger.js';
-import { deliverOnce } from '../dedup/once.js';
+import { type AnomalyHeld, deliverOnce } from '../dedup/once.js';
 import { createDelivery, type Delivery, postTimeoutFrom } from '../delivery/deliver.js';
 import { createLogger, type Logger, logLevelFrom } from '../log/logger.js';
 import { metricsFromEnvironment } from '../metrics/emf.js';
 import { configurationUnavailableMetric, type Metrics } from '../metrics/metrics.js';
-import { type ChatServices, createChatServices, groupWaitOf } from '../notify/kinds.js';
+import { type ChatServices, createChatServices, destinationType, groupWaitOf } from '../notify/kinds.js';
 import type { OwnerDirectory } from '../owners/directory.js';
 import type { OwnerLookup, OwnerLookupOptions } from '../owners/lazy-owners.js';
 import { sqsDeadLetters, sqsRetryQueue } from '../queue/sqs.js';
@@ -37,6 +37,8 @@ export interface WiringOptions {
   ledger?: DeliveryLedger;
   /** Groups with an in-process timer (`npm start`); in AWS grouping needs the dedup table and the retry queue. */
   localGroups?: boolean;
+  /** Escalations wait on an in-process timer (`npm start`); in AWS they need the dedup table and the retry queue. */
+  localEscalations?: boolean;
   /** `npm start`: a triage link key made for the session, and the origin its links lead to (the local server). */
   triageKey?: string;
   origin?: string;
@@ -84,14 +86,6 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
     sleep,
     triage,
   });
-  // Grouping's code loads with the first alert for a grouped destination, off the cold path.
-  let grouping: Promise<typeof import('../group/lazy-relay.js')> | undefined;
-  const wiring = { delivery, logger: log, metrics, now, settings, sqs, options };
-  const first: Delivery['first'] = async (alert, budget) => {
-    if (groupWaitOf(alert.target.destination) === undefined) return delivery.first(alert, budget);
-    grouping ??= import('../group/lazy-relay.js');
-    return (await grouping).groupedFirst(wiring, alert, budget);
-  };
   const tableName = settings.DEDUP_TABLE_NAME;
   const dynamo = tableName ? awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }) : undefined;
   const ledger =
@@ -102,6 +96,20 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
           now,
         })
       : options.ledger;
+  // Grouping's and escalations' code load with the first alert for a destination that has them, off the cold path.
+  let grouping: Promise<typeof import('../group/lazy-relay.js')> | undefined;
+  let escalations: Promise<typeof import('../escalation/lazy-escalation-relay.js')> | undefined;
+  const wiring = { delivery, logger: log, metrics, now, settings, sqs, options, ledger, config: store, typeOf: destinationType };
+  const first: Delivery['first'] = async (alert, budget) => {
+    if (groupWaitOf(alert.target.destination) === undefined) return delivery.first(alert, budget);
+    grouping ??= import('../group/lazy-relay.js');
+    return (await grouping).groupedFirst(wiring, alert, budget);
+  };
+  // Called only for a destination with `escalate`.
+  const held: AnomalyHeld = async (...post) => {
+    escalations ??= import('../escalation/lazy-escalation-relay.js');
+    return (await escalations).watch(wiring, ...post);
+  };
   // The owner directory's code loads with the first delivery of a configuration that routes by cost center.
   let lookup: Promise<OwnerLookup> | undefined;
   const ownerLookup =
@@ -126,7 +134,16 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
       graceMs: settings.RELAY_PREVIOUS_CREDENTIALS_GRACE_SECONDS * 1000,
       now,
     }),
-    first: ledger ? deliverOnce({ ledger, delivery: { ...delivery, first }, logger: log, metrics, now }) : first,
+    first: ledger
+      ? deliverOnce({
+          ledger,
+          delivery: { ...delivery, first },
+          logger: log,
+          metrics,
+          now,
+          held,
+        })
+      : first,
     ...(dynamo || options.owners
       ? { owners: ownerLookup({ dynamo, tableName: settings.DEDUP_TABLE_NAME, directory: options.owners }) }
       : {}),

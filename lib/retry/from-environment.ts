@@ -3,14 +3,17 @@ import { awsJsonClient, DYNAMODB, SECRETS_MANAGER } from '../aws/json-client.js'
 import { DYNAMODB_LIMITS, SECRETS_MANAGER_READ_LIMITS } from '../aws/limits.js';
 import { configSourceFor, createRelayConfigStore } from '../config/store.js';
 import { dynamoLedger } from '../dedup/dynamodb.js';
-import { retryLedger } from '../dedup/once.js';
-import { createDelivery, postTimeoutFrom } from '../delivery/deliver.js';
+import type { DeliveryLedger } from '../dedup/ledger.js';
+import { deliverOnce, retryLedger } from '../dedup/once.js';
+import { createDelivery, type Delivery, postTimeoutFrom } from '../delivery/deliver.js';
+import { type EscalationQueue, sqsEscalationQueue } from '../escalation/queue.js';
+import { escalationWatcher } from '../escalation/watch.js';
 import { dynamoGroupStore } from '../group/dynamodb.js';
 import { coldStartTracker, createLogger, type Logger, logLevelFrom } from '../log/logger.js';
 import { metricsFromEnvironment } from '../metrics/emf.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { type ChatServices, createChatServices } from '../notify/kinds.js';
-import { sqsDeadLetters, sqsMessageOps } from '../queue/sqs.js';
+import { type ChatServices, createChatServices, destinationType } from '../notify/kinds.js';
+import { sqsDeadLetters, sqsMessageOps, sqsRetryQueue } from '../queue/sqs.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { readEnvironment } from '../shared/environment.js';
 import { ReasonedError } from '../shared/errors.js';
@@ -18,7 +21,7 @@ import { sleep } from '../shared/sleep.js';
 import { triageControls } from '../triage-link/controls.js';
 import { retryEnvironmentSchema } from './environment.js';
 import { createPacer } from './pacer.js';
-import { type BatchResult, processBatch, type QueueRecord } from './process-batch.js';
+import { type BatchResult, processBatch, type QueueRecord, type RetryDependencies } from './process-batch.js';
 
 export type RetryWorker = (records: readonly QueueRecord[], budget: InvocationBudget, requestId?: string) => Promise<BatchResult>;
 
@@ -56,46 +59,77 @@ export function createRetryWorkerFromEnvironment(
   const coldStart = coldStartTracker();
   const sqs = lazySqs();
   const deadLetters = settings.DEAD_LETTER_QUEUE_URL ? { deadLetters: sqsDeadLetters(sqs, settings.DEAD_LETTER_QUEUE_URL) } : {};
+  const delivery = createDelivery({
+    services: options.services ?? createChatServices(undefined, settings),
+    postTimeoutMs,
+    // An escalation's first attempt at the destination it goes to waits here when that cannot take it yet.
+    retryQueue: sqsRetryQueue(sqs, settings.DELIVERY_QUEUE_URL),
+    ...deadLetters,
+    logger: log,
+    metrics,
+    now: Date.now,
+    sleep,
+    triage: triageControls({
+      keySecretId: settings.TRIAGE_KEY_SECRET_ID,
+      secrets: settings.TRIAGE_KEY_SECRET_ID ? awsJsonClient(SECRETS_MANAGER, { limits: SECRETS_MANAGER_READ_LIMITS }) : undefined,
+      now: Date.now,
+    }),
+  });
+  const ledger = settings.DEDUP_TABLE_NAME
+    ? dynamoLedger(awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }), {
+        tableName: settings.DEDUP_TABLE_NAME,
+        windowSeconds: settings.DEDUP_WINDOW_SECONDS,
+      })
+    : undefined;
   const base = {
     config: createRelayConfigStore({
       source: configSourceFor(settings.RELAY_CONFIG_SECRET_ID, log, false),
       ttlSeconds: settings.RELAY_CONFIG_TTL_SECONDS,
       logger: log,
     }),
-    delivery: createDelivery({
-      services: options.services ?? createChatServices(undefined, settings),
-      postTimeoutMs,
-      ...deadLetters,
-      logger: log,
-      metrics,
-      now: Date.now,
-      sleep,
-      triage: triageControls({
-        keySecretId: settings.TRIAGE_KEY_SECRET_ID,
-        secrets: settings.TRIAGE_KEY_SECRET_ID ? awsJsonClient(SECRETS_MANAGER, { limits: SECRETS_MANAGER_READ_LIMITS }) : undefined,
-        now: Date.now,
-      }),
-    }),
+    delivery,
     messages: sqsMessageOps(sqs, settings.DELIVERY_QUEUE_URL),
     pacer: createPacer(),
     maxAttempts: settings.DELIVERY_MAX_ATTEMPTS,
     postTimeoutMs,
     ...(settings.DELIVERY_MIN_INTERVAL_MS !== undefined ? { minIntervalMs: settings.DELIVERY_MIN_INTERVAL_MS } : {}),
     metrics,
-    ...(settings.DEDUP_TABLE_NAME
+    ...(settings.DEDUP_TABLE_NAME && ledger
       ? {
           groups: dynamoGroupStore(awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }), { tableName: settings.DEDUP_TABLE_NAME }),
-          ledger: retryLedger({
-            ledger: dynamoLedger(awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }), {
-              tableName: settings.DEDUP_TABLE_NAME,
-              windowSeconds: settings.DEDUP_WINDOW_SECONDS,
-            }),
+          ledger: retryLedger({ ledger, logger: log, metrics }),
+          escalations: escalationPorts(ledger, delivery, sqsEscalationQueue(sqs, settings.DELIVERY_QUEUE_URL), {
             logger: log,
             metrics,
+            windowSeconds: settings.DEDUP_WINDOW_SECONDS,
           }),
         }
       : {}),
   };
   return (records, budget, requestId) =>
     processBatch(records, { ...base, logger: log.child({ requestId, coldStart: coldStart() }), budget });
+}
+
+/**
+ * What a due escalation needs: the anomaly's table, the queue it waits on, and a first attempt at
+ * the destination it goes to as the relay makes one, which sets that destination's own
+ * escalation waiting when it has one (escalations may chain; the configuration refuses loops).
+ */
+function escalationPorts(
+  ledger: DeliveryLedger,
+  delivery: Delivery,
+  queue: EscalationQueue,
+  shared: { logger: Logger; metrics: Metrics; windowSeconds: number },
+): NonNullable<RetryDependencies['escalations']> {
+  const { logger, metrics } = shared;
+  const held = escalationWatcher({
+    ledger,
+    queue,
+    logger,
+    metrics,
+    now: Date.now,
+    windowSeconds: shared.windowSeconds,
+    typeOf: destinationType,
+  });
+  return { ledger, queue, first: deliverOnce({ ledger, delivery, logger, metrics, held }) };
 }

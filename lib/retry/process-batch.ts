@@ -5,6 +5,8 @@ import type { RetryLedger } from '../dedup/once.js';
 import type { Delivery, Target } from '../delivery/deliver.js';
 import { QUEUE_CALL_BUDGET_MS, targetOf } from '../delivery/deliver.js';
 import { parseDeliveryJob } from '../delivery/job-schema.js';
+import { type EscalationJob, parseEscalationJob } from '../escalation/job-schema.js';
+import { type EscalationPorts, processEscalation } from '../escalation/process.js';
 import { closeGroup } from '../group/close.js';
 import { type GroupCloseJob, parseGroupCloseJob } from '../group/job.js';
 import type { GroupStore } from '../group/store.js';
@@ -42,7 +44,11 @@ export interface RetryDependencies {
   budget: InvocationBudget;
   /** Where grouped alerts wait (the dedup table); without it a closing job is parked as malformed. */
   groups?: GroupStore;
+  /** What escalations waiting on the queue need (lib/escalation); without them an escalation job is parked as malformed. */
+  escalations?: Pick<EscalationPorts, 'ledger' | 'first' | 'queue'>;
   sleep?: Sleep;
+  /** The clock escalations are due by; Date.now by default. */
+  now?: () => number;
 }
 
 export type BatchResult = { batchItemFailures: Array<{ itemIdentifier: string }> };
@@ -95,6 +101,8 @@ async function processRecord(record: QueueRecord, deps: RetryDependencies): Prom
   const job = parseDeliveryJob(record.body);
   const closing = job || !deps.groups ? undefined : parseGroupCloseJob(record.body);
   if (closing && deps.groups) return closeRecord(record, closing, deps, deps.groups);
+  const escalation = job || closing || !deps.escalations ? undefined : parseEscalationJob(record.body);
+  if (escalation && deps.escalations) return escalationRecord(record, escalation, deps, deps.escalations);
   if (!job) return parked(await delivery.park({ body: record.body, reason: 'malformed_message' }, budget));
   const log = deps.logger.child({ deliveryId: job.deliveryId, destination: job.destination });
 
@@ -218,6 +226,30 @@ async function closeRecord(record: QueueRecord, job: GroupCloseJob, deps: RetryD
     delaySeconds: outcome.delaySeconds,
   });
   return 'retry_later';
+}
+
+/**
+ * An anomaly's escalation: sent again with the time left while it is not due; when due, posted to
+ * the destination it goes to. Done either way, unless the configuration cannot be read.
+ */
+async function escalationRecord(
+  record: QueueRecord,
+  job: EscalationJob,
+  deps: RetryDependencies,
+  ports: NonNullable<RetryDependencies['escalations']>,
+): Promise<RecordOutcome> {
+  // Left to a later invocation rather than cut off between its lease and its post.
+  if (!deps.budget.fits(deps.postTimeoutMs + AFTER_POST_MS + QUEUE_CALL_BUDGET_MS)) {
+    await settleVisibility(deps, record, 1);
+    return 'not_attempted';
+  }
+  const outcome = await processEscalation(
+    job,
+    { ...ports, config: deps.config, logger: deps.logger, ...(deps.metrics ? { metrics: deps.metrics } : {}), now: deps.now ?? Date.now },
+    deps.budget,
+    record.messageId,
+  );
+  return outcome === 'done' ? 'delivered' : 'retry_later';
 }
 
 /** A late visibility change only means SQS's own visibility timeout applies. */

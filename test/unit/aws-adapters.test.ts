@@ -1,13 +1,28 @@
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { lazySqs } from '../../lib/aws/clients.js';
 import { awsJsonClient, DYNAMODB, SECRETS_MANAGER } from '../../lib/aws/json-client.js';
+import { relayConfigSchema } from '../../lib/config/schema.js';
 import { secretsManagerReader } from '../../lib/config/secrets-manager.js';
 import { dynamoLedger } from '../../lib/dedup/dynamodb.js';
+import { createDelivery, targetOf } from '../../lib/delivery/deliver.js';
 import { newJob } from '../../lib/delivery/job.js';
+import { escalationJob } from '../../lib/escalation/job.js';
+import { watch } from '../../lib/escalation/lazy-escalation-relay.js';
+import { sqsEscalationQueue } from '../../lib/escalation/queue.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
+import { destinationType } from '../../lib/notify/kinds.js';
 import { sqsDeadLetters, sqsMessageOps, sqsRetryQueue } from '../../lib/queue/sqs.js';
+import { createRetryWorkerFromEnvironment } from '../../lib/retry/from-environment.js';
+import { budgetOf } from '../helpers/budget.js';
 import { type FakeAws, startFakeAws } from '../helpers/fake-aws.js';
+import { capturedLogger, chatServices } from '../helpers/fake-delivery-ports.js';
+import { memoryConfigStore } from '../helpers/memory-config-store.js';
+import { memoryLedger } from '../helpers/memory-ledger.js';
+import { memoryMetrics } from '../helpers/memory-metrics.js';
 
 // The adapters against a loopback fake speaking the AWS JSON protocol: what they send, and
 // how they fail. The real emulator is the acceptance tests' business.
@@ -195,7 +210,8 @@ describe('the DynamoDB dedup ledger', () => {
 
   it("opens an anomaly with one conditional write, or reads the existing one's state: ids and times, no text", async () => {
     aws.answer('DynamoDB_20120810.PutItem', {});
-    expect(await ledger().startAnomaly('anomaly#1')).toEqual({ kind: 'opened' });
+    // The opening's own first-seen time comes back: an escalation's wait starts there.
+    expect(await ledger().startAnomaly('anomaly#1')).toEqual({ kind: 'opened', firstSeen: t });
     expect(aws.calls[0]?.body).toMatchObject({
       Item: { id: { S: 'anomaly#1' }, firstSeen: { N: String(t) }, followUps: { N: '0' }, expiresAt: { N: String(t + 86_400) } },
       ConditionExpression: 'attribute_not_exists(id) OR expiresAt < :now',
@@ -225,6 +241,7 @@ describe('the DynamoDB dedup ledger', () => {
     aws.answer('DynamoDB_20120810.UpdateItem', {});
     expect(await ledger().startAnomaly('anomaly#1')).toEqual({
       kind: 'opened',
+      firstSeen: t,
       triage: { state: 'acknowledged', by: 'Dana', at: t - 5 },
     });
     expect(aws.calls.at(-1)?.body).toMatchObject({
@@ -242,7 +259,7 @@ describe('the DynamoDB dedup ledger', () => {
     expect(await ledger().startAnomaly('anomaly#1')).toMatchObject({ kind: 'existing', state: { firstSeen: t, followUps: 0 } });
     aws.answer('DynamoDB_20120810.PutItem', { error: 'ConditionalCheckFailedException' });
     aws.answer('DynamoDB_20120810.UpdateItem', {});
-    expect(await ledger().startAnomaly('anomaly#1')).toEqual({ kind: 'opened' });
+    expect(await ledger().startAnomaly('anomaly#1')).toEqual({ kind: 'opened', firstSeen: t });
     // The triage function's attributes on the same item come back in the same round trip.
     const triaged = {
       ...item,
@@ -299,10 +316,171 @@ describe('the DynamoDB dedup ledger', () => {
     await expect(ledger().forgetAnomaly('anomaly#1')).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
   });
 
+  it("leases an anomaly's escalation with one conditional write, and tells from the item why not", async () => {
+    const escalations = await ledger().escalations();
+    const claim = { token: 'lease-of-this-attempt', holdSeconds: 30, firstSeen: t - 600, updates: 1 };
+    aws.answer('DynamoDB_20120810.UpdateItem', {});
+    expect(await escalations.claimEscalation('anomaly#1', claim)).toEqual({ kind: 'claimed' });
+    expect(aws.calls[0]?.body).toEqual({
+      TableName: 'seen',
+      Key: { id: { S: 'anomaly#1' } },
+      UpdateExpression: 'SET escalationUntil = :until, escalationToken = :token',
+      ConditionExpression:
+        'firstSeen = :firstSeen AND attribute_not_exists(triage) AND attribute_not_exists(escalatedAt)' +
+        ' AND (attribute_not_exists(escalationUntil) OR escalationUntil < :now)' +
+        ' AND (attribute_not_exists(followUps) OR followUps <= :updates)',
+      ExpressionAttributeValues: {
+        ':firstSeen': { N: String(t - 600) },
+        ':until': { N: String(t + 30) },
+        ':token': { S: claim.token },
+        ':now': { N: String(t) },
+        ':updates': { N: '1' },
+      },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+    // A job that let a newer one go first does not wait for one again.
+    aws.answer('DynamoDB_20120810.UpdateItem', {});
+    await escalations.claimEscalation('anomaly#1', { ...claim, updates: undefined });
+    expect(aws.calls[1]?.body['ConditionExpression']).not.toContain('followUps');
+    expect(aws.calls[1]?.body['ExpressionAttributeValues']).not.toHaveProperty(':updates');
+
+    const opening = { id: { S: 'anomaly#1' }, firstSeen: { N: String(t - 600) }, followUps: { N: '1' } };
+    const found = async (item?: Record<string, unknown>) => {
+      aws.answer('DynamoDB_20120810.UpdateItem', { error: 'ConditionalCheckFailedException', ...(item ? { fields: { Item: item } } : {}) });
+      return escalations.claimEscalation('anomaly#1', claim);
+    };
+    expect(await found()).toEqual({ kind: 'gone' });
+    expect(await found({ ...opening, firstSeen: { N: String(t) } })).toEqual({ kind: 'gone' });
+    expect(await found({ ...opening, escalatedAt: { N: String(t - 5) }, triage: { S: 'acknowledged' } })).toEqual({ kind: 'escalated' });
+    expect(await found({ ...opening, triage: { S: 'open' } })).toEqual({ kind: 'triaged' });
+    expect(await found({ ...opening, escalationToken: { S: claim.token }, escalationUntil: { N: String(t + 30) } })).toEqual({
+      kind: 'claimed',
+    });
+    expect(await found({ ...opening, escalationToken: { S: 'other' }, escalationUntil: { N: String(t + 12) } })).toEqual({
+      kind: 'held',
+      retryAfterSeconds: 12,
+    });
+    expect(await found({ ...opening, followUps: { N: '2' }, escalationUntil: { N: String(t - 1) } })).toEqual({ kind: 'newer' });
+    aws.answer('DynamoDB_20120810.UpdateItem', { error: 'ProvisionedThroughputExceededException' });
+    await expect(escalations.claimEscalation('anomaly#1', claim)).rejects.toMatchObject({ name: 'ProvisionedThroughputExceededException' });
+  });
+
+  it("marks an opening escalated, ends a lease, and keeps an opening's record for its escalation: never another opening's", async () => {
+    const escalations = await ledger().escalations();
+    aws.answer('DynamoDB_20120810.UpdateItem', {});
+    await escalations.escalated('anomaly#1', t - 600);
+    expect(aws.calls.at(-1)?.body).toMatchObject({
+      UpdateExpression: 'SET escalatedAt = :now REMOVE escalationUntil, escalationToken',
+      ConditionExpression: 'firstSeen = :firstSeen',
+      ExpressionAttributeValues: { ':firstSeen': { N: String(t - 600) }, ':now': { N: String(t) } },
+    });
+    aws.answer('DynamoDB_20120810.UpdateItem', {});
+    await escalations.releaseEscalation('anomaly#1', 'lease');
+    expect(aws.calls.at(-1)?.body).toMatchObject({
+      UpdateExpression: 'REMOVE escalationUntil, escalationToken',
+      ConditionExpression: 'escalationToken = :token',
+      ExpressionAttributeValues: { ':token': { S: 'lease' } },
+    });
+    aws.answer('DynamoDB_20120810.UpdateItem', {});
+    await escalations.keepAnomaly('anomaly#1', t - 600, t + 9_000);
+    expect(aws.calls.at(-1)?.body).toMatchObject({
+      UpdateExpression: 'SET expiresAt = :until',
+      ConditionExpression: 'firstSeen = :firstSeen AND expiresAt < :until',
+      ExpressionAttributeValues: { ':until': { N: String(t + 9_000) } },
+    });
+    for (const write of [
+      () => escalations.escalated('anomaly#1', 1),
+      () => escalations.releaseEscalation('anomaly#1', 'lease'),
+      () => escalations.keepAnomaly('anomaly#1', 1, 2),
+    ]) {
+      aws.answer('DynamoDB_20120810.UpdateItem', { error: 'ConditionalCheckFailedException' });
+      await expect(write()).resolves.toBeUndefined();
+    }
+    aws.answer('DynamoDB_20120810.UpdateItem', { error: 'ResourceNotFoundException' });
+    await expect(escalations.escalated('anomaly#1', 1)).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
+  });
+
   it('names other errors, so that the caller can fail open', async () => {
     aws.answer('DynamoDB_20120810.PutItem', { error: 'ResourceNotFoundException' });
     await expect(ledger().claim('abc', mine)).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
     aws.answer('DynamoDB_20120810.DeleteItem', { error: 'ProvisionedThroughputExceededException' });
     await expect(ledger().release('abc')).rejects.toMatchObject({ name: 'ProvisionedThroughputExceededException' });
+  });
+});
+
+describe('escalations against AWS', () => {
+  const queueUrl = () => `${aws.url}/123456789012/delivery-retry`;
+  const config = relayConfigSchema.parse({
+    auth: { method: 'none' },
+    destinations: {
+      default: { url: 'https://hooks.slack.com/services/T0/B0/x', escalate: { afterMinutes: 60, to: 'oncall' } },
+      oncall: { url: 'https://hooks.slack.com/services/T0/B0/y' },
+    },
+  });
+  const target = targetOf('default', config.destinations['default']!, undefined);
+
+  it('wait on the retry queue as a delayed message: a hop of at most 15 minutes, named by where it waits', async () => {
+    const job = escalationJob({ deliveryId: 'r', target, message, costCenters: [{ id: 'cc-1', name: 'Data', extra: 1 } as never] }, 7, 0);
+    await sqsEscalationQueue(lazySqs(limits), queueUrl()).schedule(job, 3_600);
+    expect(aws.calls[0]).toMatchObject({
+      target: 'AmazonSQS.SendMessage',
+      body: { QueueUrl: queueUrl(), DelaySeconds: 900, MessageAttributes: { destination: { DataType: 'String', StringValue: 'default' } } },
+    });
+    expect(JSON.parse(String(aws.calls[0]?.body['MessageBody']))).toEqual({ ...job, costCenters: [{ id: 'cc-1', name: 'Data' }] });
+  });
+
+  it("the relay's lazily loaded part sets the wait on the queue when it has the queue and the table, and logs what it cannot", async () => {
+    const log = capturedLogger();
+    const metrics = memoryMetrics();
+    const wiring = {
+      ledger: memoryLedger(),
+      logger: log.logger,
+      metrics,
+      now: Date.now,
+      sqs: lazySqs(limits),
+      settings: { DELIVERY_QUEUE_URL: queueUrl(), DEDUP_TABLE_NAME: 'seen', DEDUP_WINDOW_SECONDS: 86_400 },
+      options: {},
+      config: memoryConfigStore({ config }),
+      delivery: createDelivery({
+        services: chatServices({}),
+        postTimeoutMs: 1_000,
+        logger: log.logger,
+        now: Date.now,
+        sleep: async () => {},
+      }),
+      typeOf: destinationType,
+    };
+    await watch(wiring, { deliveryId: 'r', target, message }, { kind: 'opened' }, 'delivered', budgetOf(10_000));
+    expect(aws.calls.map((c) => c.target)).toEqual(['AmazonSQS.SendMessage']);
+    expect(aws.calls[0]?.body).toMatchObject({ DelaySeconds: 900 });
+    expect(metrics.count('Escalations', { outcome: 'scheduled' })).toBe(1);
+    await watch({ ...wiring, ledger: undefined }, { deliveryId: 'r', target, message }, { kind: 'opened' }, 'delivered', budgetOf(10_000));
+    expect(log.records().at(-1)).toMatchObject({ message: 'escalation could not be scheduled', destination: 'default' });
+  });
+
+  it('delivery-retry wired from its environment sends a job that is not due back, a hop of the time left', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'escalation-retry-'));
+    writeFileSync(join(dir, 'relay.json'), JSON.stringify(config));
+    try {
+      const worker = createRetryWorkerFromEnvironment(
+        {
+          ...process.env,
+          RELAY_CONFIG_SECRET_ID: `file:${join(dir, 'relay.json')}`,
+          DELIVERY_QUEUE_URL: queueUrl(),
+          DEDUP_TABLE_NAME: 'seen',
+        },
+        { logger: capturedLogger().logger, metrics: memoryMetrics(), services: chatServices({}) },
+      );
+      const firstSeen = Math.floor(Date.now() / 1000) - 60;
+      const body = JSON.stringify(escalationJob({ deliveryId: 'r', target, message }, firstSeen, 0));
+      const result = await worker([{ messageId: 'm1', receiptHandle: 'h1', body, attributes: {} }], budgetOf(30_000));
+      expect(result).toEqual({ batchItemFailures: [] });
+      const sent = aws.calls.find((c) => c.target === 'AmazonSQS.SendMessage');
+      expect(sent?.body['MessageBody']).toBe(body);
+      // 59 minutes left: the first of several hops.
+      expect(sent?.body['DelaySeconds']).toBe(900);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import type { LoadedConfig } from '../config/load.js';
+import { CONFIG_READ_BUDGET_MS, type RelayConfigStore } from '../config/store.js';
+import { claimHoldSeconds, type DeliveryLedger, LEDGER_CALL_BUDGET_MS } from '../dedup/ledger.js';
+import { type FirstAttempt, QUEUE_CALL_BUDGET_MS, targetOf } from '../delivery/deliver.js';
+import type { Logger } from '../log/logger.js';
+import { anomalyRecordId } from '../message/anomaly.js';
+import { configurationUnavailableMetric, type EscalationOutcome, escalationMetric, type Metrics, noMetrics } from '../metrics/metrics.js';
+import { destinationType } from '../notify/kinds.js';
+import type { InvocationBudget } from '../shared/deadline.js';
+import { errorReason } from '../shared/errors.js';
+import type { EscalationJob } from './job.js';
+import { afterClaim, afterDelivery, dueAt, hopSeconds, secondsLeft } from './plan.js';
+import type { EscalationQueue } from './queue.js';
+
+export interface EscalationPorts {
+  config: RelayConfigStore;
+  /** The table the anomaly's state is in: the escalation's lease and its end are written there. */
+  ledger: DeliveryLedger;
+  /**
+   * The first attempt at the destination it goes to, as the relay makes one (lib/dedup's
+   * deliverOnce): the dedup claim, the anomaly's opening there and a snooze there, the retry queue
+   * when it cannot take it yet, the dead-letter queue when it refuses it, and that destination's
+   * own escalation.
+   */
+  first: FirstAttempt;
+  /** Where a job that is not due yet, or must try again, goes back to. */
+  queue: EscalationQueue;
+  logger: Logger;
+  metrics?: Metrics;
+  now: () => number;
+}
+
+/** `retry_later`: the configuration cannot be read; the job stays where it is and comes back. */
+export type EscalationRecordOutcome = 'done' | 'retry_later';
+
+/**
+ * One escalation job: back on the queue with the time left while it is not due; when it is, a
+ * lease on the anomaly's item at the destination where it waited, then its first attempt at the
+ * destination it goes to, marked as an escalation, and the anomaly marked escalated. Due time and
+ * destination are read from the configuration as it is now.
+ */
+export async function processEscalation(
+  job: EscalationJob,
+  ports: EscalationPorts,
+  budget: InvocationBudget,
+  deliveryId: string,
+): Promise<EscalationRecordOutcome> {
+  const metrics = ports.metrics ?? noMetrics;
+  const log = ports.logger.child({ deliveryId, destination: job.from });
+  let loaded: LoadedConfig;
+  try {
+    loaded = await budget.stepIfPending('configuration', CONFIG_READ_BUDGET_MS, ports.config.current());
+  } catch {
+    metrics.add(configurationUnavailableMetric());
+    return 'retry_later';
+  }
+  const { config } = loaded;
+  const from = Object.hasOwn(config.destinations, job.from) ? config.destinations[job.from] : undefined;
+  const type = from ? destinationType(from) : 'none';
+  const count = (outcome: EscalationOutcome) => metrics.add(escalationMetric(outcome, type));
+  const escalate = from?.escalate;
+  if (!escalate) {
+    log.info('escalation dropped: the destination no longer escalates', { outcome: 'dropped', reason: 'not_configured' });
+    count('dropped');
+    return 'done';
+  }
+  const again = async (next: EscalationJob, delaySeconds: number) =>
+    budget.step('retry_queue', QUEUE_CALL_BUDGET_MS, (signal) => ports.queue.schedule(next, delaySeconds, signal));
+
+  const left = secondsLeft(dueAt(job.firstSeen, escalate.afterMinutes), ports.now());
+  if (left > 0) {
+    await again(job, hopSeconds(left));
+    log.debug('escalation not due yet', { secondsLeft: left });
+    return 'done';
+  }
+
+  const escalations = await budget.step('dedup_table', LEDGER_CALL_BUDGET_MS, () => ports.ledger.escalations());
+  const id = anomalyRecordId(job.message, job.from);
+  const token = randomUUID();
+  const claim = await budget.step('dedup_table', LEDGER_CALL_BUDGET_MS, (signal) =>
+    escalations.claimEscalation(
+      id,
+      {
+        token,
+        holdSeconds: claimHoldSeconds(budget.remainingMs()),
+        firstSeen: job.firstSeen,
+        ...(job.deferred ? {} : { updates: job.updates }),
+      },
+      signal,
+    ),
+  );
+  const step = afterClaim(claim);
+  if (step.kind === 'drop') {
+    log.info('escalation not posted', { to: escalate.to, outcome: step.outcome, reason: step.reason });
+    count(step.outcome);
+    return 'done';
+  }
+  if (step.kind === 'again') {
+    await again(step.deferred ? { ...job, deferred: true } : job, step.delaySeconds);
+    log.info('escalation waits its turn', { to: escalate.to, reason: claim.kind, delaySeconds: step.delaySeconds });
+    return 'done';
+  }
+
+  const { to } = escalate;
+  const target = targetOf(to, config.destinations[to]!, config.slack);
+  const result = await ports.first(
+    {
+      deliveryId,
+      target,
+      message: job.message,
+      origin: job.origin,
+      costCenters: job.costCenters,
+      escalation: { from: job.from, afterMinutes: escalate.afterMinutes },
+    },
+    budget,
+  );
+  const next = afterDelivery(result);
+  // The lease ends either way; one that cannot be written ends by itself (claimHoldSeconds).
+  const settle = (work: () => Promise<void>) =>
+    budget.step('dedup_table', LEDGER_CALL_BUDGET_MS, work).catch((error: unknown) => {
+      log.warn('could not record the escalation; its lease ends by itself', { to, error: errorReason(error) });
+    });
+  if (next.kind === 'again') {
+    await settle(() => escalations.releaseEscalation(id, token));
+    await again(job, next.delaySeconds);
+    log.warn('escalation will be tried again', { to, reason: next.reason, delaySeconds: next.delaySeconds });
+    return 'done';
+  }
+  await settle(() => escalations.escalated(id, job.firstSeen));
+  const level = next.outcome === 'failed' ? 'error' : 'info';
+  log[level](next.outcome === 'posted' ? 'anomaly escalated' : 'escalation not posted', {
+    to,
+    outcome: next.outcome,
+    ...(next.reason ? { reason: next.reason } : {}),
+    waitedMinutes: escalate.afterMinutes,
+  });
+  count(next.outcome);
+  return 'done';
+}

@@ -1,0 +1,752 @@
+// Escalation (lib/escalation): an anomaly nobody picked up at a destination goes once to another.
+// Decisions run in process through the ports, with an in-memory ledger, queues and chat services
+// and a clock the tests move; test/integration/escalation.test.ts proves the wiring in the bundles.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ChatService, PostContext, PostOutcome } from '../../lib/chat/service.js';
+import { relayConfigSchema } from '../../lib/config/schema.js';
+import { inMemoryLedger } from '../../lib/dedup/memory.js';
+import { deliverOnce } from '../../lib/dedup/once.js';
+import { createDelivery, targetOf } from '../../lib/delivery/deliver.js';
+import { newJob } from '../../lib/delivery/job.js';
+import { parseDeliveryJob } from '../../lib/delivery/job-schema.js';
+import { type EscalationJob, escalationJob } from '../../lib/escalation/job.js';
+import { parseEscalationJob } from '../../lib/escalation/job-schema.js';
+import { DEFER_SECONDS, KEEP_AFTER_DUE_SECONDS, MAX_HOP_SECONDS, planEscalation } from '../../lib/escalation/plan.js';
+import { processEscalation } from '../../lib/escalation/process.js';
+import type { EscalationQueue } from '../../lib/escalation/queue.js';
+import { escalationWatcher } from '../../lib/escalation/watch.js';
+import { durationText, escalationLine } from '../../lib/format/escalation.js';
+import { anomalyRecordId } from '../../lib/message/anomaly.js';
+import { webhookMessageSchema } from '../../lib/message/schema.js';
+import { destinationType } from '../../lib/notify/kinds.js';
+import { createRelayFromEnvironment } from '../../lib/relay/from-environment.js';
+import { createPacer } from '../../lib/retry/pacer.js';
+import { processBatch, type QueueRecord } from '../../lib/retry/process-batch.js';
+import { budgetOf } from '../helpers/budget.js';
+import { capturedLogger, chatServices, manualClock, memoryDeadLetters, memoryRetryQueue } from '../helpers/fake-delivery-ports.js';
+import { memoryConfigStore } from '../helpers/memory-config-store.js';
+import { memoryLedger } from '../helpers/memory-ledger.js';
+import { memoryMetrics } from '../helpers/memory-metrics.js';
+
+const HOOK_SECRET = 'https://hooks.slack.com/services/T0/B0/escalation-secret';
+const FLOW_SECRET = 'https://prod-1.westus.logic.azure.com/workflows/oncall/invoke?sig=ONCALLSECRET';
+const WAIT_MINUTES = 240;
+
+const alert = (message = 'up 340%', title = 'EC2 spend rose') =>
+  webhookMessageSchema.parse({
+    metadata: { object_type: 'anomaly_alert', timestamp: '2026-11-22T10:00:00Z' },
+    payload: { title, message, account_id: '123456789012' },
+  });
+
+const configOf = (finops: Record<string, unknown> = {}, oncall: Record<string, unknown> = {}) =>
+  relayConfigSchema.parse({
+    auth: { method: 'none' },
+    destinations: {
+      default: { url: 'https://hooks.slack.com/services/T0/B0/default' },
+      finops: { url: HOOK_SECRET, escalate: { afterMinutes: WAIT_MINUTES, to: 'oncall' }, ...finops },
+      oncall: { type: 'teams', url: FLOW_SECRET, ...oncall },
+      pager: { type: 'teams', url: 'https://prod-1.westus.logic.azure.com/workflows/pager/invoke?sig=PAGERSECRET' },
+    },
+  });
+
+type Seen = { address: string; message: string; anomaly: unknown; escalation: PostContext['escalation'] };
+
+/** A chat service that records what each post was about, the escalation's mark included, and answers from a script. */
+function recordingService(): ChatService & { posts: Seen[]; answer(...next: PostOutcome[]): void } {
+  const posts: Seen[] = [];
+  const answers: PostOutcome[] = [];
+  return {
+    posts,
+    answer: (...next) => answers.push(...next),
+    minIntervalMs: 0,
+    paceKey: (a) => a,
+    format: (message, _destination, anomaly, _triage, context) => ({
+      message: message.payload.message,
+      anomaly,
+      escalation: context?.escalation,
+    }),
+    async post(address, payload) {
+      posts.push({ address, ...(payload as Omit<Seen, 'address'>) });
+      return answers.shift() ?? { kind: 'delivered' };
+    },
+  };
+}
+
+/** The relay's first attempt and delivery-retry's escalation processing, sharing one ledger, one queue and one clock. */
+function setup(options: { config?: ReturnType<typeof configOf>; retryQueue?: boolean } = {}) {
+  const clock = manualClock();
+  const slack = recordingService();
+  const teams = recordingService();
+  const ledger = memoryLedger(clock.now);
+  const log = capturedLogger();
+  const metrics = memoryMetrics();
+  const retryQueue = memoryRetryQueue();
+  const deadLetters = memoryDeadLetters();
+  const waiting: Array<{ job: EscalationJob; delaySeconds: number }> = [];
+  const queue: EscalationQueue = {
+    async schedule(job, delaySeconds) {
+      waiting.push({ job: structuredClone(job), delaySeconds });
+    },
+  };
+  const delivery = createDelivery({
+    services: chatServices({ slack, teams }),
+    postTimeoutMs: 5_000,
+    ...(options.retryQueue === false ? {} : { retryQueue }),
+    deadLetters,
+    logger: log.logger,
+    metrics,
+    now: clock.now,
+    sleep: clock.sleep,
+  });
+  const held = escalationWatcher({
+    ledger,
+    queue,
+    logger: log.logger,
+    metrics,
+    now: clock.now,
+    windowSeconds: 86_400,
+    typeOf: destinationType,
+  });
+  const first = deliverOnce({ ledger, delivery, logger: log.logger, metrics, now: clock.now, held });
+  const config = options.config ?? configOf();
+  const store = memoryConfigStore({ config });
+  const ports = { config: store, ledger, first, queue, logger: log.logger, metrics, now: clock.now };
+  let records = 0;
+  /** The relay's first attempt at a destination of the configuration. */
+  const send = (to: string, message = alert()) =>
+    first({ deliveryId: `r${++records}`, target: targetOf(to, config.destinations[to]!, undefined), message }, budgetOf(10_000));
+  /** Takes the oldest waiting job off the queue and processes it as delivery-retry does. */
+  const next = () => {
+    const taken = waiting.shift();
+    if (!taken) throw new Error('no escalation job is waiting');
+    return taken;
+  };
+  const process = (job: EscalationJob) => processEscalation(job, ports, budgetOf(60_000), `m${++records}`);
+  const atDue = (job: EscalationJob) => clock.advance((job.firstSeen + WAIT_MINUTES * 60) * 1000 - clock.now());
+  const anomaly = (destination = 'finops', message = alert()) => ledger.anomalies.get(anomalyRecordId(message, destination));
+  return { clock, slack, teams, ledger, log, metrics, retryQueue, deadLetters, waiting, store, send, next, process, atDue, anomaly, ports };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('the escalation line every kind shows', () => {
+  it('says the wait as people do: minutes, hours, days, largest first, none that is zero', () => {
+    expect([1, 45, 60, 90, 240, 1440, 1530, 2880, 10_080].map(durationText)).toEqual([
+      '1 min',
+      '45 min',
+      '1 h',
+      '1 h 30 min',
+      '4 h',
+      '1 d',
+      '1 d 1 h 30 min',
+      '2 d',
+      '7 d',
+    ]);
+    expect(escalationLine({ from: 'finops', afterMinutes: 240 })).toBe('Not acknowledged at finops within 4 h');
+  });
+
+  it("renders the destination's name inert and on one line, though it is the operator's text", () => {
+    const line = escalationLine({ from: '<!channel> *fin*\nops www.evil.example \u202E', afterMinutes: 1 });
+    expect(line).not.toMatch(/\*fin\*|\n|www\.evil|\u202E/);
+    expect(line).toMatch(/^Not acknowledged at .*fin.* within 1 min$/);
+  });
+});
+
+describe('setting an escalation waiting (the relay)', () => {
+  it('an opening at a destination with escalate sets one job waiting on the retry queue: names, times and the message, no URL', async () => {
+    const s = setup();
+    expect(await s.send('finops')).toEqual({ kind: 'delivered' });
+    expect(s.waiting).toHaveLength(1);
+    const { job, delaySeconds } = s.waiting[0]!;
+    const firstSeen = Math.floor(s.clock.now() / 1000);
+    expect(job).toEqual({ version: 2, kind: 'escalation', from: 'finops', firstSeen, updates: 0, message: alert() });
+    expect(s.anomaly()?.firstSeen).toBe(firstSeen);
+    // SQS delays a message 15 minutes at the most: the wait is a series of hops.
+    expect(delaySeconds).toBe(MAX_HOP_SECONDS);
+    expect(parseEscalationJob(JSON.stringify(job))).toEqual(job);
+    expect(JSON.stringify(job)).not.toContain('https://');
+    expect(s.metrics.count('Escalations', { outcome: 'scheduled', destinationType: 'slack' })).toBe(1);
+    // A window longer than the wait keeps the record anyway: no extra write.
+    expect(s.ledger.calls).not.toContain('keep anomaly');
+  });
+
+  it('no job for a destination without escalate, a re-sent duplicate, or an anomaly someone triaged before its opening', async () => {
+    const s = setup();
+    await s.send('default');
+    await s.send('oncall');
+    expect(s.waiting).toHaveLength(0);
+    await s.send('finops');
+    await s.send('finops');
+    expect(s.waiting).toHaveLength(1);
+    s.waiting.length = 0;
+    const message = alert('up 1%', 'S3 spend rose');
+    s.ledger.anomalies.set(anomalyRecordId(message, 'finops'), { triage: { state: 'acknowledged', by: 'Dana', at: 1 } });
+    expect(await s.send('finops', message)).toEqual({ kind: 'delivered' });
+    expect(s.waiting).toHaveLength(0);
+  });
+
+  it('a quiet test delivery never escalates: it would page whoever is on call for a test', async () => {
+    const s = setup();
+    const quiet = targetOf('finops', configOf().destinations['finops']!, undefined, true);
+    expect(await s.ports.first({ deliveryId: 'test', target: quiet, message: alert() }, budgetOf(10_000))).toEqual({ kind: 'delivered' });
+    expect(s.waiting).toHaveLength(0);
+  });
+
+  it('an opening that nobody holds (refused, or not held without a queue) sets nothing waiting', async () => {
+    const s = setup({ retryQueue: false });
+    s.slack.answer({ kind: 'refused', reason: 'no_service' }, { kind: 'retryable', reason: 'http_500' });
+    expect((await s.send('finops')).kind).toBe('refused');
+    expect((await s.send('finops', alert('x', 'other'))).kind).toBe('unheld');
+    expect(s.waiting).toHaveLength(0);
+  });
+
+  it('an opening that waits on the retry queue or in a group starts the wait all the same', async () => {
+    const s = setup();
+    s.slack.answer({ kind: 'retryable', reason: 'http_503' });
+    expect((await s.send('finops')).kind).toBe('queued');
+    expect(s.waiting).toHaveLength(1);
+  });
+
+  it('keeps the record past the due time when the wait is longer than the dedup window', async () => {
+    const clock = manualClock();
+    const ledger = memoryLedger(clock.now);
+    const plan = planEscalation(
+      { afterMinutes: 2 * 1440, to: 'oncall' },
+      { kind: 'opened', firstSeen: 1_000 },
+      'delivered',
+      1_000_000,
+      86_400,
+    );
+    expect(plan).toMatchObject({
+      firstSeen: 1_000,
+      updates: 0,
+      delaySeconds: MAX_HOP_SECONDS,
+      keepUntil: 1_000 + 2 * 86_400 + KEEP_AFTER_DUE_SECONDS,
+    });
+    expect(
+      planEscalation({ afterMinutes: 60, to: 'oncall' }, { kind: 'opened', firstSeen: 1_000 }, 'delivered', 1_000_000, 86_400),
+    ).not.toHaveProperty('keepUntil');
+    const log = capturedLogger();
+    const watch = escalationWatcher({
+      ledger,
+      queue: { schedule: async () => undefined },
+      logger: log.logger,
+      now: clock.now,
+      windowSeconds: 3_600,
+      typeOf: destinationType,
+    });
+    const target = targetOf('finops', configOf().destinations['finops']!, undefined);
+    const firstSeen = Math.floor(clock.now() / 1000);
+    await watch({ deliveryId: 'r', target, message: alert() }, { kind: 'opened', firstSeen }, 'delivered', budgetOf(10_000));
+    expect(ledger.calls).toContain('keep anomaly');
+  });
+
+  it('a wait that cannot be set is logged and counted, and never fails the alert', async () => {
+    const clock = manualClock();
+    const log = capturedLogger();
+    const metrics = memoryMetrics();
+    const target = targetOf('finops', configOf().destinations['finops']!, undefined);
+    const watch = (queue: EscalationQueue | undefined) =>
+      escalationWatcher({ ledger: memoryLedger(clock.now), queue, logger: log.logger, metrics, now: clock.now, typeOf: destinationType })(
+        { deliveryId: 'r', target, message: alert() },
+        { kind: 'opened' },
+        'delivered',
+        budgetOf(10_000),
+      );
+    await expect(watch({ schedule: () => Promise.reject(new Error('AccessDenied')) })).resolves.toBeUndefined();
+    await expect(watch(undefined)).resolves.toBeUndefined();
+    expect(metrics.count('Escalations', { outcome: 'failed' })).toBe(2);
+    expect(log.records().map((r) => r['message'])).toEqual([
+      'escalation could not be scheduled',
+      'escalation cannot wait here: it needs the retry queue and the dedup table',
+    ]);
+  });
+});
+
+describe('an escalation job on the retry queue (delivery-retry)', () => {
+  it('goes back with the time left while it is not due: at most 900 s a hop, then exactly the remainder; nothing is posted', async () => {
+    const s = setup();
+    await s.send('finops');
+    const { job } = s.next();
+    const due = job.firstSeen + WAIT_MINUTES * 60;
+    s.clock.advance(900_000);
+    expect(await s.process(job)).toBe('done');
+    expect(s.next().delaySeconds).toBe(900);
+    s.clock.advance((due - 37) * 1000 - s.clock.now() - 400);
+    expect(await s.process(job)).toBe('done');
+    // 37.4 s left: the hop rounds up, so the job never comes back early.
+    expect(s.next().delaySeconds).toBe(38);
+    expect(s.teams.posts).toHaveLength(0);
+    expect(s.ledger.calls).not.toContain('claim escalation');
+    expect(s.metrics.count('Escalations', { outcome: 'posted' })).toBe(0);
+  });
+
+  it('an untouched anomaly escalates once when due: to `to`, marked with where it waited and for how long', async () => {
+    const s = setup();
+    await s.send('finops', alert('up 10%'));
+    const { job } = s.next();
+    s.atDue(job);
+    expect(await s.process(job)).toBe('done');
+    expect(s.teams.posts).toHaveLength(1);
+    expect(s.teams.posts[0]).toEqual({
+      address: FLOW_SECRET,
+      message: 'up 10%',
+      anomaly: { kind: 'opening' },
+      escalation: { from: 'finops', afterMinutes: WAIT_MINUTES },
+    });
+    expect(s.anomaly()).toMatchObject({ escalatedAt: Math.floor(s.clock.now() / 1000) });
+    expect(s.anomaly()).not.toHaveProperty('escalationToken');
+    // Opened at `to` as its own anomaly there.
+    expect(s.anomaly('oncall')).toMatchObject({ firstSeen: Math.floor(s.clock.now() / 1000) });
+    expect(s.metrics.count('Escalations', { outcome: 'posted', destinationType: 'slack' })).toBe(1);
+    expect(s.log.records().find((r) => r['message'] === 'anomaly escalated')).toMatchObject({ destination: 'finops', to: 'oncall' });
+  });
+
+  it('a job delivered twice escalates once', async () => {
+    const s = setup();
+    await s.send('finops');
+    const { job } = s.next();
+    s.atDue(job);
+    await s.process(job);
+    expect(await s.process(structuredClone(job))).toBe('done');
+    expect(s.teams.posts).toHaveLength(1);
+    expect(s.waiting).toHaveLength(0);
+    expect(s.metrics.count('Escalations', { outcome: 'dropped' })).toBe(1);
+  });
+
+  it('two copies at the same time: the one that finds the lease held goes back until it ends, then finds it escalated', async () => {
+    const s = setup();
+    await s.send('finops');
+    const { job } = s.next();
+    s.atDue(job);
+    const escalations = await s.ledger.escalations();
+    const id = anomalyRecordId(alert(), 'finops');
+    expect(await escalations.claimEscalation(id, { token: 'other', holdSeconds: 20, firstSeen: job.firstSeen, updates: 0 })).toEqual({
+      kind: 'claimed',
+    });
+    await s.process(job);
+    expect(s.teams.posts).toHaveLength(0);
+    expect(s.next()).toEqual({ job, delaySeconds: 21 });
+    await escalations.escalated(id, job.firstSeen);
+    s.clock.advance(21_000);
+    await s.process(job);
+    expect(s.teams.posts).toHaveLength(0);
+    expect(s.waiting).toHaveLength(0);
+  });
+
+  it.each([
+    ['acknowledge', { state: 'acknowledged', by: 'Dana', at: 1 }],
+    ['expected', { state: 'expected', by: 'Dana', at: 1 }],
+    ['snooze', { state: 'snoozed', by: 'Dana', at: 1, until: 2 }],
+    ['reopen', { state: 'open', by: 'Dana', at: 1 }],
+  ] as const)('a triage action (%s) before it is due cancels it', async (_action, triage) => {
+    const s = setup();
+    await s.send('finops');
+    const { job } = s.next();
+    const id = anomalyRecordId(alert(), 'finops');
+    s.ledger.anomalies.set(id, { ...s.ledger.anomalies.get(id), triage });
+    s.atDue(job);
+    await s.process(job);
+    expect(s.teams.posts).toHaveLength(0);
+    expect(s.waiting).toHaveLength(0);
+    expect(s.metrics.count('Escalations', { outcome: 'cancelled' })).toBe(1);
+  });
+
+  it("under npm start the triage page's own state cancels it too", async () => {
+    const clock = manualClock();
+    const triaged = new Set<string>();
+    const ledger = inMemoryLedger(clock.now, (id) => (triaged.has(id) ? { state: 'acknowledged' } : undefined));
+    const id = anomalyRecordId(alert(), 'finops');
+    const start = await ledger.startAnomaly(id);
+    const escalations = await ledger.escalations();
+    const claim = { token: 't', holdSeconds: 5, firstSeen: start.kind === 'opened' ? (start.firstSeen ?? 0) : 0 };
+    triaged.add(id);
+    expect(await escalations.claimEscalation(id, claim)).toEqual({ kind: 'triaged' });
+    triaged.clear();
+    expect(await escalations.claimEscalation(id, claim)).toEqual({ kind: 'claimed' });
+    expect(await escalations.claimEscalation(id, { ...claim, firstSeen: claim.firstSeen + 1 })).toEqual({ kind: 'gone' });
+    await escalations.releaseEscalation(id, 'someone else');
+    expect(await escalations.claimEscalation(id, { ...claim, token: 'u' })).toMatchObject({ kind: 'held' });
+    await escalations.releaseEscalation(id, 't');
+    expect(await escalations.claimEscalation(id, { ...claim, token: 'u' })).toEqual({ kind: 'claimed' });
+    await escalations.escalated(id, claim.firstSeen + 1);
+    expect(await escalations.claimEscalation(id, { ...claim, token: 'u' })).toEqual({ kind: 'claimed' });
+    await escalations.keepAnomaly(id, claim.firstSeen, 0);
+    expect(ledger.anomalies.get(id)?.firstSeen).toBe(claim.firstSeen);
+  });
+
+  it('a follow-up before it is due replaces the job: the latest content is escalated, the stale job defers once and then does nothing', async () => {
+    const s = setup();
+    await s.send('finops', alert('up 10%'));
+    const stale = s.next().job;
+    s.clock.advance(3_600_000);
+    expect(await s.send('finops', alert('up 90%'))).toEqual({ kind: 'delivered' });
+    const { job: latest, delaySeconds } = s.next();
+    expect(latest).toMatchObject({ firstSeen: stale.firstSeen, updates: 1, message: alert('up 90%') });
+    expect(delaySeconds).toBe(MAX_HOP_SECONDS);
+    expect(s.metrics.count('Escalations', { outcome: 'scheduled' })).toBe(1);
+
+    s.atDue(stale);
+    await s.process(stale);
+    expect(s.teams.posts).toHaveLength(0);
+    const deferred = s.next();
+    expect(deferred).toEqual({ job: { ...stale, deferred: true }, delaySeconds: DEFER_SECONDS });
+    await s.process(latest);
+    expect(s.teams.posts.map((p) => p.message)).toEqual(['up 90%']);
+    s.clock.advance(DEFER_SECONDS * 1000);
+    await s.process(deferred.job);
+    expect(s.teams.posts).toHaveLength(1);
+    expect(s.waiting).toHaveLength(0);
+    // After the escalation, follow-ups at finops stay there.
+    await s.send('finops', alert('up 95%'));
+    expect(s.waiting).toHaveLength(0);
+    expect(s.teams.posts).toHaveLength(1);
+  });
+
+  it('a deferred job whose newer one was lost escalates with its own content', async () => {
+    const s = setup();
+    await s.send('finops', alert('up 10%'));
+    const stale = s.next().job;
+    await s.send('finops', alert('up 90%'));
+    s.next();
+    s.atDue(stale);
+    await s.process(stale);
+    await s.process(s.next().job);
+    expect(s.teams.posts.map((p) => p.message)).toEqual(['up 10%']);
+  });
+
+  it('no replacement for a follow-up only queued, one of a triaged anomaly, or one that comes when it is due', async () => {
+    const s = setup();
+    await s.send('finops', alert('up 10%'));
+    const { job } = s.next();
+    s.slack.answer({ kind: 'retryable', reason: 'http_503' });
+    expect((await s.send('finops', alert('up 20%'))).kind).toBe('queued');
+    expect(s.waiting).toHaveLength(0);
+    const id = anomalyRecordId(alert(), 'finops');
+    const before = s.ledger.anomalies.get(id);
+    s.ledger.anomalies.set(id, { ...before, triage: { state: 'expected', by: 'Dana', at: 1 } });
+    expect(await s.send('finops', alert('up 30%'))).toEqual({ kind: 'delivered' });
+    expect(s.waiting).toHaveLength(0);
+    s.ledger.anomalies.set(id, { ...s.ledger.anomalies.get(id), triage: undefined });
+    s.atDue(job);
+    expect(await s.send('finops', alert('up 40%'))).toEqual({ kind: 'delivered' });
+    expect(s.waiting).toHaveLength(0);
+  });
+
+  it('`to` cannot take it yet: it waits on the retry queue as a delivery job that keeps the mark, and delivery-retry posts it marked', async () => {
+    const s = setup();
+    await s.send('finops');
+    const { job } = s.next();
+    s.atDue(job);
+    s.teams.answer({ kind: 'retryable', reason: 'http_503' });
+    await s.process(job);
+    expect(s.retryQueue.jobs).toHaveLength(1);
+    const queued = s.retryQueue.jobs[0]!.job;
+    expect(queued).toMatchObject({ destination: 'oncall', escalation: { from: 'finops', afterMinutes: WAIT_MINUTES } });
+    expect(parseDeliveryJob(JSON.stringify(queued))).toEqual(queued);
+    expect(s.anomaly()).toHaveProperty('escalatedAt');
+    expect(s.metrics.count('Escalations', { outcome: 'posted' })).toBe(1);
+
+    const delivery = createDelivery({
+      services: chatServices({ teams: s.teams }),
+      postTimeoutMs: 5_000,
+      logger: s.log.logger,
+      now: s.clock.now,
+      sleep: s.clock.sleep,
+    });
+    const result = await processBatch([record(JSON.stringify(queued))], {
+      ...retryDeps(s, delivery),
+    });
+    expect(result.batchItemFailures).toEqual([]);
+    expect(s.teams.posts.at(-1)?.escalation).toEqual({ from: 'finops', afterMinutes: WAIT_MINUTES });
+  });
+
+  it('`to` refuses it: parked for a human with the mark, counted failed, and not tried again', async () => {
+    const s = setup();
+    await s.send('finops');
+    const { job } = s.next();
+    s.atDue(job);
+    s.teams.answer({ kind: 'refused', reason: 'http_404' });
+    await s.process(job);
+    expect(s.deadLetters.parked).toHaveLength(1);
+    expect(JSON.parse(s.deadLetters.parked[0]!.body)).toMatchObject({ escalation: { from: 'finops' } });
+    expect(s.metrics.count('Escalations', { outcome: 'failed' })).toBe(1);
+    expect(s.waiting).toHaveLength(0);
+    await s.process(job);
+    expect(s.teams.posts).toHaveLength(1);
+  });
+
+  it('`to` neither takes nor holds it: the lease ends and the job comes back after the wait the service asked for', async () => {
+    const s = setup({ retryQueue: false });
+    await s.send('finops');
+    const { job } = s.next();
+    s.atDue(job);
+    s.teams.answer({ kind: 'retryable', reason: 'http_429', retryAfterMs: 120_000 });
+    await s.process(job);
+    expect(s.next()).toEqual({ job, delaySeconds: 120 });
+    expect(s.anomaly()).not.toHaveProperty('escalatedAt');
+    expect(s.anomaly()).not.toHaveProperty('escalationToken');
+    s.clock.advance(120_000);
+    await s.process(job);
+    expect(s.teams.posts.map((p) => p.escalation?.from)).toEqual(['finops', 'finops']);
+    expect(s.anomaly()).toHaveProperty('escalatedAt');
+    expect(s.metrics.count('Escalations', { outcome: 'posted' })).toBe(1);
+  });
+
+  it('another attempt delivering the same alert to `to` right now: the job comes back after it', async () => {
+    const s = setup();
+    await s.send('finops');
+    const { job } = s.next();
+    s.atDue(job);
+    const { deliveryRecordId } = await import('../../lib/dedup/fingerprint.js');
+    await s.ledger.claim(deliveryRecordId(alert(), 'oncall'), { token: 'busy', holdSeconds: 9 });
+    await s.process(job);
+    expect(s.next()).toEqual({ job, delaySeconds: 9 });
+    expect(s.teams.posts).toHaveLength(0);
+  });
+
+  it('snoozed where it would go: not posted there, counted cancelled, and not tried again', async () => {
+    const s = setup();
+    await s.send('finops');
+    const { job } = s.next();
+    s.atDue(job);
+    s.ledger.anomalies.set(anomalyRecordId(alert(), 'oncall'), {
+      triage: { state: 'snoozed', until: Math.floor(s.clock.now() / 1000) + 600 },
+    });
+    await s.process(job);
+    expect(s.teams.posts).toHaveLength(0);
+    expect(s.metrics.count('Escalations', { outcome: 'cancelled' })).toBe(1);
+    expect(s.anomaly()).toHaveProperty('escalatedAt');
+  });
+
+  it('reads the configuration when due: escalate removed drops the job, a changed wait or `to` applies', async () => {
+    const s = setup();
+    await s.send('finops');
+    const { job } = s.next();
+    s.atDue(job);
+    s.store.set({ config: configOf({ escalate: { afterMinutes: WAIT_MINUTES + 60, to: 'oncall' } }) });
+    await s.process(job);
+    expect(s.next().delaySeconds).toBe(900);
+    s.store.set({ config: configOf({ escalate: { afterMinutes: 30, to: 'pager' } }) });
+    await s.process(job);
+    expect(s.teams.posts.map((p) => p.address)).toEqual([expect.stringContaining('/workflows/pager/')]);
+    expect(s.teams.posts[0]?.escalation).toEqual({ from: 'finops', afterMinutes: 30 });
+
+    const t = setup();
+    await t.send('finops');
+    const second = t.next().job;
+    t.atDue(second);
+    t.store.set({ config: configOf({ escalate: undefined }) });
+    await t.process(second);
+    t.store.set({
+      config: relayConfigSchema.parse({ auth: { method: 'none' }, destinations: { default: { url: HOOK_SECRET } } }),
+    });
+    await t.process(second);
+    expect(t.teams.posts).toHaveLength(0);
+    expect(t.waiting).toHaveLength(0);
+    expect(t.metrics.count('Escalations', { outcome: 'dropped' })).toBe(2);
+  });
+
+  it('an opening forgotten or replaced by a later one drops the job', async () => {
+    const s = setup();
+    await s.send('finops');
+    const { job } = s.next();
+    s.atDue(job);
+    s.ledger.anomalies.delete(anomalyRecordId(alert(), 'finops'));
+    await s.process(job);
+    expect(s.teams.posts).toHaveLength(0);
+    expect(s.log.records().find((r) => r['message'] === 'escalation not posted')).toMatchObject({ reason: 'opening_gone' });
+  });
+
+  it('escalations chain: the escalated opening at a destination that escalates sets its own job waiting', async () => {
+    const s = setup({ config: configOf({}, { escalate: { afterMinutes: 30, to: 'pager' } }) });
+    await s.send('finops');
+    const { job } = s.next();
+    s.atDue(job);
+    await s.process(job);
+    const chained = s.next();
+    expect(chained.job).toMatchObject({ from: 'oncall', updates: 0, firstSeen: Math.floor(s.clock.now() / 1000) });
+    s.clock.advance(30 * 60_000);
+    await s.process(chained.job);
+    expect(s.teams.posts.map((p) => p.escalation)).toEqual([
+      { from: 'finops', afterMinutes: WAIT_MINUTES },
+      { from: 'oncall', afterMinutes: 30 },
+    ]);
+  });
+
+  it('a configuration that cannot be read leaves the record on the queue', async () => {
+    const s = setup();
+    await s.send('finops');
+    const { job } = s.next();
+    s.store.set(new Error('unreadable'));
+    const delivery = createDelivery({
+      services: chatServices({}),
+      postTimeoutMs: 5_000,
+      logger: s.log.logger,
+      now: s.clock.now,
+      sleep: s.clock.sleep,
+    });
+    const failed = record(JSON.stringify(job));
+    expect(await processBatch([failed], retryDeps(s, delivery))).toEqual({ batchItemFailures: [{ itemIdentifier: failed.messageId }] });
+  });
+
+  it('through delivery-retry: a due job is done and escalated, and one that does not fit the invocation is left for the next', async () => {
+    const s = setup();
+    await s.send('finops');
+    const { job } = s.next();
+    s.atDue(job);
+    const delivery = createDelivery({
+      services: chatServices({}),
+      deadLetters: s.deadLetters,
+      postTimeoutMs: 5_000,
+      logger: s.log.logger,
+      now: s.clock.now,
+      sleep: s.clock.sleep,
+    });
+    const visibility: number[] = [];
+    const short = {
+      ...retryDeps(s, delivery),
+      budget: budgetOf(3_000),
+      messages: { changeVisibility: async (_r: string, n: number) => void visibility.push(n) },
+    };
+    const late = record(JSON.stringify(job));
+    expect(await processBatch([late], short)).toEqual({ batchItemFailures: [{ itemIdentifier: late.messageId }] });
+    expect(visibility).toEqual([1]);
+    expect(await processBatch([record(JSON.stringify(job))], retryDeps(s, delivery))).toEqual({ batchItemFailures: [] });
+    expect(s.teams.posts).toHaveLength(1);
+    // Without the table delivery-retry cannot escalate: such a job is parked, not lost.
+    const { escalations: _none, ...withoutTable } = retryDeps(s, delivery);
+    await processBatch([record(JSON.stringify(job))], withoutTable);
+    expect(s.deadLetters.parked.at(-1)).toMatchObject({ reason: 'malformed_message' });
+  });
+
+  it('the job is strict: anything a queue sender adds, or a URL in place of a name, is not an escalation job', () => {
+    const job = escalationJob(
+      {
+        deliveryId: 'r',
+        target: targetOf('finops', configOf().destinations['finops']!, undefined),
+        message: alert(),
+        origin: 'https://api.example.com',
+      },
+      1,
+      0,
+    );
+    expect(parseEscalationJob(JSON.stringify(job))).toEqual(job);
+    expect(parseEscalationJob(JSON.stringify({ ...job, url: HOOK_SECRET }))).toBeUndefined();
+    expect(parseEscalationJob(JSON.stringify({ ...job, to: 'oncall' }))).toBeUndefined();
+    expect(parseEscalationJob(JSON.stringify({ ...job, kind: 'group_close' }))).toBeUndefined();
+    expect(parseEscalationJob('{')).toBeUndefined();
+    expect(
+      parseDeliveryJob(JSON.stringify({ ...newJob('d', 'oncall', alert(), 'x', 0), escalation: { from: 'finops', afterMinutes: 0 } })),
+    ).toBeUndefined();
+  });
+});
+
+describe('escalations under npm start', () => {
+  it('an in-process timer escalates an untouched anomaly after the wait, once', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const dir = mkdtempSync(join(tmpdir(), 'escalation-'));
+    writeFileSync(
+      join(dir, 'relay.json'),
+      JSON.stringify({
+        auth: { method: 'none' },
+        destinations: {
+          default: { url: 'http://127.0.0.1:9/finops', escalate: { afterMinutes: 1, to: 'oncall' } },
+          oncall: { type: 'teams', url: 'http://127.0.0.1:9/oncall' },
+        },
+      }),
+    );
+    const slack = recordingService();
+    const teams = recordingService();
+    const log = capturedLogger();
+    const relay = createRelayFromEnvironment(
+      { RELAY_CONFIG_SECRET_ID: `file:${join(dir, 'relay.json')}` },
+      {
+        logger: log.logger,
+        metrics: memoryMetrics(),
+        services: chatServices({ slack, teams }),
+        ledger: inMemoryLedger(),
+        localEscalations: true,
+      },
+    );
+    const answer = await relay(
+      {
+        requestId: 'a',
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(alert()),
+        isBase64Encoded: false,
+      },
+      budgetOf(10_000),
+    );
+    expect(answer.statusCode).toBe(200);
+    await vi.advanceTimersByTimeAsync(59_000);
+    expect(teams.posts).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(teams.posts).toHaveLength(1);
+    expect(teams.posts[0]?.escalation).toEqual({ from: 'default', afterMinutes: 1 });
+    await vi.advanceTimersByTimeAsync(3_600_000);
+    expect(teams.posts).toHaveLength(1);
+  });
+
+  it('without a queue, a table or npm start the relay says the escalation cannot wait, and delivers the alert', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'escalation-'));
+    writeFileSync(
+      join(dir, 'relay.json'),
+      JSON.stringify({
+        auth: { method: 'none' },
+        destinations: {
+          default: { url: 'http://127.0.0.1:9/x', escalate: { afterMinutes: 1, to: 'oncall' } },
+          oncall: { url: 'http://127.0.0.1:9/y' },
+        },
+      }),
+    );
+    const slack = recordingService();
+    const log = capturedLogger();
+    const relay = createRelayFromEnvironment(
+      { RELAY_CONFIG_SECRET_ID: `file:${join(dir, 'relay.json')}` },
+      { logger: log.logger, metrics: memoryMetrics(), services: chatServices({ slack }), ledger: inMemoryLedger() },
+    );
+    const answer = await relay(
+      {
+        requestId: 'a',
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(alert()),
+        isBase64Encoded: false,
+      },
+      budgetOf(10_000),
+    );
+    expect(answer.statusCode).toBe(200);
+    expect(slack.posts).toHaveLength(1);
+    expect(log.records().some((r) => String(r['message']).startsWith('escalation cannot wait here'))).toBe(true);
+  });
+});
+
+let recordCount = 0;
+function record(body: string): QueueRecord {
+  recordCount++;
+  return { messageId: `q${recordCount}`, receiptHandle: `rh${recordCount}`, body, attributes: { ApproximateReceiveCount: '1' } };
+}
+
+/** delivery-retry's dependencies around the test's ledger, queue and clock. */
+function retryDeps(s: ReturnType<typeof setup>, delivery: ReturnType<typeof createDelivery>) {
+  return {
+    config: s.store,
+    delivery,
+    messages: { changeVisibility: async () => undefined },
+    pacer: createPacer(s.clock.now, s.clock.sleep),
+    maxAttempts: 5,
+    postTimeoutMs: 1_000,
+    logger: s.log.logger,
+    metrics: s.metrics,
+    budget: budgetOf(60_000),
+    now: s.clock.now,
+    escalations: { ledger: s.ports.ledger, first: s.ports.first, queue: s.ports.queue },
+  };
+}
