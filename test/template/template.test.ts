@@ -233,6 +233,7 @@ describe('least privilege', () => {
       'sqs:GetQueueAttributes DeliveryQueue',
       'sqs:ReceiveMessage DeliveryQueue',
       'sqs:SendMessage DeliveryDeadLetterQueue',
+      'sqs:SendMessage DeliveryQueue',
     ]);
     const [rotationId] = functionNamed('api-key-rotation') ?? [];
     expect(grants(rotationId as string)).toEqual([
@@ -541,7 +542,7 @@ describe('HTTP API, logs and alarms', () => {
     expect(conditionHolds(deploymentWith({ AlarmEmail: 'ops@example.com' }), 'HasAlarmEmail')).toBe(true);
   });
 
-  it('a dashboard shows deliveries by outcome and type, queues, latency, parked alerts, rotations and errors', () => {
+  it('a dashboard shows deliveries by outcome and type, queues, latency, parked alerts, rotations, errors and escalations', () => {
     const [[, dashboard] = []] = resourcesOfType(template, 'AWS::CloudWatch::Dashboard');
     const [body, variables] = (dashboard?.Properties?.['DashboardBody'] as { 'Fn::Sub': [string, Record<string, unknown>] } | undefined)?.[
       'Fn::Sub'
@@ -557,9 +558,10 @@ describe('HTTP API, logs and alarms', () => {
       'Parked alerts by reason',
       'API-key rotation steps',
       'Errors: functions and unreadable configuration',
+      'Escalations by outcome (anomalies nobody picked up)',
     ]);
     const metrics = JSON.stringify(json.widgets.map((w) => w.properties.metrics));
-    for (const name of ['Deliveries', 'AlertsParked', 'Rotations', 'AnswerLatency', 'Answers', 'ConfigurationUnavailable'])
+    for (const name of ['Deliveries', 'AlertsParked', 'Rotations', 'AnswerLatency', 'Answers', 'ConfigurationUnavailable', 'Escalations'])
       expect(metrics).toContain(name);
     expect(Object.keys(variables)).toEqual(['DeliveryQueueName', 'DeadLetterQueueName']);
   });
