@@ -18,6 +18,8 @@ export interface AwsProxy {
   actions(): string[];
   /** The access key id each request was signed with, in order. */
   accessKeyIds(): string[];
+  /** The JSON bodies of the requests seen for one `X-Amz-Target`, in order: what a function sent (`AmazonSQS.SendMessage`). */
+  sent(target: string): Array<Record<string, unknown>>;
   /** From now on (for `times` calls, or until changed), calls to `target` meet `fault`; undefined: forward again. */
   fault(target: string, fault: Fault | undefined, times?: number): void;
   reset(): void;
@@ -31,6 +33,7 @@ export interface AwsProxy {
 export async function startAwsProxy(upstream: string): Promise<AwsProxy> {
   const counts = new Map<string, number>();
   const keyIds: string[] = [];
+  const bodies: Array<{ target: string; body: string }> = [];
   const faults = new Map<string, { fault: Fault; left: number }>();
   const hanging = new Set<ServerResponse>();
   const agent = new Agent({ keepAlive: true });
@@ -38,6 +41,9 @@ export async function startAwsProxy(upstream: string): Promise<AwsProxy> {
     const target = String(req.headers['x-amz-target'] ?? 'none');
     counts.set(target, (counts.get(target) ?? 0) + 1);
     keyIds.push(/Credential=([^/]+)\//.exec(String(req.headers['authorization'] ?? ''))?.[1] ?? '');
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => bodies.push({ target, body: Buffer.concat(chunks).toString('utf8') }));
     const planned = faults.get(target);
     const fault = planned?.fault;
     if (planned && --planned.left <= 0) faults.delete(target);
@@ -77,6 +83,7 @@ export async function startAwsProxy(upstream: string): Promise<AwsProxy> {
         .map(iamAction)
         .sort(),
     accessKeyIds: () => [...keyIds],
+    sent: (target) => bodies.filter((b) => b.target === target).map((b) => JSON.parse(b.body) as Record<string, unknown>),
     fault: (target, fault, times = Number.POSITIVE_INFINITY) => {
       if (fault) faults.set(target, { fault, left: times });
       else faults.delete(target);
@@ -84,6 +91,7 @@ export async function startAwsProxy(upstream: string): Promise<AwsProxy> {
     reset: () => {
       counts.clear();
       keyIds.length = 0;
+      bodies.length = 0;
       faults.clear();
     },
     close: async () => {

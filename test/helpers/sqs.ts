@@ -59,7 +59,8 @@ export async function receiveAll(client: SQSClient, queueUrl: string): Promise<M
   return out;
 }
 
-function toEvent(messages: Message[], arn: string): SQSEvent {
+/** Messages as Lambda's SQS event source mapping hands them to a function. */
+export function toEvent(messages: Message[], arn: string): SQSEvent {
   return {
     Records: messages.map((m) => ({
       messageId: m.MessageId!,

@@ -92,13 +92,15 @@ describe.skipIf(!moto)('the relay bundle’s cold path', () => {
     const copy = join(dir, 'webhook-relay');
     cpSync(join(root, 'dist', 'webhook-relay'), copy, { recursive: true });
     const lazy = readdirSync(copy).filter((file) => file.startsWith('lazy-'));
-    // PagerDuty's poster among them: a configuration of chats alone never loads it.
+    // PagerDuty's poster and escalations' wait among them: a configuration of chats alone never loads them.
     expect(lazy).toEqual(
       expect.arrayContaining([
         'lazy-aws-sdk-client-sqs.mjs',
         'lazy-aws-sdk-credential-provider-node.mjs',
         'lazy-sso.mjs',
         'lazy-pagerduty-post.mjs',
+        'lazy-escalation-relay.mjs',
+        'lazy-escalation-local.mjs',
       ]),
     );
     for (const file of lazy) rmSync(join(copy, file));
@@ -149,6 +151,14 @@ describe.skipIf(!moto)('the relay bundle’s cold path', () => {
   it("keeps EventBridge's poster and triage events off the cold path: they load with the first post to a bus", () => {
     const { cold, everything } = coldAndAll();
     for (const marker of ['AWSEvents', 'event_too_large', 'Cost Alert Triage']) {
+      expect(everything).toContain(marker);
+      expect(cold).not.toContain(marker);
+    }
+  });
+
+  it("keeps escalations' wait off the cold path: it is set by code loaded with the first post to a destination that escalates", () => {
+    const { cold, everything } = coldAndAll();
+    for (const marker of ['escalation scheduled', '"escalation"', 'cannot wait here']) {
       expect(everything).toContain(marker);
       expect(cold).not.toContain(marker);
     }
@@ -210,6 +220,15 @@ function bundledInputs(meta: Metafile, file: string, withStaticImports: boolean)
 }
 
 describe('the relay bundle’s cold path, as its esbuild metafile lists it (what bench/sizes.ts counts)', () => {
+  it('holds no escalation code but the line each kind shows: a configuration without escalate never parses how it waits', () => {
+    const meta = JSON.parse(readFileSync(join(root, 'dist', 'meta', 'webhook-relay.json'), 'utf8')) as Metafile;
+    const escalation = (inputs: string[]) => inputs.filter((input) => input.startsWith('lib/escalation/'));
+    expect(escalation(bundledInputs(meta, 'index.mjs', true))).toEqual([]);
+    expect(escalation(bundledInputs(meta, 'lazy-escalation-relay.mjs', false))).toEqual(
+      expect.arrayContaining(['lib/escalation/lazy-escalation-relay.ts', 'lib/escalation/watch.ts', 'lib/escalation/plan.ts']),
+    );
+  });
+
   it('holds no SSO verification: a configuration without SSO never parses bearer tokens, discovery or key sets', () => {
     const meta = JSON.parse(readFileSync(join(root, 'dist', 'meta', 'webhook-relay.json'), 'utf8')) as Metafile;
     const sso = (inputs: string[]) => inputs.filter((input) => input.startsWith('lib/auth/sso/'));
