@@ -317,6 +317,8 @@ describe('an escalation job on the retry queue (delivery-retry)', () => {
     expect(s.teams.posts).toHaveLength(1);
     expect(s.waiting).toHaveLength(0);
     expect(s.metrics.count('Escalations', { outcome: 'dropped' })).toBe(1);
+    // The anomaly's own mark stops it, before the dedup record at `to` would.
+    expect(s.log.records().at(-1)).toMatchObject({ message: 'escalation not posted', reason: 'escalated_already' });
   });
 
   it('two copies at the same time: the one that finds the lease held goes back until it ends, then finds it escalated', async () => {
