@@ -160,7 +160,8 @@ describe.each(DESTINATION_TYPES)('the %s kind keeps the destination-kind contrac
       const { outcome, received } = await post(variant, hostileAlert, undefined, 2_000, { from: 'finops <!here> *ops*', afterMinutes: 90 });
       expect(outcome, variant.name).toMatchObject({ kind: 'delivered' });
       const shown = shownOf(received);
-      expect(shown, variant.name).toMatch(/Not acknowledged at finops .*within 1 h 30 min/);
+      // A kind whose posts no person reads carries the escalation as data for rules instead.
+      expect(shown || received.join('\n'), variant.name).toMatch(/Not acknowledged at finops .*within 1 h 30 min/);
       for (const live of ['<!here>', '*ops*']) expect(shown, `${variant.name} shows ${live} as written`).not.toContain(live);
     }
   });

@@ -8,6 +8,7 @@ import type { AwsJsonService, awsJsonClient } from '../../aws/json-client.js';
 import type { AwsCallLimits } from '../../aws/limits.js';
 import { retryKind } from '../../aws/retry.js';
 import type { ChatService, PostOptions, PostOutcome } from '../../chat/service.js';
+import { escalationLine } from '../../format/escalation.js';
 import { parseRetryAfterMs } from '../../shared/retry-after.js';
 import type { KindEnvironment } from '../kind.js';
 
@@ -84,6 +85,16 @@ export function alertEvent([message, , anomaly, triage, context]: Parameters<Cha
       },
       metadata: message.metadata,
       payload: message.payload,
+      // Where it waited unacknowledged: a rule may page on escalations alone.
+      ...(context?.escalation
+        ? {
+            escalation: {
+              from: context.escalation.from,
+              afterMinutes: context.escalation.afterMinutes,
+              line: escalationLine(context.escalation),
+            },
+          }
+        : {}),
       // Where the owner directory knows them: a rule may route on an owner as the relay's routes do.
       ...(context?.costCenters?.length ? { costCenters: context.costCenters.map(({ id, name }) => ({ id, name })) } : {}),
       ...(triage && 'link' in triage ? { triageUrl: triage.link } : {}),

@@ -1,7 +1,8 @@
 // What an alert, a follow-up and a triage note are in Jira: issue fields and comment bodies in
 // ADF, from the shared alert view (inert text). Loaded with the poster (lazy-jira-post.ts).
-import type { TriageMark } from '../../chat/service.js';
+import type { EscalationMark, TriageMark } from '../../chat/service.js';
 import { type AlertView, alertView, isoSeconds } from '../../format/alert.js';
+import { escalationLine } from '../../format/escalation.js';
 import { fitWithin } from '../../format/fit.js';
 import { truncate } from '../../format/text.js';
 import { triageLine, triageName } from '../../format/triage.js';
@@ -50,8 +51,16 @@ function timeLine(view: AlertView): AdfInline[] {
   return view.rawTime !== undefined ? [ours('🕒 '), ...plain(view.rawTime)] : [ours('Sent by the cost platform')];
 }
 
-function alertDoc(view: AlertView, bodyLimit: number, update: JiraUpdate | undefined, link: string | undefined): AdfDoc {
+function alertDoc(
+  view: AlertView,
+  bodyLimit: number,
+  update: JiraUpdate | undefined,
+  link: string | undefined,
+  escalation: EscalationMark | undefined,
+): AdfDoc {
   return doc(
+    // Where it waited unacknowledged comes first: it is why the issue exists. The name is plain text.
+    paragraph(...(escalation ? [ours('🚨 ', { type: 'strong' }), ...plain(escalationLine(escalation))] : [])),
     paragraph(...(update ? updateLine(update) : [])),
     paragraph(...plain(truncate(view.body, bodyLimit))),
     bulletList(view.facts.map(({ label, value }) => [ours(`${label}: `, { type: 'strong' }), ...plain(truncate(value, JIRA_LIMITS.fact))])),
@@ -62,8 +71,8 @@ function alertDoc(view: AlertView, bodyLimit: number, update: JiraUpdate | undef
 }
 
 /** The alert as a document within JIRA_DOC_MAX_BYTES; a long message is cut with an ellipsis. */
-export function alertDocument(view: AlertView, update?: JiraUpdate, link?: string): AdfDoc {
-  return fitWithin(JIRA_DOC_MAX_BYTES, JIRA_LIMITS.body, (limit) => alertDoc(view, limit, update, link));
+export function alertDocument(view: AlertView, update?: JiraUpdate, link?: string, escalation?: EscalationMark): AdfDoc {
+  return fitWithin(JIRA_DOC_MAX_BYTES, JIRA_LIMITS.body, (limit) => alertDoc(view, limit, update, link, escalation));
 }
 
 /** The fields of the issue an alert opens: the title as its summary, the alert as its description. */
@@ -73,6 +82,7 @@ export function issueFields(
   update?: JiraUpdate,
   link?: string,
   costCenters?: readonly CostCenterRef[],
+  escalation?: EscalationMark,
 ): JiraIssueFields {
   const { labels } = destination;
   const view = alertView(message, costCenters);
@@ -80,7 +90,7 @@ export function issueFields(
     project: { key: destination.project },
     issuetype: { name: destination.issueType ?? DEFAULT_ISSUE_TYPE },
     summary: truncate(jiraText(view.title), JIRA_LIMITS.summary),
-    description: alertDocument(view, update, link),
+    description: alertDocument(view, update, link, escalation),
     ...(labels && labels.length > 0 ? { labels } : {}),
   };
 }
