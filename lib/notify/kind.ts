@@ -1,5 +1,6 @@
 import type * as z from 'zod/mini';
 import type { ChatService, MessageRef } from '../chat/service.js';
+import type { SummaryWeek } from '../format/summary.js';
 import type { WebhookMessage } from '../message/schema.js';
 import type { NodeFetch } from '../transport/fetch-over-node-http.js';
 import type { DestinationType } from '../vocabulary/destinations.js';
@@ -73,15 +74,20 @@ interface KindBase<Destination extends object> {
  */
 export interface ChatKind<Destination extends object = object> extends KindBase<Destination> {
   readonly chat: true;
+  /** Every chat takes a weekly summary: its extras lay one out. */
+  readonly summaries: true;
   /** The parts only some functions need, bundled on their own (`lazy-<type>-extras.ts`) and loaded on first use. */
   extras(): Promise<ChatExtras<Destination>>;
 }
 
-/** Any other kind (a pager, a tracker, a bus): no mention, no group. */
-export interface OtherKind<Destination extends object = object> extends KindBase<Destination> {
-  readonly chat: false;
-  extras(): Promise<KindExtras<Destination>>;
-}
+/**
+ * Any other kind (a pager, a tracker, a bus): no mention, no group. One that takes weekly
+ * summaries lays them out in its extras; the compiler refuses it otherwise.
+ */
+export type OtherKind<Destination extends object = object> = KindBase<Destination> & { readonly chat: false } & (
+    | { readonly summaries: true; extras(): Promise<KindExtras<Destination> & SummaryExtras<Destination>> }
+    | { readonly summaries: false; extras(): Promise<KindExtras<Destination>> }
+  );
 
 /**
  * One destination kind: everything that differs between Slack, Teams, Google Chat and any kind
@@ -170,8 +176,19 @@ export interface KindExtras<Destination extends object> {
   interactions?: Interactions;
 }
 
-/** A chat's extras: also how its digests are measured and built. */
-export interface ChatExtras<Destination extends object> extends KindExtras<Destination> {
+/** What a kind that takes weekly summaries (`summaries: true`) adds to its extras. */
+export interface SummaryExtras<Destination extends object> {
+  /**
+   * One week of the destination's anomalies (lib/summary) as its service takes it, within the
+   * service's limits, posted with the kind's service (`serviceKey`): a long week is cut with a
+   * line that says how many are not shown, a week without anomalies is one line, and every text
+   * that came from a sender or a person stays inert.
+   */
+  summary(destination: Destination, week: SummaryWeek): unknown;
+}
+
+/** A chat's extras: also how its digests are measured and built, and its weekly summary. */
+export interface ChatExtras<Destination extends object> extends KindExtras<Destination>, SummaryExtras<Destination> {
   digest(destination: Destination): DigestPlan;
 }
 

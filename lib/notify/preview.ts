@@ -52,6 +52,7 @@ const EMOJI: Record<string, string> = {
   chart_with_upwards_trend: '📈',
   zzz: '💤',
   eyes: '👀',
+  bar_chart: '📊',
 };
 export const emojify = (text: string) => text.replace(/:([a-z0-9_+-]+):/g, (code, name: string) => EMOJI[name] ?? code);
 

@@ -1,5 +1,6 @@
-// Slack's parts beyond posting an alert: triage notes, digests and the app's clicks. Bundled on
-// its own (a lazy-*.ts module) and loaded by delivery-retry and triage when they need it.
+// Slack's parts beyond posting an alert: triage notes, digests, weekly summaries and the app's
+// clicks. Bundled on its own (a lazy-*.ts module) and loaded by delivery-retry, triage and summary
+// when they need it.
 import { createHash } from 'node:crypto';
 import type { MessageRef } from '../../chat/service.js';
 import { isoSeconds } from '../../format/alert.js';
@@ -11,6 +12,7 @@ import type { SlackDestination } from './config.js';
 import { slackDigest, slackDigestLine } from './digest.js';
 import { SLACK_LIMITS } from './format.js';
 import { verifySlackSignature } from './signature.js';
+import { slackSummary } from './summary.js';
 import { TRIAGE_ACTION_PREFIX, TRIAGE_ACTIONS_BLOCK, TRIAGE_STATUS_BLOCK, triageButtons, triageStatus } from './triage-blocks.js';
 
 /** A block of a clicked message as Slack sent it back: read for its id, kept as it is. */
@@ -61,6 +63,8 @@ export const extras: ChatExtras<SlackDestination> = {
       body: { channel: opening?.channel ?? destination.channel, text, ...(opening ? { thread_ts: opening.ts } : {}) },
     };
   },
+
+  summary: slackSummary,
 
   digest: (destination) =>
     destination.channel === undefined

@@ -1,10 +1,11 @@
-// Teams' parts beyond posting an alert: triage notes and digests. Bundled on its own (a lazy-*.ts
-// module) and loaded by delivery-retry and triage when they need it.
+// Teams' parts beyond posting an alert: triage notes, digests and weekly summaries. Bundled on its
+// own (a lazy-*.ts module) and loaded by delivery-retry, triage and summary when they need it.
 import { withoutControls } from '../../format/fit.js';
 import { inertText } from '../../format/text.js';
 import type { ChatExtras } from '../kind.js';
 import type { TeamsDestination } from './config.js';
 import { escapeTeamsText, TEAMS_LIMITS, TEAMS_MAX_BYTES } from './format.js';
+import { teamsSummary } from './summary.js';
 
 export const extras: ChatExtras<TeamsDestination> = {
   // A workflow posts what it is given: a short card of one text block.
@@ -22,6 +23,7 @@ export const extras: ChatExtras<TeamsDestination> = {
       },
     ],
   }),
+  summary: teamsSummary,
   digest: () => ({
     render: (line) => escapeTeamsText(inertText(withoutControls(line))),
     chars: TEAMS_LIMITS.body,
