@@ -79,7 +79,7 @@ export function dynamoLedger(dynamo: AwsJsonCall, options: DynamoLedgerOptions):
     },
 
     // The anomaly's operations load on first use: a relay without the table never parses them.
-    startAnomaly: async (id, signal) => (await anomalies()).startAnomaly(id, signal),
+    startAnomaly: async (id, signal, summary) => (await anomalies()).startAnomaly(id, signal, summary),
     anomalyOpened: async (id, opening, signal) => (await anomalies()).anomalyOpened(id, opening, signal),
     anomalyFollowedUp: async (id, signal) => (await anomalies()).anomalyFollowedUp(id, signal),
     forgetAnomaly: async (id, signal) => (await anomalies()).forgetAnomaly(id, signal),

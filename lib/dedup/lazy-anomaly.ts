@@ -4,6 +4,7 @@
 import type { AwsJsonCall } from '../aws/json-client.js';
 import { TRIAGE_STATES } from '../vocabulary/triage.js';
 import type { AnomalyStart, AnomalyTable, AnomalyTriage, EscalationClaim, EscalationClaimOutcome, StoredAnomaly } from './ledger.js';
+import { SUMMARY_KEEP_SECONDS, SUMMARY_UNTIL } from './summary-record.js';
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
@@ -86,17 +87,57 @@ export function dynamoAnomalyTable(
         if (!isConditionFailure(error)) throw error;
       },
     );
+  // What a summary shows loads with the first anomaly at a destination that has one.
+  let summaries: Promise<typeof import('./lazy-dedup-summary.js')> | undefined;
+  const summaryCode = () => {
+    summaries ??= import('./lazy-dedup-summary.js');
+    return summaries;
+  };
+  /**
+   * An update that sets the usual window (`:expires`) without shortening a summarised anomaly's
+   * life below SUMMARY_UNTIL: the later of the two, in one write unless the window reaches past it.
+   */
+  const updateKeepingSummary = async (
+    input: { UpdateExpression: string; ExpressionAttributeValues: Record<string, unknown> },
+    id: string,
+    signal?: AbortSignal,
+  ) => {
+    const base = { TableName, Key: { id: { S: id } }, ExpressionAttributeValues: input.ExpressionAttributeValues };
+    try {
+      await dynamo(
+        'UpdateItem',
+        {
+          ...base,
+          UpdateExpression: `${input.UpdateExpression}, expiresAt = if_not_exists(${SUMMARY_UNTIL}, :expires)`,
+          ConditionExpression: `attribute_not_exists(${SUMMARY_UNTIL}) OR ${SUMMARY_UNTIL} >= :expires`,
+        },
+        signal,
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      await dynamo('UpdateItem', { ...base, UpdateExpression: `${input.UpdateExpression}, expiresAt = :expires` }, signal);
+    }
+  };
+
   return {
-    async startAnomaly(id, signal) {
+    async startAnomaly(id, signal, summary) {
       const t = seconds(now());
       const expires = t + options.windowSeconds;
+      const code = summary ? await summaryCode() : undefined;
+      const attributes = summary && code?.summaryAttributes(summary, t);
       let found: AnomalyItem | undefined;
       try {
         await dynamo(
           'PutItem',
           {
             TableName,
-            Item: { id: { S: id }, firstSeen: { N: String(t) }, followUps: { N: '0' }, expiresAt: { N: String(expires) } },
+            Item: {
+              id: { S: id },
+              firstSeen: { N: String(t) },
+              followUps: { N: '0' },
+              expiresAt: { N: String(attributes ? Math.max(expires, t + SUMMARY_KEEP_SECONDS) : expires) },
+              ...attributes,
+            },
             ConditionExpression: 'attribute_not_exists(id) OR expiresAt < :now',
             ExpressionAttributeValues: { ':now': { N: String(t) } },
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -109,19 +150,24 @@ export function dynamoAnomalyTable(
         found = error.fields['Item'] as AnomalyItem | undefined;
       }
       const start = startOf(storedAnomaly(found));
-      if (start.kind === 'existing') return start;
+      if (start.kind === 'existing') {
+        if (summary) await code?.refreshSummary(dynamo, TableName, id, found, summary, signal);
+        return start;
+      }
       // An item nobody opened (triage state written first): open it in place, keeping that state
       // and its longer life; of two deliveries arriving together, the condition lets one open it.
-      const kept = Math.max(expires, Number(found?.expiresAt?.N) || 0);
+      const kept = Math.max(expires, Number(found?.expiresAt?.N) || 0, attributes ? t + SUMMARY_KEEP_SECONDS : 0);
+      const set = code?.setting(attributes ?? {});
       try {
         await dynamo(
           'UpdateItem',
           {
             TableName,
             Key: { id: { S: id } },
-            UpdateExpression: 'SET firstSeen = :now, followUps = :zero, expiresAt = :expires',
+            UpdateExpression: `SET firstSeen = :now, followUps = :zero, expiresAt = :expires${set ? `, ${set.expression}` : ''}`,
             ConditionExpression: 'attribute_not_exists(firstSeen)',
-            ExpressionAttributeValues: { ':now': { N: String(t) }, ':zero': { N: '0' }, ':expires': { N: String(kept) } },
+            ...(set ? { ExpressionAttributeNames: set.names } : {}),
+            ExpressionAttributeValues: { ':now': { N: String(t) }, ':zero': { N: '0' }, ':expires': { N: String(kept) }, ...set?.values },
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
           signal,
@@ -135,12 +181,9 @@ export function dynamoAnomalyTable(
 
     async anomalyOpened(id, opening, signal) {
       const t = seconds(now());
-      await dynamo(
-        'UpdateItem',
+      await updateKeepingSummary(
         {
-          TableName,
-          Key: { id: { S: id } },
-          UpdateExpression: 'SET channel = :channel, ts = :ts, expiresAt = :expires, firstSeen = if_not_exists(firstSeen, :now)',
+          UpdateExpression: 'SET channel = :channel, ts = :ts, firstSeen = if_not_exists(firstSeen, :now)',
           ExpressionAttributeValues: {
             ':channel': { S: opening.channel },
             ':ts': { S: opening.ts },
@@ -148,20 +191,19 @@ export function dynamoAnomalyTable(
             ':now': { N: String(t) },
           },
         },
+        id,
         signal,
       );
     },
 
     async anomalyFollowedUp(id, signal) {
       const t = seconds(now());
-      await dynamo(
-        'UpdateItem',
+      await updateKeepingSummary(
         {
-          TableName,
-          Key: { id: { S: id } },
-          UpdateExpression: 'ADD followUps :one SET lastUpdate = :now, expiresAt = :expires, firstSeen = if_not_exists(firstSeen, :now)',
+          UpdateExpression: 'ADD followUps :one SET lastUpdate = :now, firstSeen = if_not_exists(firstSeen, :now)',
           ExpressionAttributeValues: { ':one': { N: '1' }, ':now': { N: String(t) }, ':expires': { N: String(t + options.windowSeconds) } },
         },
+        id,
         signal,
       );
     },

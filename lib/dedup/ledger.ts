@@ -1,5 +1,6 @@
 import type { MessageRef } from '../chat/service.js';
 import { TRIAGE, type TriageStateName } from '../vocabulary/triage.js';
+import type { SummaryNote } from './summary-record.js';
 
 /** What the ledger knows about one alert at one destination. */
 export type ClaimOutcome =
@@ -88,9 +89,11 @@ export interface DeliveryLedger {
   release(id: string, token?: string, signal?: AbortSignal): Promise<void>;
   /**
    * Opens the anomaly `id` (an `anomalyRecordId`) when nobody has: one conditional write, so of
-   * two deliveries arriving together exactly one opens it.
+   * two deliveries arriving together exactly one opens it. `summary`, for a destination with a
+   * weekly summary only: what the summary shows of it, kept on its item, which then lives at
+   * least SUMMARY_KEEP_SECONDS (a later delivery refreshes the origin its link leads to).
    */
-  startAnomaly(id: string, signal?: AbortSignal): Promise<AnomalyStart>;
+  startAnomaly(id: string, signal?: AbortSignal, summary?: SummaryNote): Promise<AnomalyStart>;
   /** Where the opening message now is (a first opening, or one that replaced a lost message). */
   anomalyOpened(id: string, opening: MessageRef, signal?: AbortSignal): Promise<void>;
   /** One more follow-up delivered; the anomaly is remembered for another window. */

@@ -8,6 +8,8 @@ import {
   type EscalationLedger,
   type StoredAnomaly,
 } from './ledger.js';
+import { summaryFields } from './summary-fields.js';
+import type { SummaryFields } from './summary-record.js';
 
 /** An anomaly as this ledger keeps it: its state, and its escalation's lease and end (lib/escalation). */
 export type MemoryAnomaly = StoredAnomaly & { escalatedAt?: number; escalationUntil?: number; escalationToken?: string };
@@ -23,9 +25,15 @@ export type MemoryEntry = { state: 'claimed' | 'delivered' | 'queued'; claimUnti
 export function inMemoryLedger(
   now: () => number = Date.now,
   triageOf?: (anomalyId: string) => AnomalyTriage | undefined,
-): DeliveryLedger & { entries: Map<string, MemoryEntry>; anomalies: Map<string, MemoryAnomaly> } {
+): DeliveryLedger & {
+  entries: Map<string, MemoryEntry>;
+  anomalies: Map<string, MemoryAnomaly>;
+  /** What a weekly summary shows of each anomaly at a destination with one, as the anomaly item keeps it in AWS. */
+  summaries: Map<string, SummaryFields>;
+} {
   const entries = new Map<string, MemoryEntry>();
   const anomalies = new Map<string, MemoryAnomaly>();
+  const summaries = new Map<string, SummaryFields>();
   const seconds = () => Math.floor(now() / 1000);
   const anomaly = (id: string): AnomalyState => {
     const known = anomalies.get(id);
@@ -63,6 +71,7 @@ export function inMemoryLedger(
   return {
     entries,
     anomalies,
+    summaries,
     async claim(id, claim): Promise<ClaimOutcome> {
       const entry = entries.get(id);
       if (entry?.state === 'delivered' || entry?.state === 'queued') return { kind: 'done', state: entry.state };
@@ -79,7 +88,8 @@ export function inMemoryLedger(
       const entry = entries.get(id);
       if (token ? entry?.token === token : entry?.state !== 'delivered') entries.delete(id);
     },
-    async startAnomaly(id) {
+    async startAnomaly(id, _signal, summary) {
+      if (summary) summaries.set(id, summaryFields(summary));
       const stored = anomalies.get(id);
       // Under npm start the triage page's in-memory store holds the triage state, as the anomaly item does in AWS.
       const triage = triageOf?.(id) ?? stored?.triage;

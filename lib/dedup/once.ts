@@ -128,11 +128,18 @@ export function deliverOnce(deps: OnceDependencies): FirstAttempt {
     const token = randomUUID();
     const hold = { token, holdSeconds: claimHoldSeconds(budget.remainingMs()) };
     const anomalyId = anomalyRecordId(alert.message, target.name);
+    // What a weekly summary shows of the anomaly: kept on its item only where the destination has one.
+    const summary = target.destination.summary && {
+      destination: target.name,
+      message: alert.message,
+      origin: alert.origin,
+      thread: kindOf(target.destination).threadOf?.(alert.message),
+    };
     // Side by side, so the post still waits for one table round trip, not two.
     const [claim, started] = await Promise.all([
       step(budget, target.name, (signal) => ledger.claim(id, hold, signal)),
       budget
-        .step('dedup_table', LEDGER_CALL_BUDGET_MS, (signal) => ledger.startAnomaly(anomalyId, signal))
+        .step('dedup_table', LEDGER_CALL_BUDGET_MS, (signal) => ledger.startAnomaly(anomalyId, signal, summary))
         .then(
           (value): { value: AnomalyStart } | { error: unknown } => ({ value }),
           (error: unknown) => ({ error }),
