@@ -3,7 +3,7 @@
 // from folders of a lower layer, so no import points up and no two folders import each other.
 // A new lib/ folder must be given a layer here before anything may import it.
 const LAYERS = [
-  ['relay', 'retry', 'triage', 'rotation', 'directory'],
+  ['relay', 'retry', 'triage', 'rotation', 'directory', 'summary'],
   ['chat-services', 'group', 'triage-link', 'escalation'],
   ['dedup', 'queue', 'owners'],
   ['delivery', 'auth', 'routing', 'api-key'],

@@ -30,7 +30,9 @@ export type MetricName =
   /** Runs of directory-sync (dimension outcome); an alarm watches for a day without a succeeded one. */
   | 'DirectorySyncs'
   /** Anomalies escalated, and what else became of their waits (dimensions outcome, destinationType of where they waited). */
-  | 'Escalations';
+  | 'Escalations'
+  /** Weekly summaries (dimensions outcome, destinationType). */
+  | 'Summaries';
 
 export type MetricUnit = 'Count' | 'Milliseconds';
 
@@ -108,3 +110,9 @@ export type EscalationOutcome = 'scheduled' | 'posted' | 'cancelled' | 'dropped'
 
 export const escalationMetric = (outcome: EscalationOutcome, destinationType: string): MetricPoint =>
   count('Escalations', { outcome, destinationType }, [['outcome']]);
+
+/** posted: a week with anomalies; quiet: the one line of a week without; failed: the chat did not take it, or it could not be built. */
+export type SummaryOutcome = 'posted' | 'quiet' | 'failed';
+
+export const summaryMetric = (outcome: SummaryOutcome, destinationType: string): MetricPoint =>
+  count('Summaries', { outcome, destinationType }, [['outcome']]);

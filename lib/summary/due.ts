@@ -1,0 +1,127 @@
+// When a destination's weekly summary is due, in its own time zone, with nothing but Intl: the
+// runtime's time zone data decides offsets and daylight saving time.
+import { WEEKDAYS, type Weekday } from '../notify/options.js';
+
+/** A destination's `summary` option, as the configuration reads it. */
+export interface SummarySchedule {
+  weekday: Weekday;
+  hour: number;
+  timeZone: string;
+}
+
+/**
+ * How long after its hour a summary is still posted. The function runs every hour, so a summary
+ * that could not be posted at its hour (a chat that refused, a run that failed) is tried again
+ * by the next runs within this time; later than that it waits for the next week.
+ */
+export const CATCH_UP_HOURS = 6;
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+interface Wall {
+  year: number;
+  month: number;
+  day: number;
+  /** 0 for Monday, as WEEKDAYS counts. */
+  weekday: number;
+  hour: number;
+  minute: number;
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+const formatterFor = (timeZone: string) => {
+  let formatter = formatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      weekday: 'long',
+      hour: 'numeric',
+      minute: 'numeric',
+      hourCycle: 'h23',
+    });
+    formatters.set(timeZone, formatter);
+  }
+  return formatter;
+};
+
+/** The wall clock in `timeZone` at `epochMs`. */
+export function wallClock(epochMs: number, timeZone: string): Wall {
+  const parts = Object.fromEntries(
+    formatterFor(timeZone)
+      .formatToParts(epochMs)
+      .map((p) => [p.type, p.value]),
+  );
+  return {
+    year: Number(parts['year']),
+    month: Number(parts['month']),
+    day: Number(parts['day']),
+    weekday: WEEKDAYS.indexOf(String(parts['weekday']).toLowerCase() as Weekday),
+    hour: Number(parts['hour']),
+    minute: Number(parts['minute']),
+  };
+}
+
+/** How far the zone's clock is ahead of UTC at `epochMs`. */
+const offsetAt = (epochMs: number, timeZone: string): number => {
+  const wall = wallClock(epochMs, timeZone);
+  const asUtc = Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute);
+  return asUtc - Math.floor(epochMs / 60_000) * 60_000;
+};
+
+/**
+ * The instant the zone's clock shows `hour`:00 on a date. Of an hour that happens twice (the
+ * clocks go back) the first; an hour that never happens (the clocks go forward) is taken to be
+ * the moment the clocks jump, as the wall clock reads the next hour from then.
+ */
+export function instantOf(date: { year: number; month: number; day: number }, hour: number, timeZone: string): number {
+  const guess = Date.UTC(date.year, date.month - 1, date.day, hour);
+  const candidates = [offsetAt(guess - 12 * HOUR_MS, timeZone), offsetAt(guess + 12 * HOUR_MS, timeZone)].map((offset) => guess - offset);
+  const matching = candidates.filter((instant) => {
+    const wall = wallClock(instant, timeZone);
+    return wall.year === date.year && wall.month === date.month && wall.day === date.day && wall.hour === hour;
+  });
+  if (matching.length > 0) return Math.min(...matching);
+  // In the gap: the offset before it, applied to the hour that does not exist, lands on the jump.
+  return guess - offsetAt(guess - 12 * HOUR_MS, timeZone);
+}
+
+/** The latest time at or before `nowMs` that the schedule names: its weekday and hour on the zone's clock. */
+export function latestSlot(nowMs: number, schedule: SummarySchedule): number {
+  const wall = wallClock(nowMs, schedule.timeZone);
+  const target = WEEKDAYS.indexOf(schedule.weekday);
+  for (const extraWeek of [0, 7]) {
+    const back = ((wall.weekday - target + 7) % 7) + extraWeek;
+    // Calendar arithmetic on the zone's date, in UTC, where every day has 24 hours.
+    const day = new Date(Date.UTC(wall.year, wall.month - 1, wall.day - back));
+    const slot = instantOf(
+      { year: day.getUTCFullYear(), month: day.getUTCMonth() + 1, day: day.getUTCDate() },
+      schedule.hour,
+      schedule.timeZone,
+    );
+    if (slot <= nowMs) return slot;
+  }
+  // Unreachable: a week earlier than a slot still to come is past.
+  throw new Error('no past slot');
+}
+
+/** The ISO week (`2026-W48`) of the zone's date at `epochMs`: the key of the one summary a week. */
+export function isoWeek(epochMs: number, timeZone: string): string {
+  const wall = wallClock(epochMs, timeZone);
+  const date = Date.UTC(wall.year, wall.month - 1, wall.day);
+  // The ISO week belongs to the year of its Thursday.
+  const thursday = new Date(date + (3 - wall.weekday) * DAY_MS);
+  const year = thursday.getUTCFullYear();
+  const week = 1 + Math.floor((thursday.getTime() - Date.UTC(year, 0, 1)) / (7 * DAY_MS));
+  return `${year}-W${String(week).padStart(2, '0')}`;
+}
+
+/** Whether the schedule's summary is due at `nowMs`, and the week it belongs to (its slot's week). */
+export function dueWeek(nowMs: number, schedule: SummarySchedule): { due: true; week: string } | { due: false } {
+  const slot = latestSlot(nowMs, schedule);
+  if (nowMs - slot >= CATCH_UP_HOURS * HOUR_MS) return { due: false };
+  return { due: true, week: isoWeek(slot, schedule.timeZone) };
+}
