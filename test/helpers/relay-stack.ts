@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, type CreateTableCommandInput, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { httpApiEvent } from '../../scripts/http-api-event.js';
 import { awsEnvironment, createSecret, secretsClient } from './aws.js';
 import { type RunningBundle, startBundle } from './bundle.js';
+import { loadTemplate, resourcesOfType } from './cloudformation.js';
 import { type FakeSlack, startFakeSlack } from './slack-server.js';
 import { createQueues, type Poller, sqsClient, startPoller, type TestQueues } from './sqs.js';
 
@@ -102,7 +103,27 @@ export function titleOf(body: unknown): string {
   return blocks.find((b) => b.type === 'header')?.text?.text ?? '';
 }
 
-/** A dedup table in moto, as the stack creates it; its name goes in DEDUP_TABLE_NAME. */
+/**
+ * The dedup table's schema as template.yaml declares it: keys, attribute definitions and indexes,
+ * so that every test runs against the table the stack creates, and a change there reaches them all.
+ */
+export function declaredDedupTable(): Pick<
+  CreateTableCommandInput,
+  'AttributeDefinitions' | 'KeySchema' | 'GlobalSecondaryIndexes' | 'BillingMode'
+> {
+  const [[, table] = []] = resourcesOfType(loadTemplate(new URL('../../template.yaml', import.meta.url).pathname), 'AWS::DynamoDB::Table');
+  const properties = (table?.Properties ?? {}) as Record<string, unknown>;
+  return {
+    AttributeDefinitions: properties['AttributeDefinitions'] as CreateTableCommandInput['AttributeDefinitions'],
+    KeySchema: properties['KeySchema'] as CreateTableCommandInput['KeySchema'],
+    BillingMode: properties['BillingMode'] as CreateTableCommandInput['BillingMode'],
+    ...(properties['GlobalSecondaryIndexes']
+      ? { GlobalSecondaryIndexes: properties['GlobalSecondaryIndexes'] as CreateTableCommandInput['GlobalSecondaryIndexes'] }
+      : {}),
+  };
+}
+
+/** A dedup table in moto, created from template.yaml's declaration; its name goes in DEDUP_TABLE_NAME. */
 export async function createDedupTable(moto: string): Promise<{ name: string; dynamo: DynamoDBClient }> {
   const dynamo = new DynamoDBClient({
     endpoint: moto,
@@ -110,13 +131,6 @@ export async function createDedupTable(moto: string): Promise<{ name: string; dy
     credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
   });
   const name = `dedup-${randomUUID().slice(0, 8)}`;
-  await dynamo.send(
-    new CreateTableCommand({
-      TableName: name,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-    }),
-  );
+  await dynamo.send(new CreateTableCommand({ TableName: name, ...declaredDedupTable() }));
   return { name, dynamo };
 }
