@@ -5,6 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { relayConfigSchema } from '../../lib/config/schema.js';
 import { CONFIG_READ_BUDGET_MS } from '../../lib/config/store.js';
+import { SUMMARY_ATTRIBUTES, SUMMARY_DESTINATION, SUMMARY_FIRST_SEEN, SUMMARY_INDEX } from '../../lib/dedup/summary-record.js';
 import { QUEUE_CALL_BUDGET_MS } from '../../lib/delivery/deliver.js';
 import { addressOf, destinationType } from '../../lib/notify/kinds.js';
 import { relayEnvironmentSchema } from '../../lib/relay/environment.js';
@@ -258,6 +259,30 @@ describe('least privilege', () => {
       'dynamodb:PutItem DedupTable',
       'secretsmanager:GetSecretValue PlatformCredentialsSecret',
     ]);
+    // The summary function queries the summaries index and takes each week's summary# item; it scans nothing.
+    const [summaryId] = functionNamed('summary') ?? [];
+    expect(grants(summaryId as string)).toEqual([
+      'dynamodb:DeleteItem DedupTable',
+      'dynamodb:PutItem DedupTable',
+      'dynamodb:Query DedupTable',
+      'secretsmanager:GetSecretValue RelayConfigSecret',
+      'secretsmanager:GetSecretValue TriageKeySecret',
+    ]);
+  });
+
+  it('the summary function queries the summaries index alone, and writes and deletes summary# items alone', () => {
+    const [summaryId] = functionNamed('summary') ?? [];
+    const statements = (
+      effectiveFunctionProperties(template, summaryId as string)['Policies'] as Array<{ Statement: Array<Record<string, unknown>> }>
+    ).flatMap((p) => p.Statement);
+    expect(statements.find((s) => s['Action'] === 'dynamodb:Query')?.['Resource']).toEqual({
+      'Fn::Sub': `\${DedupTable.Arn}/index/${SUMMARY_INDEX}`,
+    });
+    const writes = statements.find((s) => JSON.stringify(s['Action']).includes('dynamodb:PutItem'));
+    expect(writes).toMatchObject({
+      Action: ['dynamodb:PutItem', 'dynamodb:DeleteItem'],
+      Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['summary#*'] } },
+    });
   });
 
   it('the relay reads owner records and directory-sync writes them, with a condition that keeps both to owner# items', () => {
@@ -542,7 +567,7 @@ describe('HTTP API, logs and alarms', () => {
     expect(conditionHolds(deploymentWith({ AlarmEmail: 'ops@example.com' }), 'HasAlarmEmail')).toBe(true);
   });
 
-  it('a dashboard shows deliveries by outcome and type, queues, latency, parked alerts, rotations, errors and escalations', () => {
+  it('a dashboard shows deliveries by outcome and type, queues, latency, parked alerts, rotations, errors, escalations and summaries', () => {
     const [[, dashboard] = []] = resourcesOfType(template, 'AWS::CloudWatch::Dashboard');
     const [body, variables] = (dashboard?.Properties?.['DashboardBody'] as { 'Fn::Sub': [string, Record<string, unknown>] } | undefined)?.[
       'Fn::Sub'
@@ -559,9 +584,10 @@ describe('HTTP API, logs and alarms', () => {
       'API-key rotation steps',
       'Errors: functions and unreadable configuration',
       'Escalations by outcome (anomalies nobody picked up)',
+      'Weekly summaries by destination type and outcome',
     ]);
     const metrics = JSON.stringify(json.widgets.map((w) => w.properties.metrics));
-    for (const name of ['Deliveries', 'AlertsParked', 'Rotations', 'AnswerLatency', 'Answers', 'ConfigurationUnavailable', 'Escalations'])
+    for (const name of ['Deliveries', 'AlertsParked', 'Rotations', 'AnswerLatency', 'Answers', 'ConfigurationUnavailable', 'Escalations', 'Summaries'])
       expect(metrics).toContain(name);
     expect(Object.keys(variables)).toEqual(['DeliveryQueueName', 'DeadLetterQueueName']);
   });
@@ -855,7 +881,7 @@ describe('operations', () => {
     expect(table?.Properties).toMatchObject({
       BillingMode: 'PAY_PER_REQUEST',
       KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-      AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+      AttributeDefinitions: expect.arrayContaining([{ AttributeName: 'id', AttributeType: 'S' }]),
       TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
       SSESpecification: { SSEEnabled: true },
     });
@@ -867,6 +893,49 @@ describe('operations', () => {
       });
     }
     expect((template.Parameters['DedupWindowSeconds'] as { Default: number }).Default).toBe(86_400);
+  });
+
+  it('the dedup table declares the sparse summaries index the code queries, projecting what a summary shows', () => {
+    const [[, table] = []] = resourcesOfType(template, 'AWS::DynamoDB::Table');
+    const properties = table?.Properties as {
+      AttributeDefinitions: Array<{ AttributeName: string; AttributeType: string }>;
+      GlobalSecondaryIndexes: Array<{
+        IndexName: string;
+        KeySchema: unknown;
+        Projection: { ProjectionType: string; NonKeyAttributes: string[] };
+      }>;
+    };
+    expect(properties.AttributeDefinitions).toEqual(
+      expect.arrayContaining([
+        { AttributeName: SUMMARY_DESTINATION, AttributeType: 'S' },
+        { AttributeName: SUMMARY_FIRST_SEEN, AttributeType: 'N' },
+      ]),
+    );
+    const [index] = properties.GlobalSecondaryIndexes;
+    expect(index).toMatchObject({
+      IndexName: SUMMARY_INDEX,
+      KeySchema: [
+        { AttributeName: SUMMARY_DESTINATION, KeyType: 'HASH' },
+        { AttributeName: SUMMARY_FIRST_SEEN, KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'INCLUDE' },
+    });
+    expect([...(index?.Projection.NonKeyAttributes ?? [])].sort()).toEqual([...SUMMARY_ATTRIBUTES].sort());
+  });
+
+  it('the summary function runs every hour on the hour, with the table, the configuration and the link key; a failed run is not retried at once', () => {
+    const [summaryId] = functionNamed('summary') ?? [];
+    const properties = effectiveFunctionProperties(template, summaryId as string);
+    expect(Object.values(properties['Events'] as Record<string, unknown>)).toEqual([
+      { Type: 'Schedule', Properties: expect.objectContaining({ Schedule: 'cron(0 * * * ? *)' }) },
+    ]);
+    expect(properties['EventInvokeConfig']).toEqual({ MaximumRetryAttempts: 0 });
+    expect(environmentVariables(template, summaryId as string)).toMatchObject({
+      RELAY_CONFIG_SECRET_ID: { Ref: 'RelayConfigSecret' },
+      DEDUP_TABLE_NAME: { Ref: 'DedupTable' },
+      TRIAGE_KEY_SECRET_ID: { Ref: 'TriageKeySecret' },
+    });
+    expect(template.Outputs?.['SummaryFunctionName']?.Value).toEqual({ Ref: summaryId });
   });
 
   it('what deleting the stack does to secrets, queues and the dedup table is decided explicitly', () => {
