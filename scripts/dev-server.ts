@@ -1,14 +1,19 @@
 // `npm start`: the relay on http://127.0.0.1:3000/webhook through the same Lambda handler.
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { parseRelayConfig } from '../lib/config/load.js';
 import { inMemoryLedger } from '../lib/dedup/memory.js';
 import { fromHttpApiEvent, toHttpApiResult } from '../lib/inbound/api-gateway.js';
 import type { DestinationKind } from '../lib/notify/kind.js';
-import { KINDS } from '../lib/notify/kinds.js';
+import { addressOf, createChatServices, KINDS, kindOf, serviceFor } from '../lib/notify/kinds.js';
 import { createRelayFromEnvironment } from '../lib/relay/from-environment.js';
 import { invocationBudget } from '../lib/shared/deadline.js';
+import { parseJson } from '../lib/shared/json.js';
+import { createSummaryFromEnvironment } from '../lib/summary/from-environment.js';
+import { memorySummaryRecords, memorySummaryWeeks } from '../lib/summary/store.js';
 import { createTriageFromEnvironment } from '../lib/triage/from-environment.js';
 import { memoryTriageStore } from '../lib/triage/store.js';
 import { CONSOLE_TYPES, consoleEnvironment, consolePathOf, createConsoles, loadKindTools } from './console-chat.js';
@@ -16,10 +21,12 @@ import { chooseConfiguration, configurationProblems } from './dev-config.js';
 import { httpApiEvent } from './http-api-event.js';
 import { ownersFromFile } from './owners-source.js';
 import { DeliveryLog } from './preview/deliveries.js';
+import { sampleWeek } from './preview/sample-summary.js';
 import { handlePreviewRequest, isPreviewPath } from './preview/server.js';
 
 const TEXT_TYPES = /^(?:text\/|application\/(?:[\w.+-]+\+)?json|application\/x-www-form-urlencoded)/i;
 const FUNCTION_TIMEOUT_MS = 15_000;
+const SUMMARY_TIMEOUT_MS = 60_000;
 
 const host = process.env['HOST'] ?? '127.0.0.1';
 const port = Number(process.env['PORT'] ?? 3000);
@@ -27,13 +34,13 @@ const port = Number(process.env['PORT'] ?? 3000);
 const consoleBase = `http://127.0.0.1:${port}/console`;
 
 // The default shows both kinds of Slack destination: an incoming webhook, and a Slack app
-// channel whose message is edited and threaded as an anomaly's follow-ups arrive; and a team
-// reached through its cost center, as the sample owners file names it.
+// channel whose message is edited and threaded as an anomaly's follow-ups arrive; a team
+// reached through its cost center, as the sample owners file names it; and a weekly summary.
 const choice = await chooseConfiguration(process.env, () => ({
   auth: { method: 'none' },
   slack: { botToken: 'xoxb-console-local' },
   destinations: {
-    default: { url: `${consoleBase}/slack` },
+    default: { url: `${consoleBase}/slack`, summary: { weekday: 'monday', hour: 9 } },
     'slack-app': { channel: 'CCONSOLE01' },
     'data-platform': { type: 'teams', url: `${consoleBase}/teams` },
   },
@@ -58,7 +65,8 @@ for (const [name, value] of Object.entries(consoleEnvironment(tools, consoleBase
 // Triage state in memory too, shared with the ledger as the table's one item per anomaly shares
 // them: a snooze holds follow-ups back, and a triage note finds where the opening is (the Jira
 // issue it comments on). The link key is made per session, as the stack generates its own.
-const ledger = inMemoryLedger(Date.now, (id) => triageStore.records.get(id)?.triage);
+const triageOf = (id: string) => triageStore.records.get(id)?.triage;
+const ledger = inMemoryLedger(Date.now, triageOf);
 const triageStore = memoryTriageStore(Date.now, (id) => ledger.anomalies.get(id)?.opening);
 // Messages link to this server's triage page, signed with a key made for the session.
 const sessionKey = process.env['TRIAGE_KEY_SECRET_ID'] ? {} : { key: randomBytes(32).toString('hex') };
@@ -73,6 +81,11 @@ const relay = createRelayFromEnvironment(process.env, {
   origin: `http://127.0.0.1:${port}`,
   ...(sessionKey.key ? { triageKey: sessionKey.key } : {}),
   ...(process.env['DEDUP_TABLE_NAME'] ? {} : { ledger }),
+});
+// Weekly summaries of the anomalies this session sent, on demand (`npm run summary` asks POST /summary).
+const summary = createSummaryFromEnvironment(process.env, {
+  ...(process.env['DEDUP_TABLE_NAME'] ? {} : { records: memorySummaryRecords(ledger, triageOf), weeks: memorySummaryWeeks() }),
+  ...(sessionKey.key ? { tokenKey: sessionKey.key } : {}),
 });
 const triage = createTriageFromEnvironment(process.env, {
   ...(process.env['DEDUP_TABLE_NAME'] ? {} : { store: triageStore }),
@@ -100,6 +113,16 @@ const server = createServer((req, res) => {
     }
     if (isPreviewPath(path)) {
       await handlePreviewRequest(path, req, res, deliveries);
+      return;
+    }
+    if (path === '/summary' && req.method === 'POST') {
+      const parsed = parseJson(Buffer.concat(chunks).toString('utf8'));
+      const started = Date.now();
+      const answer = await summary(
+        parsed.ok ? parsed.value : undefined,
+        invocationBudget({ getRemainingTimeInMillis: () => SUMMARY_TIMEOUT_MS - (Date.now() - started) }),
+      );
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
       return;
     }
     if (interactionPaths.has(path) || path.startsWith('/triage/')) {
@@ -165,4 +188,40 @@ server.listen(port, host, () => {
     `preview page (what each console destination received, as each chat shows it): http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}/`,
   );
   console.log('try: npm run send -- events/anomaly-alert.json');
+  showSampleSummaries().catch((error: unknown) =>
+    console.error(`sample weekly summaries: not shown (${(error as Error).name ?? 'error'})`),
+  );
 });
+
+/**
+ * What a weekly summary looks like, before any anomaly was sent: a made-up week posted to each
+ * console destination with a `summary`, or, when none has one, shown on the preview page alone.
+ * Destinations elsewhere (a real chat) never get a sample.
+ */
+async function showSampleSummaries(): Promise<void> {
+  if (!choice.secretId.startsWith('file:')) return;
+  const config = parseRelayConfig(await readFile(choice.secretId.slice('file:'.length), 'utf8'));
+  const services = createChatServices(undefined, process.env);
+  const nowSeconds = Math.floor(Date.now() / 1000);
+  const summarised = Object.entries(config.destinations).filter(([, destination]) => destination.summary);
+  const shown: string[] = [];
+  for (const [name, destination] of summarised) {
+    const kind = kindOf(destination);
+    if (!kind.summaries || !addressOf(destination).startsWith(consoleBase)) continue;
+    const payload = (await kind.extras()).summary(destination, sampleWeek(name, destination.summary?.timeZone ?? 'UTC', nowSeconds));
+    const outcome = await serviceFor(services, destination).post(addressOf(destination), payload, { timeoutMs: 5_000 });
+    if (outcome.kind === 'delivered') shown.push(name);
+  }
+  if (summarised.length === 0) {
+    deliveries.record(
+      'slack',
+      (await KINDS.slack.extras()).summary({ url: `${consoleBase}/slack` }, sampleWeek('a destination', 'UTC', nowSeconds)),
+    );
+  }
+  const names = summarised.map(([name]) => name);
+  console.log(
+    names.length > 0
+      ? `weekly summaries (${names.join(', ')}): ${shown.length > 0 ? 'a sample week is on the preview page; ' : ''}post this session's with npm run summary -- --destination ${names[0]}`
+      : 'weekly summaries: no destination has "summary"; the preview page shows a sample week (docs/summaries.md)',
+  );
+}
