@@ -120,6 +120,20 @@ describe('npm start (local dev server) with the embedded default configuration',
     expect(sent.out).toContain('HTTP 422');
     expect(sent.code).toBe(1);
   });
+
+  it('shows a sample weekly summary at start; npm run summary posts the week of the anomalies this session sent', async () => {
+    expect(output()).toContain('Weekly summary · default (sample)');
+    const summary = (name: string) =>
+      run([join(root, 'scripts/summary.ts'), '--destination', name, '--url', `http://127.0.0.1:${server.port}`], {});
+    const posted = await summary('default');
+    expect(posted.out).toMatch(/^default: posted, naming \d+ anomal/m);
+    expect(posted.code).toBe(0);
+    await server.waitFor('Weekly summary · default:');
+    expect(output()).toMatch(/Cost anomaly detected: Amazon EC2 in us-east-1 · Production payer \(123456789012\) · open/);
+    const refused = await summary('slack-app');
+    expect(refused.code).toBe(1);
+    expect(refused.out).toContain('summaryFor: "slack-app" has no "summary" option. Nothing was posted.');
+  });
 });
 
 describe('npm start with a relay.config.json naming Teams, Google Chat and Jira console destinations', () => {

@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EscalationMark, OPENING, type PostOutcome } from '../../lib/chat/service.js';
+import type { SummaryAnomaly, SummaryWeek } from '../../lib/format/summary.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
 import type { DestinationKind, KindTools } from '../../lib/notify/kind.js';
 import { addressOf, createChatServices, KINDS, kindOf, serviceFor } from '../../lib/notify/kinds.js';
@@ -86,6 +87,36 @@ const hugeAlert = webhookMessageSchema.parse({
 });
 const LINK = 'https://api.example.com/triage/contract-token';
 const COST_CENTERS = [{ id: 'cc-42', name: 'Data Platform' }];
+
+// A long week of hostile text in every field a sender or a person fills: each anomaly's title
+// carries its number (A0001…), so that what a summary names can be counted.
+const WEEK_END = Date.parse('2026-11-23T08:00:00Z') / 1000;
+const STATES = ['open', 'open', 'acknowledged', 'expected', 'snoozed'] as const;
+const longWeek = (count: number): SummaryWeek => {
+  const anomalies: SummaryAnomaly[] = Array.from({ length: count }, (_, i) => {
+    const state = STATES[i % STATES.length] ?? 'open';
+    return {
+      title: `A${String(i).padStart(4, '0')} ${HOSTILE.title} ${'&<>{{'.repeat(20)}`,
+      account: HOSTILE.account,
+      firstSeen: WEEK_END - 3_600 * (i + 1),
+      updates: i % 4,
+      state,
+      ...(state === 'open' ? { link: `${LINK}-${i}` } : { by: HOSTILE.message, at: WEEK_END - 60, until: WEEK_END + 3_600 }),
+    };
+  }).sort((a, b) => Number(b.state === 'open') - Number(a.state === 'open'));
+  const counts = { open: 0, acknowledged: 0, expected: 0, snoozed: 0 };
+  for (const anomaly of anomalies) counts[anomaly.state] += 1;
+  return { destination: 'finops', from: WEEK_END - 7 * 86_400, to: WEEK_END, timeZone: 'Europe/Berlin', counts, anomalies };
+};
+const quietWeek: SummaryWeek = {
+  destination: 'finops',
+  from: WEEK_END - 7 * 86_400,
+  to: WEEK_END,
+  timeZone: 'UTC',
+  counts: { open: 0, acknowledged: 0, expected: 0, snoozed: 0 },
+  anomalies: [],
+};
+const SUMMARY_TYPES = DESTINATION_TYPES.filter((type) => KINDS[type].summaries);
 
 const tools: Partial<Record<string, KindTools>> = {};
 beforeAll(async () => {
@@ -219,6 +250,67 @@ describe.each(DESTINATION_TYPES)('the %s kind keeps the destination-kind contrac
       }
       const told = JSON.stringify(outcomes);
       for (const secret of secrets) expect(told, variant.name).not.toContain(secret);
+    }
+  });
+});
+
+describe.each(SUMMARY_TYPES)('the %s kind lays out a weekly summary within its limits', (type) => {
+  let service: Played;
+  beforeAll(async () => {
+    service = await playService();
+  });
+  afterAll(() => service.close());
+
+  /** The kind's summary for each of its variants, posted through its own service to the loopback one. */
+  async function postSummary(week: SummaryWeek) {
+    const { conformance } = tools[type] as KindTools;
+    const kind = KINDS[type] as DestinationKind;
+    if (!kind.summaries) throw new Error(`${type} takes no summary`);
+    const extras = await kind.extras();
+    const posted: Array<{ name: string; outcome: PostOutcome; bodies: string[] }> = [];
+    for (const variant of conformance.variants(service.url)) {
+      service.answer = { ...conformance.accepted };
+      service.received.length = 0;
+      const chosen = serviceFor(createChatServices(fetchOverNodeHttp, variant.env), variant.destination);
+      const app = kind.app?.(variant.destination, variant.app);
+      const outcome = await chosen.post(addressOf(variant.destination), extras.summary(variant.destination, week), {
+        timeoutMs: 2_000,
+        ...(app ? { botToken: app.botToken } : {}),
+      });
+      posted.push({ name: variant.name, outcome, bodies: service.received.map((r) => r.body) });
+    }
+    return posted;
+  }
+  const shownIn = (bodies: string[]) => bodies.flatMap((body) => (tools[type] as KindTools).conformance.shown(JSON.parse(body)));
+
+  it('a 500-anomaly week stays within the service’s size, names what fits, open ones first, and says how many are not shown', async () => {
+    for (const { name, outcome, bodies } of await postSummary(longWeek(500))) {
+      expect(outcome, name).toMatchObject({ kind: 'delivered' });
+      expect(bodies, name).toHaveLength(1);
+      for (const body of bodies) expect(Buffer.byteLength(body), name).toBeLessThanOrEqual((tools[type] as KindTools).conformance.maxBytes);
+      const shown = shownIn(bodies).join('\n');
+      const named = new Set([...shown.matchAll(/A(\d{4})/g)].map((m) => m[1]));
+      const hidden = Number(/… and (\d+) more not shown/.exec(shown)?.[1]);
+      expect(named.size, name).toBeGreaterThan(10);
+      expect(named.size + hidden, `${name}: named ${named.size}, not shown ${hidden}`).toBe(500);
+      expect(shown, name).toContain('200 open, 100 acknowledged, 100 expected, 100 snoozed');
+    }
+  });
+
+  it('shows hostile titles, accounts and triagers’ names as they read, with nothing that pings, links or formats', async () => {
+    for (const { name, bodies } of await postSummary(longWeek(12))) {
+      const shown = shownIn(bodies).join('\n');
+      expect(shown, name).toMatch(/bold/);
+      for (const live of LIVE) expect(shown, `${name} shows ${JSON.stringify(live)} as written`).not.toContain(live);
+    }
+  });
+
+  it('a quiet week is one line', async () => {
+    for (const { name, outcome, bodies } of await postSummary(quietWeek)) {
+      expect(outcome, name).toMatchObject({ kind: 'delivered' });
+      const shown = new Set(shownIn(bodies).filter(Boolean));
+      expect([...shown], name).toHaveLength(1);
+      expect([...shown][0], name).toMatch(/^Weekly summary · finops: no anomalies in the 7 days to 23 Nov 2026\.$/);
     }
   });
 });

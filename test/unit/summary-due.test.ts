@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { CATCH_UP_HOURS, dueWeek, instantOf, isoWeek, latestSlot, type SummarySchedule } from '../../lib/summary/due.js';
+
+// When a weekly summary is due, on the destination's own clock: weekday and hour, across time
+// zones, daylight saving time and the turn of a day or a year.
+const at = (iso: string) => Date.parse(iso);
+const schedule = (weekday: SummarySchedule['weekday'], hour: number, timeZone = 'UTC'): SummarySchedule => ({ weekday, hour, timeZone });
+
+describe('a weekly summary is due', () => {
+  it('from its weekday and hour on its own clock until the catch-up time has passed, and not before', () => {
+    // Monday 2026-11-23, 09:00 in Berlin is 08:00 UTC (CET, UTC+1).
+    const berlin = schedule('monday', 9, 'Europe/Berlin');
+    expect(dueWeek(at('2026-11-23T07:59:59Z'), berlin)).toEqual({ due: false });
+    expect(dueWeek(at('2026-11-23T08:00:00Z'), berlin)).toEqual({ due: true, week: '2026-W48' });
+    expect(dueWeek(at('2026-11-23T08:00:00Z') + CATCH_UP_HOURS * 3_600_000 - 1, berlin)).toEqual({ due: true, week: '2026-W48' });
+    expect(dueWeek(at('2026-11-23T08:00:00Z') + CATCH_UP_HOURS * 3_600_000, berlin)).toEqual({ due: false });
+    // Another weekday, at the same hour: not due.
+    expect(dueWeek(at('2026-11-24T08:00:00Z'), berlin)).toEqual({ due: false });
+    // The same wall-clock hour in UTC is an hour off Berlin's.
+    expect(dueWeek(at('2026-11-23T08:00:00Z'), schedule('monday', 9))).toEqual({ due: false });
+  });
+
+  it('in summer and winter alike: the zone’s offset, not a fixed one, decides', () => {
+    const newYork = schedule('friday', 17, 'America/New_York');
+    // EST (UTC-5) in November, EDT (UTC-4) in July.
+    expect(dueWeek(at('2026-11-27T22:00:00Z'), newYork)).toMatchObject({ due: true });
+    expect(dueWeek(at('2026-11-27T21:00:00Z'), newYork)).toEqual({ due: false });
+    expect(dueWeek(at('2026-07-03T21:00:00Z'), newYork)).toMatchObject({ due: true });
+    expect(dueWeek(at('2026-07-03T20:00:00Z'), newYork)).toEqual({ due: false });
+  });
+
+  it('in a zone off UTC by half an hour, the hourly run on the hour meets it half an hour late', () => {
+    // Monday 09:00 in Kolkata (UTC+5:30) is 03:30 UTC; the runs come at 03:00 and 04:00 UTC.
+    const kolkata = schedule('monday', 9, 'Asia/Kolkata');
+    expect(latestSlot(at('2026-11-23T04:00:00Z'), kolkata)).toBe(at('2026-11-23T03:30:00Z'));
+    expect(dueWeek(at('2026-11-23T03:00:00Z'), kolkata)).toEqual({ due: false });
+    expect(dueWeek(at('2026-11-23T04:00:00Z'), kolkata)).toMatchObject({ due: true });
+  });
+
+  it('on its own weekday where UTC is still on the day before', () => {
+    // Monday 09:00 in Auckland (NZDT, UTC+13) is Sunday 20:00 UTC.
+    const auckland = schedule('monday', 9, 'Pacific/Auckland');
+    expect(dueWeek(at('2026-11-22T20:00:00Z'), auckland)).toEqual({ due: true, week: '2026-W48' });
+    expect(dueWeek(at('2026-11-23T20:00:00Z'), auckland)).toEqual({ due: false });
+  });
+
+  it('late in the evening, still after midnight within the catch-up time, for the week of its own day', () => {
+    const sunday = schedule('sunday', 23);
+    expect(dueWeek(at('2026-11-30T02:00:00Z'), sunday)).toEqual({ due: true, week: '2026-W48' });
+    expect(dueWeek(at('2026-11-30T05:00:00Z'), sunday)).toEqual({ due: false });
+  });
+
+  it('when the clocks go forward past its hour: at the jump, not skipped for the week', () => {
+    // Berlin, Sunday 2026-03-29: 02:00 CET never happens; the clocks jump from 01:59:59 to 03:00 CEST (01:00 UTC).
+    const night = schedule('sunday', 2, 'Europe/Berlin');
+    expect(instantOf({ year: 2026, month: 3, day: 29 }, 2, 'Europe/Berlin')).toBe(at('2026-03-29T01:00:00Z'));
+    expect(dueWeek(at('2026-03-29T00:00:00Z'), night)).toEqual({ due: false });
+    expect(dueWeek(at('2026-03-29T01:00:00Z'), night)).toEqual({ due: true, week: '2026-W13' });
+  });
+
+  it('when the clocks go back over its hour: at the first of the two, one week either way', () => {
+    // Berlin, Sunday 2026-10-25: 02:00 happens at 00:00 UTC (CEST) and again at 01:00 UTC (CET).
+    const night = schedule('sunday', 2, 'Europe/Berlin');
+    expect(instantOf({ year: 2026, month: 10, day: 25 }, 2, 'Europe/Berlin')).toBe(at('2026-10-25T00:00:00Z'));
+    expect(dueWeek(at('2026-10-24T23:00:00Z'), night)).toEqual({ due: false });
+    expect(dueWeek(at('2026-10-25T00:00:00Z'), night)).toEqual({ due: true, week: '2026-W43' });
+    expect(dueWeek(at('2026-10-25T01:00:00Z'), night)).toEqual({ due: true, week: '2026-W43' });
+  });
+
+  it('a day has 23 or 25 hours across a change of the clocks, and the slot is still that weekday’s hour', () => {
+    const monday = schedule('monday', 0, 'Europe/Berlin');
+    // The Monday after the clocks went forward: midnight CEST is 22:00 UTC on Sunday.
+    expect(latestSlot(at('2026-03-30T06:00:00Z'), monday)).toBe(at('2026-03-29T22:00:00Z'));
+    expect(latestSlot(at('2026-10-26T06:00:00Z'), monday)).toBe(at('2026-10-25T23:00:00Z'));
+  });
+});
+
+describe('the week a summary belongs to', () => {
+  it('is the ISO week of its day on its own clock, across the turn of a year', () => {
+    expect(isoWeek(at('2026-01-01T12:00:00Z'), 'UTC')).toBe('2026-W01');
+    expect(isoWeek(at('2027-01-01T12:00:00Z'), 'UTC')).toBe('2026-W53');
+    expect(isoWeek(at('2024-12-30T12:00:00Z'), 'UTC')).toBe('2025-W01');
+    // Sunday evening in UTC is already Monday in Auckland: the next week there.
+    expect(isoWeek(at('2026-11-29T20:00:00Z'), 'UTC')).toBe('2026-W48');
+    expect(isoWeek(at('2026-11-29T20:00:00Z'), 'Pacific/Auckland')).toBe('2026-W49');
+  });
+});

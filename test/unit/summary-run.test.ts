@@ -1,0 +1,232 @@
+// The summary function's decisions in process: its ports in memory (the ledger npm start uses, the
+// weeks taken), its clock injected, and chats on loopback servers that answer as each service does.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type RelayConfig, relayConfigSchema } from '../../lib/config/schema.js';
+import { inMemoryLedger } from '../../lib/dedup/memory.js';
+import { createLogger } from '../../lib/log/logger.js';
+import { anomalyRecordId } from '../../lib/message/anomaly.js';
+import { webhookMessageSchema } from '../../lib/message/schema.js';
+import { createChatServices } from '../../lib/notify/kinds.js';
+import { createSummaryRun, type DestinationSummary, type SummaryPorts } from '../../lib/summary/run.js';
+import { memorySummaryRecords, memorySummaryWeeks, type SummaryRecords } from '../../lib/summary/store.js';
+import { fetchOverNodeHttp } from '../../lib/transport/fetch-over-node-http.js';
+import { verifyTriageToken } from '../../lib/triage-link/token.js';
+import { budgetOf } from '../helpers/budget.js';
+import { type FakeChat, startFakeTeams } from '../helpers/chat-servers.js';
+import { memoryMetrics } from '../helpers/memory-metrics.js';
+import { type FakeSlackApi, startFakeSlackApi } from '../helpers/slack-api-server.js';
+import { type FakeSlack, startFakeSlack } from '../helpers/slack-server.js';
+
+const KEY = 'summary-run-key-0123456789abcdefghijklmnopqrstuv';
+const BOT_TOKEN = 'xoxb-summary-run-token';
+// Monday 2026-11-23, 09:00 in Berlin.
+const MONDAY_NINE_BERLIN = Date.parse('2026-11-23T08:00:00Z');
+const HOUR = 3_600_000;
+const ORIGIN = 'https://api.example.com';
+
+const alert = (title: string, account = '123456789012') =>
+  webhookMessageSchema.parse({
+    metadata: { object_type: 'anomaly_alert' },
+    payload: { title, message: 'up 40%', account_id: account, account_name: 'Production payer' },
+  });
+
+describe('the summary function', () => {
+  let teams: FakeChat;
+  let hooks: FakeSlack;
+  let api: FakeSlackApi;
+  let clock: number;
+  let ledger: ReturnType<typeof inMemoryLedger>;
+  let weeks: ReturnType<typeof memorySummaryWeeks>;
+  let metrics: ReturnType<typeof memoryMetrics>;
+  let logs: string[];
+  let config: RelayConfig;
+  let keyReads: number;
+  const hookPath = '/services/T0/B0/summary';
+
+  beforeAll(async () => {
+    [teams, hooks, api] = await Promise.all([startFakeTeams(), startFakeSlack(), startFakeSlackApi(BOT_TOKEN)]);
+  });
+  afterAll(async () => {
+    await Promise.all([teams.close(), hooks.close(), api.close()]);
+  });
+
+  beforeEach(() => {
+    clock = MONDAY_NINE_BERLIN + 10 * 60_000;
+    ledger = inMemoryLedger(() => clock);
+    weeks = memorySummaryWeeks(() => clock);
+    metrics = memoryMetrics();
+    logs = [];
+    keyReads = 0;
+    teams.requests.length = 0;
+    hooks.reset();
+    api.messages.length = 0;
+    config = relayConfigSchema.parse({
+      auth: { method: 'none' },
+      slack: { botToken: BOT_TOKEN },
+      destinations: {
+        default: { url: hooks.url('/services/T0/B0/default') },
+        finops: { type: 'teams', url: teams.url(), summary: { weekday: 'monday', hour: 9, timeZone: 'Europe/Berlin' } },
+        friday: { url: hooks.url(hookPath), summary: { weekday: 'friday', hour: 17 } },
+        app: { channel: 'C0SUMMARY1', summary: { weekday: 'monday', hour: 8 } },
+      },
+    });
+  });
+
+  const ports = (overrides: Partial<SummaryPorts> = {}): SummaryPorts => ({
+    config: () => ({ config }),
+    records: memorySummaryRecords(ledger),
+    weeks,
+    linkKey: async () => {
+      keyReads++;
+      return KEY;
+    },
+    services: createChatServices(fetchOverNodeHttp, { SLACK_API_URL: api.url }),
+    postTimeoutMs: 2_000,
+    logger: createLogger({ sink: (line) => logs.push(line) }),
+    metrics,
+    now: () => clock,
+    ...overrides,
+  });
+  const open = async (destination: string, title: string) => {
+    const message = alert(title);
+    await ledger.startAnomaly(anomalyRecordId(message, destination), undefined, {
+      destination,
+      message,
+      origin: ORIGIN,
+      thread: 'thread-key-1',
+    });
+  };
+  const scheduled = { kind: 'scheduled' } as const;
+  const outcomeOf = (summaries: DestinationSummary[], name: string) => summaries.find((s) => s.destination === name);
+  const cardText = (body: unknown) =>
+    (body as { attachments: Array<{ content: { body: Array<{ text?: string }> } }> }).attachments[0]?.content.body
+      .map((b) => b.text ?? '')
+      .join('\n') ?? '';
+
+  it('posts a due destination’s week once however often it runs; a destination whose hour has not come gets nothing', async () => {
+    await open('finops', 'EC2 spend rose');
+    await open('friday', 'Lambda spend rose');
+    clock += 2 * HOUR;
+    const run = createSummaryRun(ports());
+    const first = await run(scheduled, budgetOf(30_000));
+    expect(outcomeOf(first.summaries, 'finops')).toEqual({ destination: 'finops', outcome: 'posted', anomalies: 1 });
+    expect(outcomeOf(first.summaries, 'friday')).toEqual({ destination: 'friday', outcome: 'not_due' });
+    expect(outcomeOf(first.summaries, 'app')).toEqual({ destination: 'app', outcome: 'quiet', anomalies: 0 });
+    expect(outcomeOf(first.summaries, 'default')).toBeUndefined();
+    expect(teams.accepted()).toHaveLength(1);
+    expect(cardText(teams.accepted()[0]?.body)).toContain('EC2 spend rose · Production payer (123456789012) · open 2 h · no updates');
+    expect(hooks.requests).toHaveLength(0);
+
+    clock += 20 * 60_000;
+    const again = await run(scheduled, budgetOf(30_000));
+    expect(outcomeOf(again.summaries, 'finops')).toEqual({ destination: 'finops', outcome: 'already_posted' });
+    expect(teams.accepted()).toHaveLength(1);
+    expect(metrics.points.map((p) => [p.name, p.dimensions['outcome'], p.dimensions['destinationType']])).toEqual([
+      ['Summaries', 'posted', 'teams'],
+      ['Summaries', 'quiet', 'slack'],
+    ]);
+  });
+
+  it('a Slack app channel gets the quiet week in one line through the Web API, with the bot token and no link key read', async () => {
+    clock = Date.parse('2026-11-23T08:00:00Z');
+    const { summaries } = await createSummaryRun(ports())(scheduled, budgetOf(30_000));
+    expect(outcomeOf(summaries, 'app')).toMatchObject({ outcome: 'quiet' });
+    expect(api.messages).toHaveLength(1);
+    expect(api.messages[0]).toMatchObject({
+      channel: 'C0SUMMARY1',
+      text: 'Weekly summary · app: no anomalies in the 7 days to 23 Nov 2026.',
+    });
+    expect(keyReads).toBe(0);
+  });
+
+  it('gives an open anomaly a Triage link signed with the stack’s key, naming it, its destination, account and thread', async () => {
+    await open('finops', 'S3 spend rose');
+    await createSummaryRun(ports())(scheduled, budgetOf(30_000));
+    const link = /\[Triage\]\(([^)]+)\)/.exec(cardText(teams.accepted().at(-1)?.body))?.[1] ?? '';
+    expect(link.startsWith(`${ORIGIN}/triage/`)).toBe(true);
+    const reading = verifyTriageToken(KEY, link.slice(`${ORIGIN}/triage/`.length), clock);
+    expect(reading).toMatchObject({
+      ok: true,
+      token: {
+        a: anomalyRecordId(alert('S3 spend rose'), 'finops'),
+        d: 'finops',
+        t: 'S3 spend rose',
+        c: 'Production payer (123456789012)',
+        k: 'thread-key-1',
+      },
+    });
+    // Without a key, no link, and the summary is posted all the same.
+    teams.requests.length = 0;
+    const run = createSummaryRun(ports({ linkKey: async () => undefined, weeks: memorySummaryWeeks(() => clock) }));
+    expect(outcomeOf((await run(scheduled, budgetOf(30_000))).summaries, 'finops')).toMatchObject({ outcome: 'posted' });
+    expect(cardText(teams.accepted()[0]?.body)).not.toContain('Triage');
+  });
+
+  it('a post the chat refuses gives the week back: the next hourly run posts it, and each is counted', async () => {
+    await open('finops', 'EC2 spend rose');
+    const run = createSummaryRun(ports());
+    teams.queue(new URL(teams.url()).pathname, { kind: 'error', status: 503, code: 'ServiceUnavailable' });
+    const failed = await run(scheduled, budgetOf(30_000));
+    expect(outcomeOf(failed.summaries, 'finops')).toEqual({ destination: 'finops', outcome: 'failed', reason: 'service_unavailable' });
+    expect(logs.join('\n')).toContain('weekly summary not posted');
+    clock += HOUR;
+    const next = await run(scheduled, budgetOf(30_000));
+    expect(outcomeOf(next.summaries, 'finops')).toMatchObject({ outcome: 'posted' });
+    expect(teams.accepted()).toHaveLength(1);
+    expect(metrics.count('Summaries', { outcome: 'failed', destinationType: 'teams' })).toBe(1);
+    expect(metrics.count('Summaries', { outcome: 'posted', destinationType: 'teams' })).toBe(1);
+  });
+
+  it('a summary never posted in its hour is not posted once the catch-up time has passed', async () => {
+    clock = MONDAY_NINE_BERLIN + 6 * HOUR;
+    const { summaries } = await createSummaryRun(ports())(scheduled, budgetOf(30_000));
+    expect(outcomeOf(summaries, 'finops')).toEqual({ destination: 'finops', outcome: 'not_due' });
+  });
+
+  it('records that cannot be read give the week back; a run out of time takes nothing', async () => {
+    const broken: SummaryRecords = { since: () => Promise.reject(new Error('table unreachable')) };
+    const run = createSummaryRun(ports({ records: broken }));
+    const { summaries } = await run(scheduled, budgetOf(30_000));
+    expect(summaries.filter((s) => s.outcome === 'failed')).toEqual([
+      { destination: 'finops', outcome: 'failed', reason: 'Error' },
+      { destination: 'app', outcome: 'failed', reason: 'Error' },
+    ]);
+    expect(weeks.weeks.size).toBe(0);
+    const late = await createSummaryRun(ports({ weeks: memorySummaryWeeks(() => clock) }))(scheduled, budgetOf(3_000));
+    expect(late.summaries.filter((s) => s.outcome === 'failed').map((s) => s.reason)).toEqual(['out_of_time', 'out_of_time']);
+    expect(teams.requests).toHaveLength(0);
+  });
+
+  it('{"summaryFor": [...]} posts now, whatever the day, and leaves the week’s scheduled summary to come', async () => {
+    await open('friday', 'Lambda spend rose');
+    const run = createSummaryRun(ports());
+    const now = await run({ kind: 'now', destinations: ['friday'] }, budgetOf(30_000));
+    expect(now).toEqual({ summaries: [{ destination: 'friday', outcome: 'posted', anomalies: 1 }] });
+    expect(hooks.accepted(hookPath)).toHaveLength(1);
+    expect(JSON.stringify(hooks.accepted(hookPath)[0]?.body)).toContain('Lambda spend rose');
+    expect(weeks.weeks.size).toBe(0);
+    // Friday 17:00 UTC: the scheduled one still comes.
+    clock = Date.parse('2026-11-27T17:00:00Z');
+    const friday = await run(scheduled, budgetOf(30_000));
+    expect(outcomeOf(friday.summaries, 'friday')).toMatchObject({ outcome: 'posted' });
+    expect(hooks.accepted(hookPath)).toHaveLength(2);
+  });
+
+  it('asked for a destination without a summary, or none at all, says so and posts nothing', async () => {
+    const run = createSummaryRun(ports());
+    const answer = await run({ kind: 'now', destinations: ['finops', 'default', 'nope'] }, budgetOf(30_000));
+    expect(answer).toEqual({
+      summaries: [],
+      error: 'summaryFor: "default" has no "summary" option; "nope" is not a destination. Nothing was posted.',
+    });
+    expect(teams.requests.length + hooks.requests.length + api.messages.length).toBe(0);
+  });
+
+  it('without a readable configuration, posts nothing and says why', async () => {
+    const run = createSummaryRun(ports({ config: () => Promise.reject(new Error('no secret')) }));
+    expect(await run(scheduled, budgetOf(30_000))).toEqual({
+      summaries: [],
+      error: 'The relay configuration cannot be read; nothing was posted.',
+    });
+  });
+});
