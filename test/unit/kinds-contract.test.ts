@@ -311,6 +311,17 @@ describe.each(SUMMARY_TYPES)('the %s kind lays out a weekly summary within its l
       const shown = new Set(shownIn(bodies).filter(Boolean));
       expect([...shown], name).toHaveLength(1);
       expect([...shown][0], name).toMatch(/^Weekly summary · finops: no anomalies in the 7 days to 23 Nov 2026\.$/);
+      // Nor anything else a reader would see beside it (a card header, a counts line): every text
+      // of words in what the service received is that line.
+      const words = (value: unknown): string[] =>
+        typeof value === 'string'
+          ? /\s/.test(value)
+            ? [value]
+            : []
+          : typeof value === 'object' && value
+            ? Object.values(value).flatMap(words)
+            : [];
+      expect(new Set(bodies.flatMap((body) => words(JSON.parse(body)))), name).toEqual(shown);
     }
   });
 });
