@@ -195,8 +195,8 @@ server.listen(port, host, () => {
 
 /**
  * What a weekly summary looks like, before any anomaly was sent: a made-up week posted to each
- * console destination with a `summary`, or, when none has one, shown on the preview page alone.
- * Destinations elsewhere (a real chat) never get a sample.
+ * console destination with a `summary`. Destinations elsewhere (a real chat) never get a sample,
+ * and a configuration without summaries gets none: its preview page starts empty.
  */
 async function showSampleSummaries(): Promise<void> {
   if (!choice.secretId.startsWith('file:')) return;
@@ -212,16 +212,10 @@ async function showSampleSummaries(): Promise<void> {
     const outcome = await serviceFor(services, destination).post(addressOf(destination), payload, { timeoutMs: 5_000 });
     if (outcome.kind === 'delivered') shown.push(name);
   }
-  if (summarised.length === 0) {
-    deliveries.record(
-      'slack',
-      (await KINDS.slack.extras()).summary({ url: `${consoleBase}/slack` }, sampleWeek('a destination', 'UTC', nowSeconds)),
-    );
-  }
   const names = summarised.map(([name]) => name);
   console.log(
     names.length > 0
       ? `weekly summaries (${names.join(', ')}): ${shown.length > 0 ? 'a sample week is on the preview page; ' : ''}post this session's with npm run summary -- --destination ${names[0]}`
-      : 'weekly summaries: no destination has "summary"; the preview page shows a sample week (docs/summaries.md)',
+      : 'weekly summaries: no destination has "summary" (docs/summaries.md); the embedded default configuration shows one',
   );
 }
