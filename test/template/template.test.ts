@@ -188,7 +188,7 @@ describe('least privilege', () => {
     expect(eventBridgeProblems(template)).toEqual([]);
     const buses = ['arn:aws:events:eu-west-1:123456789012:event-bus/default', 'arn:aws:events:eu-west-1:123456789012:event-bus/finops'];
     const put = `events:PutEvents ${buses.join()}`;
-    const posting = ['webhook-relay', 'delivery-retry', 'triage'].map((fn) => functionNamed(fn)?.[0] as string);
+    const posting = ['webhook-relay', 'delivery-retry', 'triage', 'summary'].map((fn) => functionNamed(fn)?.[0] as string);
     for (const [id] of functions) {
       expect(grantsWith(id, { EventBusArns: buses.join() }).includes(put), id).toBe(posting.includes(id));
       expect(
@@ -264,7 +264,7 @@ describe('least privilege', () => {
     expect(grants(summaryId as string)).toEqual([
       'dynamodb:DeleteItem DedupTable',
       'dynamodb:PutItem DedupTable',
-      'dynamodb:Query DedupTable',
+      'dynamodb:Query DedupTable/index/summaries',
       'secretsmanager:GetSecretValue RelayConfigSecret',
       'secretsmanager:GetSecretValue TriageKeySecret',
     ]);
@@ -587,7 +587,16 @@ describe('HTTP API, logs and alarms', () => {
       'Weekly summaries by destination type and outcome',
     ]);
     const metrics = JSON.stringify(json.widgets.map((w) => w.properties.metrics));
-    for (const name of ['Deliveries', 'AlertsParked', 'Rotations', 'AnswerLatency', 'Answers', 'ConfigurationUnavailable', 'Escalations', 'Summaries'])
+    for (const name of [
+      'Deliveries',
+      'AlertsParked',
+      'Rotations',
+      'AnswerLatency',
+      'Answers',
+      'ConfigurationUnavailable',
+      'Escalations',
+      'Summaries',
+    ])
       expect(metrics).toContain(name);
     expect(Object.keys(variables)).toEqual(['DeliveryQueueName', 'DeadLetterQueueName']);
   });

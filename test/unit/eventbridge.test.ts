@@ -249,6 +249,55 @@ describe('the triage note', () => {
   });
 });
 
+describe('the weekly summary', () => {
+  it('is one event of its own detail-type: the week, its counts, and a record per anomaly with its state', async () => {
+    const extras = await KINDS.eventbridge.extras();
+    const from = Date.parse('2026-11-16T09:00:00Z') / 1000;
+    const week = {
+      destination: 'bus-finops',
+      from,
+      to: from + 7 * 86_400,
+      timeZone: 'UTC',
+      counts: { open: 1, acknowledged: 1, expected: 0, snoozed: 0 },
+      anomalies: [
+        {
+          title: 'EC2 up',
+          account: 'Prod (111111111111)',
+          firstSeen: from + 3_600,
+          updates: 2,
+          state: 'open' as const,
+          link: 'https://x/t',
+        },
+        {
+          title: 'S3 up',
+          account: '222222222222',
+          firstSeen: from + 7_200,
+          updates: 0,
+          state: 'acknowledged' as const,
+          by: 'Dana',
+          at: from + 9_000,
+        },
+      ],
+    };
+    const summary = extras.summary(destination, week);
+    expect(await service().post(BUS, summary as EventBridgePost, { timeoutMs: 2_000 })).toEqual({ kind: 'delivered' });
+    expect(entryOf(aws.calls[0])).toMatchObject({
+      Source: 'cost-alert-relay',
+      DetailType: 'Cost Alert Summary',
+      EventBusName: BUS,
+      Detail: {
+        destination: 'bus-finops',
+        week: { from: '2026-11-16T09:00:00Z', to: '2026-11-23T09:00:00Z', timeZone: 'UTC' },
+        counts: { open: 1, acknowledged: 1, expected: 0, snoozed: 0 },
+        anomalies: [
+          { title: 'EC2 up', account: 'Prod (111111111111)', state: 'open', updates: 2, triageUrl: 'https://x/t' },
+          { title: 'S3 up', state: 'acknowledged', by: 'Dana', at: '2026-11-16T11:30:00Z' },
+        ],
+      },
+    });
+  });
+});
+
 describe('where PutEvents goes and what it is signed with', () => {
   const alert: EventBridgePost = { alert: [message, destination, OPENING] };
   const credentialOf = (call: AwsCall | undefined) =>

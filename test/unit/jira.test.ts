@@ -12,6 +12,7 @@ import { deliverOnce, OPENING_PENDING_SECONDS } from '../../lib/dedup/once.js';
 import { createDelivery } from '../../lib/delivery/deliver.js';
 import { newJob } from '../../lib/delivery/job.js';
 import { deliveryJobSchema } from '../../lib/delivery/job-schema.js';
+import type { SummaryWeek } from '../../lib/format/summary.js';
 import { type WebhookMessage, webhookMessageSchema } from '../../lib/message/schema.js';
 import type { AdfDoc } from '../../lib/notify/jira/adf.js';
 import type { JiraDestination } from '../../lib/notify/jira/config.js';
@@ -427,6 +428,43 @@ describe('a triage note at a Jira destination', () => {
     });
     expect(jira.requests).toHaveLength(0);
     expect(JSON.stringify({ note: await noteFor(destination) }) ?? '').not.toContain(TOKEN);
+  });
+});
+
+describe('a weekly summary at a Jira destination', () => {
+  const from = Date.parse('2026-11-16T09:00:00Z') / 1000;
+  const weekOf = (anomalies: SummaryWeek['anomalies']): SummaryWeek => ({
+    destination: 'tickets',
+    from,
+    to: from + 7 * 86_400,
+    timeZone: 'UTC',
+    counts: { open: anomalies.filter((a) => a.state === 'open').length, acknowledged: 0, expected: 0, snoozed: 0 },
+    anomalies,
+  });
+
+  it('is one issue: the heading as its summary, the counts and each anomaly, the open ones with their Triage link', async () => {
+    const destination = destinationOf(jira.url);
+    const week = weekOf([
+      { title: 'EC2 <!here> up', account: 'Prod (111111111111)', firstSeen: from, updates: 1, state: 'open', link: LINK },
+    ]);
+    const summary = (await jiraKind.extras()).summary(destination, week);
+    expect(await service.post(addressOf(destination), summary, { timeoutMs: 2_000 })).toMatchObject({ kind: 'delivered' });
+    expect(jira.issues.size).toBe(1);
+    const [issue] = [...jira.issues.values()];
+    expect(issue?.fields['summary']).toBe('Weekly summary · tickets');
+    const text = JSON.stringify(issue?.fields['description']);
+    expect(text).toContain('1 anomaly first seen 16 Nov 2026 – 23 Nov 2026: 1 open');
+    expect(text).toContain('EC2 ＜!here＞ up · Prod (111111111111) · open 7 d · 1 update');
+    expect(text).toContain(`"href":"${LINK}"`);
+  });
+
+  it('a quiet week is an issue of one line, its summary', async () => {
+    const destination = destinationOf(jira.url);
+    const summary = (await jiraKind.extras()).summary(destination, weekOf([]));
+    expect(await service.post(addressOf(destination), summary, { timeoutMs: 2_000 })).toMatchObject({ kind: 'delivered' });
+    const [issue] = [...jira.issues.values()];
+    expect(issue?.fields['summary']).toBe('Weekly summary · tickets: no anomalies in the 7 days to 23 Nov 2026.');
+    expect(issue?.fields['description']).toBeUndefined();
   });
 });
 

@@ -14,7 +14,7 @@ import type { KindEnvironment } from '../kind.js';
 
 /** An event as the relay puts it on a bus: its detail-type names it, its detail is data for a rule and its targets. */
 export interface EventBridgeEvent {
-  detailType: 'Cost Alert' | 'Cost Alert Triage';
+  detailType: 'Cost Alert' | 'Cost Alert Triage' | 'Cost Alert Summary';
   detail: Record<string, unknown>;
 }
 

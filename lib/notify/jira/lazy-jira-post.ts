@@ -11,7 +11,7 @@ import { parseRetryAfterMs } from '../../shared/retry-after.js';
 import type { NodeFetch } from '../../transport/fetch-over-node-http.js';
 import type { AdfDoc } from './adf.js';
 import type { JiraDestination } from './config.js';
-import { alertDocument, issueFields, type JiraUpdate, noteDocument } from './format.js';
+import { alertDocument, DEFAULT_ISSUE_TYPE, issueFields, type JiraUpdate, noteDocument } from './format.js';
 import type { JiraPost } from './payload.js';
 
 // A project key, a dash and the issue's number: what an issue key is, and all a path may hold of it.
@@ -119,6 +119,16 @@ export async function postToJira(
 
   const comment = (key: string, body: AdfDoc) => call(`issue/${encodeURIComponent(key)}/comment`, { body });
 
+  if (!Array.isArray(post) && 'issue' in post) {
+    const { labels } = destination;
+    const fields = {
+      project: { key: destination.project },
+      issuetype: { name: destination.issueType ?? DEFAULT_ISSUE_TYPE },
+      ...post.issue,
+      ...(labels && labels.length > 0 ? { labels } : {}),
+    };
+    return outcomeOf(await call('issue', { fields }));
+  }
   if (!Array.isArray(post)) {
     const key = issueKeyOf(post.opening);
     if (key === undefined) return { kind: 'refused', reason: 'no_issue' };
