@@ -126,7 +126,8 @@ export async function startFakeJira(
     if (labels !== undefined && (!Array.isArray(labels) || labels.some((l) => typeof l !== 'string' || /\s/.test(l)))) {
       return refused({ labels: 'The label must not contain spaces.' });
     }
-    if (fields['description'] !== undefined && adfProblems(fields['description']).length > 0) return refused({ description: 'Operation value must be an Atlassian Document.' });
+    if (fields['description'] !== undefined && adfProblems(fields['description']).length > 0)
+      return refused({ description: 'Operation value must be an Atlassian Document.' });
     const id = ++created;
     const key = `${project}-${id}`;
     issues.set(key, { key, fields, comments: [] });

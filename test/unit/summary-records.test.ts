@@ -52,7 +52,7 @@ describe('an anomaly at a destination with a summary, in the dedup table', () =>
 
   it('is opened with what the summary shows, inert and without the message, and lives at least 8 days', async () => {
     aws.answer('DynamoDB_20120810.PutItem', {});
-    expect(await ledger().startAnomaly('anomaly#1', undefined, note)).toEqual({ kind: 'opened' });
+    expect(await ledger().startAnomaly('anomaly#1', undefined, note)).toEqual({ kind: 'opened', firstSeen: 1_795_000_000 });
     const item = aws.calls[0]?.body['Item'] as Record<string, { S?: string; N?: string }>;
     expect(item).toMatchObject({
       id: { S: 'anomaly#1' },
