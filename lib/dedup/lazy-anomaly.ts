@@ -4,7 +4,7 @@
 import type { AwsJsonCall } from '../aws/json-client.js';
 import { TRIAGE_STATES } from '../vocabulary/triage.js';
 import type { AnomalyStart, AnomalyTable, AnomalyTriage, EscalationClaim, EscalationClaimOutcome, StoredAnomaly } from './ledger.js';
-import { SUMMARY_KEEP_SECONDS, SUMMARY_UNTIL } from './summary-record.js';
+import { KEPT_UNTIL, SUMMARY_KEEP_SECONDS } from './summary-record.js';
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
@@ -95,7 +95,7 @@ export function dynamoAnomalyTable(
   };
   /**
    * An update that sets the usual window (`:expires`) without shortening a summarised anomaly's
-   * life below SUMMARY_UNTIL: the later of the two, in one write unless the window reaches past it.
+   * life below KEPT_UNTIL: the later of the two, in one write unless the window reaches past it.
    */
   const updateKeepingSummary = async (
     input: { UpdateExpression: string; ExpressionAttributeValues: Record<string, unknown> },
@@ -108,8 +108,8 @@ export function dynamoAnomalyTable(
         'UpdateItem',
         {
           ...base,
-          UpdateExpression: `${input.UpdateExpression}, expiresAt = if_not_exists(${SUMMARY_UNTIL}, :expires)`,
-          ConditionExpression: `attribute_not_exists(${SUMMARY_UNTIL}) OR ${SUMMARY_UNTIL} >= :expires`,
+          UpdateExpression: `${input.UpdateExpression}, expiresAt = if_not_exists(${KEPT_UNTIL}, :expires)`,
+          ConditionExpression: `attribute_not_exists(${KEPT_UNTIL}) OR ${KEPT_UNTIL} >= :expires`,
         },
         signal,
       );
@@ -254,7 +254,8 @@ export function dynamoAnomalyTable(
           {
             TableName,
             Key: { id: { S: id } },
-            UpdateExpression: 'SET expiresAt = :until',
+            // Kept until then also through later follow-ups, which set the usual window otherwise.
+            UpdateExpression: `SET expiresAt = :until, ${KEPT_UNTIL} = :until`,
             ConditionExpression: 'firstSeen = :firstSeen AND expiresAt < :until',
             ExpressionAttributeValues: { ':firstSeen': { N: String(firstSeen) }, ':until': { N: String(untilSeconds) } },
           },

@@ -3,7 +3,7 @@
 // it needs.
 import type { AwsJsonCall } from '../aws/json-client.js';
 import { summaryFields } from './summary-fields.js';
-import { SUMMARY_DESTINATION, SUMMARY_KEEP_SECONDS, SUMMARY_UNTIL, type SummaryNote } from './summary-record.js';
+import { KEPT_UNTIL, SUMMARY_DESTINATION, SUMMARY_KEEP_SECONDS, type SummaryNote } from './summary-record.js';
 
 type Attribute = { S: string } | { N: string };
 
@@ -17,7 +17,7 @@ export function summaryAttributes(note: SummaryNote, firstSeen: number): Record<
     accountName: { S: fields.accountName },
     ...(fields.origin ? { origin: { S: fields.origin } } : {}),
     ...(fields.thread ? { thread: { S: fields.thread } } : {}),
-    [SUMMARY_UNTIL]: { N: String(firstSeen + SUMMARY_KEEP_SECONDS) },
+    [KEPT_UNTIL]: { N: String(firstSeen + SUMMARY_KEEP_SECONDS) },
   };
 }
 

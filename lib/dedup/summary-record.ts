@@ -26,8 +26,11 @@ export const SUMMARY_ATTRIBUTES = [
 ] as const;
 /** The least time a summarised anomaly's item outlives its first sighting, for the week's summary to find it. */
 export const SUMMARY_KEEP_SECONDS = 8 * 86_400;
-/** The item attribute that holds that time (epoch seconds), so that no later write shortens the item's life below it. */
-export const SUMMARY_UNTIL = 'summaryUntil';
+/**
+ * The item attribute that holds the least time an item lives (epoch seconds), so that no later
+ * write shortens its life below it: a summary's 8 days, or an escalation's wait (keepAnomaly).
+ */
+export const KEPT_UNTIL = 'keptUntil';
 
 /** What the relay hands the ledger about an anomaly at a destination with a summary. */
 export interface SummaryNote {

@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import { CreateTableCommand, DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpApiEvent } from '../../scripts/http-api-event.js';
 import { awsEnvironment, createSecret, motoUrl, secretsClient } from '../helpers/aws.js';
 import { type RunningBundle, startBundle } from '../helpers/bundle.js';
 import { type FakeChat, startFakeGoogleChat, startFakeTeams } from '../helpers/chat-servers.js';
+import { createDedupTable } from '../helpers/relay-stack.js';
 import { type FakeSlackApi, startFakeSlackApi } from '../helpers/slack-api-server.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/slack-server.js';
 import { createQueues, type Poller, receiveAll, sqsClient, startPoller, type TestQueues, waitFor } from '../helpers/sqs.js';
@@ -51,20 +51,8 @@ describe.skipIf(!moto)('one living message per anomaly: the bundles against moto
   beforeAll(async () => {
     api = await startFakeSlackApi(TOKEN);
     [hooks, teams, gchat] = await Promise.all([startFakeSlack(), startFakeTeams(), startFakeGoogleChat()]);
-    dynamo = new DynamoDBClient({
-      endpoint: moto as string,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
-    });
-    table = `deliveries-seen-${randomUUID().slice(0, 8)}`;
-    await dynamo.send(
-      new CreateTableCommand({
-        TableName: table,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
-        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-      }),
-    );
+    // The table as template.yaml declares it (keys and the summaries index).
+    ({ name: table, dynamo } = await createDedupTable(moto as string));
     queues = await createQueues(sqs);
     const secretId = await createSecret(secretsClient(moto as string), {
       auth: { method: 'none' },

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CreateTableCommand, DynamoDBClient, GetItemCommand, ScanCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, GetItemCommand, ScanCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deliveryRecordId } from '../../lib/dedup/fingerprint.js';
@@ -10,30 +10,24 @@ import { awsEnvironment, createSecret, motoUrl, secretsClient } from '../helpers
 import { type AwsProxy, startAwsProxy } from '../helpers/aws-proxy.js';
 import { type RunningBundle, startBundle } from '../helpers/bundle.js';
 import { emfRecords } from '../helpers/memory-metrics.js';
-import { type Answer, type RelayStack, startRelayStack, titleOf } from '../helpers/relay-stack.js';
+import {
+  type Answer,
+  createDedupTable as createDeclaredDedupTable,
+  type RelayStack,
+  startRelayStack,
+  titleOf,
+} from '../helpers/relay-stack.js';
 import { waitFor } from '../helpers/sqs.js';
 
 const moto = motoUrl();
 
+/** The table as template.yaml declares it, with its time to live on as in the stack. */
 async function createDedupTable(url: string): Promise<{ name: string; dynamo: DynamoDBClient }> {
-  const dynamo = new DynamoDBClient({
-    endpoint: url,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
-  });
-  const name = `deliveries-seen-${randomUUID().slice(0, 8)}`;
-  await dynamo.send(
-    new CreateTableCommand({
-      TableName: name,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-    }),
+  const table = await createDeclaredDedupTable(url);
+  await table.dynamo.send(
+    new UpdateTimeToLiveCommand({ TableName: table.name, TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true } }),
   );
-  await dynamo.send(
-    new UpdateTimeToLiveCommand({ TableName: name, TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true } }),
-  );
-  return { name, dynamo };
+  return table;
 }
 
 const alert = (title: string, accountId = '123456789012', timestamp = '2026-11-22T10:00:00Z') =>

@@ -384,7 +384,8 @@ describe('the DynamoDB dedup ledger', () => {
     aws.answer('DynamoDB_20120810.UpdateItem', {});
     await escalations.keepAnomaly('anomaly#1', t - 600, t + 9_000);
     expect(aws.calls.at(-1)?.body).toMatchObject({
-      UpdateExpression: 'SET expiresAt = :until',
+      // keptUntil: a follow-up's write, which sets the usual window, keeps the item at least that long.
+      UpdateExpression: 'SET expiresAt = :until, keptUntil = :until',
       ConditionExpression: 'firstSeen = :firstSeen AND expiresAt < :until',
       ExpressionAttributeValues: { ':until': { N: String(t + 9_000) } },
     });

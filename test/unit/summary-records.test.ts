@@ -63,7 +63,7 @@ describe('an anomaly at a destination with a summary, in the dedup table', () =>
       accountName: { S: 'Production payer' },
       origin: { S: 'https://api.example.com' },
       thread: { S: 'thread-1' },
-      summaryUntil: { N: String(t + SUMMARY_KEEP_SECONDS) },
+      keptUntil: { N: String(t + SUMMARY_KEEP_SECONDS) },
       expiresAt: { N: String(t + SUMMARY_KEEP_SECONDS) },
     });
     expect(JSON.stringify(item)).not.toContain('never kept');
@@ -90,7 +90,7 @@ describe('an anomaly at a destination with a summary, in the dedup table', () =>
     const update = aws.calls[1]?.body as Record<string, unknown>;
     expect(update['ConditionExpression']).toBe('firstSeen = :first');
     expect(Object.values(update['ExpressionAttributeNames'] as object)).toEqual(
-      expect.arrayContaining(['summaryOf', 'title', 'accountId', 'accountName', 'origin', 'thread', 'summaryUntil']),
+      expect.arrayContaining(['summaryOf', 'title', 'accountId', 'accountName', 'origin', 'thread', 'keptUntil']),
     );
     expect(update['ExpressionAttributeValues']).toMatchObject({ ':keep': { N: String(t - 600 + SUMMARY_KEEP_SECONDS) } });
 
@@ -115,13 +115,13 @@ describe('an anomaly at a destination with a summary, in the dedup table', () =>
     expect(update['ExpressionAttributeValues']).toMatchObject({ ':expires': { N: String(t + 30 * 86_400) }, ':s0': { S: 'finops' } });
   });
 
-  it('its follow-ups and openings keep the usual window without shortening its life below summaryUntil', async () => {
+  it('its follow-ups and openings keep the usual window without shortening its life below keptUntil', async () => {
     aws.answer('DynamoDB_20120810.UpdateItem', {});
     await ledger().anomalyFollowedUp('anomaly#1');
     expect(aws.calls[0]?.body).toMatchObject({
       UpdateExpression:
-        'ADD followUps :one SET lastUpdate = :now, firstSeen = if_not_exists(firstSeen, :now), expiresAt = if_not_exists(summaryUntil, :expires)',
-      ConditionExpression: 'attribute_not_exists(summaryUntil) OR summaryUntil >= :expires',
+        'ADD followUps :one SET lastUpdate = :now, firstSeen = if_not_exists(firstSeen, :now), expiresAt = if_not_exists(keptUntil, :expires)',
+      ConditionExpression: 'attribute_not_exists(keptUntil) OR keptUntil >= :expires',
       ExpressionAttributeValues: { ':expires': { N: String(t + WINDOW) } },
     });
     // The window reaches past it (late in its life, or a long window): the window it is.
