@@ -107,6 +107,11 @@ function runSam(sam: string, args: string[], onSignal: () => void): Promise<SamE
     };
     for (const signal of SIGNALS) process.on(signal, stop);
     child.on('error', () => done(127));
-    child.on('close', (code, signal) => done(code ?? 128 + (signal ? constants.signals[signal] : 0)));
+    child.on('close', (code, signal) => {
+      // Ctrl-C reaches sam and this process together: sam may end from it before this process's
+      // handler has run. An end by SIGINT, or with its exit status, is that same Ctrl-C.
+      if (signal === 'SIGINT' || code === 128 + constants.signals.SIGINT) stoppedBy ??= 'SIGINT';
+      done(code ?? 128 + (signal ? constants.signals[signal] : 0));
+    });
   });
 }

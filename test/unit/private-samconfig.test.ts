@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { samconfigWithOverrides } from '../../scripts/private-samconfig.js';
+import { runSamWithPrivateConfig, samconfigWithOverrides } from '../../scripts/private-samconfig.js';
 
 const OURS = `version = 0.1
 
@@ -48,5 +51,21 @@ describe("the copy of samconfig.toml that sam reads for a deploy, the secrets' p
     expect(() => samconfigWithOverrides(list, 'DefaultDestinationUrl="https://hooks.slack.com/services/T/B/x"')).toThrow(
       /parameter_overrides in a form npm run deploy does not read/,
     );
+  });
+});
+
+describe('sam run with the private copy', () => {
+  it('an end of sam by Ctrl-C is the deploy stopped, also before this process heard the signal', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fake-sam-'));
+    const sam = join(dir, 'sam');
+    // sam ends as Python does on Ctrl-C, while this process is never signalled itself.
+    writeFileSync(sam, `#!${process.execPath}\nprocess.exit(130);\n`, { mode: 0o755 });
+    try {
+      expect(await runSamWithPrivateConfig(sam, () => [], 'version = 0.1\n')).toEqual({ code: 130, signal: 'SIGINT' });
+      writeFileSync(sam, `#!${process.execPath}\nprocess.exit(1);\n`, { mode: 0o755 });
+      expect(await runSamWithPrivateConfig(sam, () => [], 'version = 0.1\n')).toEqual({ code: 1 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
