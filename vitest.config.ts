@@ -58,9 +58,10 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Integration tests start their own processes and servers; two cores keep that honest.
     pool: 'forks',
-    // Acceptance files mostly wait on their servers and bundles, so two run side by side; each
-    // uses its own ports, queues, tables and secrets, and none depends on another's timing.
-    maxWorkers: 2,
+    // Acceptance files mostly wait on their servers, bundles and group windows, so three run side
+    // by side even on two cores; each uses its own ports, queues, tables and secrets, and none
+    // depends on another's timing.
+    maxWorkers: 3,
     ...(resultsDir ? { reporters: ['default', 'json'], outputFile: { json: `${resultsDir}/vitest-${process.pid}.json` } } : {}),
     projects: [
       {
