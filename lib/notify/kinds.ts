@@ -52,6 +52,18 @@ export const typeFromUrl = (url: string): DestinationType => serviceOfHost(url) 
  * kind its URL's host names, or the kind whose address key it has (`channel` is Slack's).
  */
 export function destinationType(destination: object): DestinationType {
+  // A destination is asked for its kind many times per delivery; a URL's host is parsed once.
+  const known = typesOf.get(destination);
+  if (known) return known;
+  const type = typeOfDestination(destination);
+  typesOf.set(destination, type);
+  return type;
+}
+
+/** Configured destinations are parsed once and never changed: their types are kept beside them. */
+const typesOf = new WeakMap<object, DestinationType>();
+
+function typeOfDestination(destination: object): DestinationType {
   const { type, url } = destination as { type?: unknown; url?: unknown };
   if (typeof type === 'string' && (DESTINATION_TYPES as readonly string[]).includes(type)) return type as DestinationType;
   if (typeof url === 'string') return typeFromUrl(url);
