@@ -1,4 +1,5 @@
-import { jsonSyntaxError, parseJson } from '../shared/json.js';
+import { parseJson, whereJsonFails } from '../shared/json.js';
+import { type JsonSyntaxProblem, jsonSyntaxError } from '../shared/json-syntax.js';
 import { describeIssues } from '../shared/zod-issues.js';
 import { ConfigInvalidError } from './errors.js';
 import { type RelayConfig, relayConfigSchema } from './schema.js';
@@ -9,22 +10,38 @@ export interface LoadedConfig {
   currentSince?: Date;
 }
 
+/**
+ * Validates a configuration's text; a JSON syntax error names its line and column. For tools,
+ * which want the answer at once; the relay reads with readRelayConfig.
+ */
 export function parseRelayConfig(text: string): RelayConfig {
   const json = parseJson(text);
-  if (!json.ok) {
-    const where = jsonSyntaxError(text);
-    throw new ConfigInvalidError([
-      where
-        ? { path: `line ${where.line}, column ${where.column}`, problem: `not valid JSON: ${where.problem}` }
-        : { path: '(root)', problem: 'is not valid JSON' },
-    ]);
-  }
+  if (!json.ok) throw notJsonError(jsonSyntaxError(text));
+  return validateRelayConfig(json.value);
+}
+
+/** parseRelayConfig for the relay's cold path: the syntax scanner loads only for a text that is not JSON. */
+export async function readRelayConfig(text: string): Promise<RelayConfig> {
+  const json = parseJson(text);
+  if (!json.ok) throw notJsonError(await whereJsonFails(text));
+  return validateRelayConfig(json.value);
+}
+
+function notJsonError(where: JsonSyntaxProblem | undefined): ConfigInvalidError {
+  return new ConfigInvalidError([
+    where
+      ? { path: `line ${where.line}, column ${where.column}`, problem: `not valid JSON: ${where.problem}` }
+      : { path: '(root)', problem: 'is not valid JSON' },
+  ]);
+}
+
+function validateRelayConfig(value: unknown): RelayConfig {
   // zod skips an own `__proto__` key of a record, so such a destination would vanish without a word.
-  const destinations = (json.value as { destinations?: unknown } | null)?.destinations;
+  const destinations = (value as { destinations?: unknown } | null)?.destinations;
   if (typeof destinations === 'object' && destinations !== null && Object.hasOwn(destinations, '__proto__')) {
     throw new ConfigInvalidError([{ path: 'destinations.__proto__', problem: 'is not a usable destination name' }]);
   }
-  const result = relayConfigSchema.safeParse(json.value);
+  const result = relayConfigSchema.safeParse(value);
   if (!result.success) throw new ConfigInvalidError(describeIssues(result.error, relayConfigSchema));
   return result.data;
 }

@@ -4,7 +4,7 @@ import type { Logger } from '../log/logger.js';
 import { errorReason } from '../shared/errors.js';
 import { createRefreshingCache } from './cache.js';
 import { ConfigInvalidError, ConfigUnavailableError } from './errors.js';
-import { type LoadedConfig, parseRelayConfig } from './load.js';
+import { type LoadedConfig, readRelayConfig } from './load.js';
 import type { RelayConfig } from './schema.js';
 import { secretsManagerReader } from './secrets-manager.js';
 import { type ConfigDocument, type ConfigSource, fileConfigSource, secretConfigSource } from './source.js';
@@ -66,7 +66,7 @@ export function createRelayConfigStore(options: RelayConfigStoreOptions): RelayC
 
   const load = async (): Promise<LoadedConfig> => {
     const document = await options.source();
-    const loaded: LoadedConfig = { config: parseRelayConfig(document.current) };
+    const loaded: LoadedConfig = { config: await readRelayConfig(document.current) };
     if (document.currentSince) loaded.currentSince = document.currentSince;
     if (document.loadPrevious) previousReaders.set(loaded, document.loadPrevious);
     if (loaded.config.auth.method === 'none' && !warnedNoAuth) {
@@ -86,7 +86,7 @@ export function createRelayConfigStore(options: RelayConfigStoreOptions): RelayC
     const text = await previousReaders.get(loaded)?.();
     if (text === undefined) return undefined;
     try {
-      return parseRelayConfig(text);
+      return await readRelayConfig(text);
     } catch {
       // An unusable previous version only means there is nothing to fall back to.
       return undefined;

@@ -1,4 +1,4 @@
-import { jsonSyntaxError, parseJson } from '../shared/json.js';
+import { parseJson, whereJsonFails } from '../shared/json.js';
 import { jsonResponse } from './response.js';
 import type { HttpRequest, HttpResponse } from './types.js';
 
@@ -68,10 +68,10 @@ export function readBody(request: HttpRequest, maxBytes = MAX_BODY_BYTES): BodyC
 
 export type JsonParse = { ok: true; value: unknown } | { ok: false; response: HttpResponse };
 
-export function parseJsonBody(text: string): JsonParse {
+export async function parseJsonBody(text: string): Promise<JsonParse> {
   const json = parseJson(text);
   if (json.ok) return json;
   // Where and why, in our words: never the sender's text, which JSON.parse's own message may quote.
-  const where = jsonSyntaxError(text);
+  const where = await whereJsonFails(text);
   return { ok: false, response: jsonResponse(400, { error: 'invalid_json', message: 'The body is not valid JSON.', ...where }) };
 }

@@ -95,7 +95,7 @@ export function createRelay(deps: RelayDependencies): Relay {
     }
     if (auth.previousCredentials) record['previousCredentials'] = true;
 
-    const json = parseJsonBody(body.text);
+    const json = await parseJsonBody(body.text);
     if (!json.ok) return finish(json.response, 'invalid_json');
     // Read beside the validation, and only for a configuration that routes by cost center.
     const accountId = deps.owners && routesByCostCenter(loaded.config) ? accountOf(json.value) : undefined;

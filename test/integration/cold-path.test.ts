@@ -239,6 +239,13 @@ describe('the relay bundle’s cold path, as its esbuild metafile lists it (what
     );
   });
 
+  it('holds no JSON syntax scanner: it loads only to say where a body or configuration that is not JSON breaks', () => {
+    const meta = JSON.parse(readFileSync(join(root, 'dist', 'meta', 'webhook-relay.json'), 'utf8')) as Metafile;
+    const scanner = 'lib/shared/json-syntax.ts';
+    expect(bundledInputs(meta, 'index.mjs', true)).not.toContain(scanner);
+    expect(bundledInputs(meta, 'lazy-shared.mjs', false)).toContain(scanner);
+  });
+
   it("holds a Jira destination's schema and descriptor only: its formatter and poster load with its first post", () => {
     const meta = JSON.parse(readFileSync(join(root, 'dist', 'meta', 'webhook-relay.json'), 'utf8')) as Metafile;
     const jira = (inputs: string[]) => inputs.filter((input) => input.startsWith('lib/notify/jira/')).sort();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { jsonSyntaxError, parseJson } from '../../lib/shared/json.js';
+import { parseJson } from '../../lib/shared/json.js';
+import { jsonSyntaxError } from '../../lib/shared/json-syntax.js';
 
 const VALUE = 'expected a value (a string in double quotes, a number, true, false, null, an object or an array)';
 

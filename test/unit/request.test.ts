@@ -56,8 +56,8 @@ describe('request headers from outside', () => {
 });
 
 describe('a body that is not JSON', () => {
-  it("is answered 400 with where it goes wrong, in our words, never with the sender's text", () => {
-    const answer = parseJsonBody('{"payload": {"title": "secret-title" "x"}}');
+  it("is answered 400 with where it goes wrong, in our words, never with the sender's text", async () => {
+    const answer = await parseJsonBody('{"payload": {"title": "secret-title" "x"}}');
     expect(answer.ok).toBe(false);
     const body = JSON.parse((answer as { response: { body: string } }).response.body);
     expect(body).toEqual({
