@@ -143,6 +143,12 @@ function card(
   const time = timeText(view);
   body.push({ type: 'TextBlock', text: time ? `🕒 ${time}` : 'Sent by the cost platform', isSubtle: true, size: 'Small', wrap: true });
 
+  return teamsCard(body, { ...(link ? { link } : {}), entities });
+}
+
+/** The one Adaptive Card envelope of every Teams message: an alert, a triage note, a summary. */
+export function teamsCard(body: AdaptiveCard['body'], extra: { link?: string; entities?: MentionEntity[] } = {}): TeamsMessage {
+  const { link, entities = [] } = extra;
   return {
     type: 'message',
     attachments: [

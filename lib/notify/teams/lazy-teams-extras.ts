@@ -4,25 +4,12 @@ import { withoutControls } from '../../format/fit.js';
 import { inertText } from '../../format/text.js';
 import type { ChatExtras } from '../kind.js';
 import type { TeamsDestination } from './config.js';
-import { escapeTeamsText, TEAMS_LIMITS, TEAMS_MAX_BYTES } from './format.js';
+import { escapeTeamsText, TEAMS_LIMITS, TEAMS_MAX_BYTES, teamsCard } from './format.js';
 import { teamsSummary } from './summary.js';
 
 export const extras: ChatExtras<TeamsDestination> = {
   // A workflow posts what it is given: a short card of one text block.
-  triageNote: (_destination, note) => ({
-    type: 'message',
-    attachments: [
-      {
-        contentType: 'application/vnd.microsoft.card.adaptive',
-        content: {
-          type: 'AdaptiveCard',
-          $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
-          version: '1.4',
-          body: [{ type: 'TextBlock', text: escapeTeamsText(note.line), wrap: true }],
-        },
-      },
-    ],
-  }),
+  triageNote: (_destination, note) => teamsCard([{ type: 'TextBlock', text: escapeTeamsText(note.line), wrap: true }]),
   summary: teamsSummary,
   digest: () => ({
     render: (line) => escapeTeamsText(inertText(withoutControls(line))),

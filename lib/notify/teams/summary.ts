@@ -9,26 +9,9 @@ import {
   summaryHeading,
   summaryLine,
 } from '../../format/summary.js';
-import { type AdaptiveCard, escapeTeamsText, TEAMS_MAX_BYTES, type TeamsMessage, type TextBlock } from './format.js';
+import { escapeTeamsText, TEAMS_MAX_BYTES, type TeamsMessage, type TextBlock, teamsCard } from './format.js';
 
 const block = (text: string, extra: Partial<TextBlock> = {}): TextBlock => ({ type: 'TextBlock', text, wrap: true, ...extra });
-
-const message = (body: AdaptiveCard['body']): TeamsMessage => ({
-  type: 'message',
-  attachments: [
-    {
-      contentType: 'application/vnd.microsoft.card.adaptive',
-      contentUrl: null,
-      content: {
-        $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
-        type: 'AdaptiveCard',
-        version: '1.4',
-        body,
-        msteams: { width: 'Full' },
-      },
-    },
-  ],
-});
 
 /** One anomaly's line: escaped sender text, then its Triage link (our own URL, a Markdown link) where it has one. */
 const lineOf = (week: SummaryWeek, index: number): TextBlock => {
@@ -42,7 +25,7 @@ function build(week: SummaryWeek, shown: number): TeamsMessage {
   const open = indexes.filter((i) => isOpen(week.anomalies[i]!)).map((i) => lineOf(week, i));
   const triaged = indexes.filter((i) => !isOpen(week.anomalies[i]!)).map((i) => lineOf(week, i));
   const hidden = week.anomalies.length - shown;
-  return message([
+  return teamsCard([
     block(`📊 ${escapeTeamsText(summaryHeading(week))}`, { weight: 'Bolder', size: 'Medium' }),
     block(escapeTeamsText(summaryCounts(week)), { isSubtle: true }),
     ...(open.length > 0 ? [block('Open', { weight: 'Bolder', spacing: 'Medium' }), ...open] : []),
@@ -57,7 +40,7 @@ function build(week: SummaryWeek, shown: number): TeamsMessage {
  * A quiet week is one line.
  */
 export function teamsSummary(_destination: object, week: SummaryWeek): TeamsMessage {
-  if (week.anomalies.length === 0) return message([block(escapeTeamsText(quietLine(week)))]);
+  if (week.anomalies.length === 0) return teamsCard([block(escapeTeamsText(quietLine(week)))]);
   return build(
     week,
     mostThatFit(week.anomalies.length, (n) => jsonBytes(build(week, n)) <= TEAMS_MAX_BYTES),
