@@ -1,7 +1,7 @@
-import { parseRetryAfterMs } from '../shared/retry-after.js';
 import { fetchOverNodeHttp, type NodeFetch, RedirectRefusedError } from '../transport/fetch-over-node-http.js';
 import { isTimeout } from '../transport/node-request.js';
 import type { PostOptions, PostOutcome } from './service.js';
+import { outcomeOfStatus } from './status.js';
 
 /** What a chat service answered, reduced to what its classifier needs. */
 export interface PostAnswer {
@@ -62,21 +62,8 @@ export function reasonWord(code: unknown): string | undefined {
     .toLowerCase();
 }
 
-/**
- * The answer classifier of a service whose errors are JSON `{"error":{…}}` with a word under
- * `reasonField`: 2xx delivered; 429 retryable (its Retry-After honoured, the core's backoff
- * without one); 408 and 5xx retryable (the service's timeout or trouble, not a judgement on the
- * message); any other status refused, for an operator to act on.
- */
+/** The answer classifier of a service whose errors are JSON `{"error":{…}}` with a word under `reasonField`. */
 export function classifyJsonErrorAnswer(reasonField: string): AnswerClassifier {
-  return ({ status, body, retryAfter }) => {
-    if (status >= 200 && status < 300) return { kind: 'delivered' };
-    const reason = reasonWord(errorObjectOf(body)?.[reasonField]) ?? `http_${status}`;
-    if (status === 429) {
-      const retryAfterMs = parseRetryAfterMs(retryAfter);
-      return { kind: 'retryable', reason, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
-    }
-    if (status >= 500 || status === 408) return { kind: 'retryable', reason };
-    return { kind: 'refused', reason };
-  };
+  return ({ status, body, retryAfter }) =>
+    outcomeOfStatus(status, reasonWord(errorObjectOf(body)?.[reasonField]) ?? `http_${status}`, retryAfter);
 }

@@ -208,7 +208,7 @@ describe.each(DESTINATION_TYPES)('the %s kind keeps the destination-kind contrac
     }
   });
 
-  it('classifies answers: 2xx delivered; 4xx and a redirect refused; 429 retryable after Retry-After; 5xx and a hang retryable', async () => {
+  it('classifies answers: 2xx delivered; 4xx and a redirect refused; 429 and 503 retryable after Retry-After; 5xx and a hang retryable', async () => {
     const cases: Array<[Answer, Partial<PostOutcome>]> = [
       [{ status: 400, body: '{}' }, { kind: 'refused' }],
       [{ status: 401, body: '{}' }, { kind: 'refused' }],
@@ -224,6 +224,10 @@ describe.each(DESTINATION_TYPES)('the %s kind keeps the destination-kind contrac
       ],
       [{ status: 500, body: '{}' }, { kind: 'retryable' }],
       [{ status: 503, body: '{}' }, { kind: 'retryable' }],
+      [
+        { status: 503, headers: { 'retry-after': '5' }, body: '{}' },
+        { kind: 'retryable', retryAfterMs: 5_000 },
+      ],
       ['hang', { kind: 'retryable', reason: 'timeout' }],
     ];
     for (const variant of variants()) {

@@ -6,8 +6,8 @@
 // within a cap) rather than Atlassian's client libraries (jira.js and the like): those are large,
 // retry and follow redirects on their own, and the delivery core must decide both.
 import { type MessageRef, OPENING, type PostOptions, type PostOutcome } from '../../chat/service.js';
+import { outcomeOfStatus } from '../../chat/status.js';
 import { alertView } from '../../format/alert.js';
-import { parseRetryAfterMs } from '../../shared/retry-after.js';
 import type { NodeFetch } from '../../transport/fetch-over-node-http.js';
 import type { AdfDoc } from './adf.js';
 import type { JiraDestination } from './config.js';
@@ -50,18 +50,12 @@ interface Answer {
 }
 
 /**
- * Reduces a Jira answer to an outcome. 201 delivered; 429 (Retry-After honoured), 408 and 5xx
- * (503 may say when to come back) retryable; anything else refused with its status alone: a
- * 400's `errors` object names the fields Jira refused in its own words, which stay out of reasons.
+ * Reduces a Jira answer to an outcome by the status rule every kind shares (201 delivered), with
+ * the status alone as the reason: a 400's `errors` object names the fields Jira refused in its own
+ * words, which stay out of reasons.
  */
 export function classifyJiraAnswer({ status, retryAfter }: Answer): PostOutcome {
-  if (status >= 200 && status < 300) return { kind: 'delivered' };
-  const reason = `http_${status}`;
-  if (status === 429 || status === 408 || status >= 500) {
-    const retryAfterMs = parseRetryAfterMs(retryAfter);
-    return { kind: 'retryable', reason, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
-  }
-  return { kind: 'refused', reason };
+  return outcomeOfStatus(status, `http_${status}`, retryAfter);
 }
 
 /**

@@ -2,7 +2,7 @@
 // on its own (a lazy-*.ts module). The JSON poster comes from the cold path (service.ts says why).
 import type { createJsonPoster, PostAnswer } from '../../chat/post-json.js';
 import type { PostOptions, PostOutcome } from '../../chat/service.js';
-import { parseRetryAfterMs } from '../../shared/retry-after.js';
+import { outcomeOfStatus } from '../../chat/status.js';
 import type { NodeFetch } from '../../transport/fetch-over-node-http.js';
 import type { KindEnvironment } from '../kind.js';
 import { pagerDutyEvent } from './format.js';
@@ -25,20 +25,13 @@ function statusWord(body: string): string | undefined {
 }
 
 /**
- * Reduces an Events API answer to an outcome: 202 (any 2xx) delivered; 429 retryable after its
- * Retry-After, or the core's backoff, as PagerDuty documents no wait and asks to back off; 408
- * and 5xx retryable; anything else (400 an invalid event, 401, 403, 404 a wrong endpoint or
- * key) refused, for an operator to act on. The reason is PagerDuty's status word, or the status.
+ * Reduces an Events API answer to an outcome by the status rule every kind shares (202 delivered;
+ * 400 an invalid event, 401, 403 and 404 a wrong endpoint or key refused). PagerDuty documents no
+ * wait for a 429 and asks to back off, so without a Retry-After the core's backoff applies. The
+ * reason is PagerDuty's status word, or the status.
  */
 export function classifyPagerDutyAnswer({ status, body, retryAfter }: PostAnswer): PostOutcome {
-  if (status >= 200 && status < 300) return { kind: 'delivered' };
-  const reason = statusWord(body) ?? `http_${status}`;
-  if (status === 429) {
-    const retryAfterMs = parseRetryAfterMs(retryAfter);
-    return { kind: 'retryable', reason, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
-  }
-  if (status >= 500 || status === 408) return { kind: 'retryable', reason };
-  return { kind: 'refused', reason };
+  return outcomeOfStatus(status, statusWord(body) ?? `http_${status}`, retryAfter);
 }
 
 export interface PagerDutyTools {

@@ -32,7 +32,10 @@ export function classifyWebApiAnswer(
   if (status === 429) {
     return { outcome: { kind: 'retryable', reason: 'ratelimited', retryAfterMs: parseRetryAfterMs(retryAfter) ?? DEFAULT_RETRY_AFTER_MS } };
   }
-  if (status >= 500 || status === 408) return { outcome: { kind: 'retryable', reason: `http_${status}` } };
+  if (status >= 500 || status === 408) {
+    const retryAfterMs = parseRetryAfterMs(retryAfter);
+    return { outcome: { kind: 'retryable', reason: `http_${status}`, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) } };
+  }
   if (status < 200 || status >= 300) return { outcome: { kind: 'refused', reason: `http_${status}` } };
   let answer: { ok?: unknown; error?: unknown; channel?: unknown; ts?: unknown };
   try {

@@ -45,8 +45,10 @@ export function classifySlackAnswer(status: number, body: string, retryAfter: st
   const word = body.trim();
   if (PERMANENT_ERRORS.has(word)) return { kind: 'refused', reason: word };
   const reason = /^[a-z_]{1,64}$/.test(word) ? word : `http_${status}`;
-  // 408 is the server's timeout, not a judgement on the message.
-  return status >= 500 || status === 408 ? { kind: 'retryable', reason } : { kind: 'refused', reason };
+  // 408 is the server's timeout, not a judgement on the message; a 503 may say when to come back.
+  if (status < 500 && status !== 408) return { kind: 'refused', reason };
+  const retryAfterMs = parseRetryAfterMs(retryAfter);
+  return { kind: 'retryable', reason, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
 }
 
 export type SlackPoster = (url: string, payload: SlackPayload, options: PostOptions) => Promise<PostOutcome>;
