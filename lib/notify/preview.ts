@@ -2,13 +2,19 @@
 // server-rendered HTML whose every interpolation is escaped unless it is itself rendered `html`.
 // Everything a console destination received came from a sender (or from whoever posted to a
 // console path), so the shapes are read defensively, never trusted.
+
+import { escapeHtml } from '../format/html.js';
 import { parseHttpsOrLoopbackUrl } from '../transport/allowed-url.js';
 
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+/** How every kind's console destination shows text in the terminal. */
+export const bold = (text: string) => `\x1b[1m${text}\x1b[0m`;
+export const dim = (text: string) => `\x1b[2m${text}\x1b[0m`;
 
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] ?? c);
-}
+/** A button as the terminal shows it; a link button with its URL, so the triage page is a click away. */
+export const terminalButton = (b: { text: string | { text: string }; url?: string }): string => {
+  const label = `[${typeof b.text === 'string' ? b.text : b.text.text}]`;
+  return b.url ? `${bold(label)} ${b.url}` : bold(label);
+};
 
 /** Markup that is already safe: only `html` makes one, so a plain string can never pass as markup. */
 export class SafeHtml {

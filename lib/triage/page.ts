@@ -1,11 +1,10 @@
 import { isoSeconds } from '../format/alert.js';
+import { escapeHtml } from '../format/html.js';
 import { TRIAGE, TRIAGE_ACTIONS } from '../vocabulary/triage.js';
 import { effectiveState } from './state.js';
 import type { TriageRecord } from './store.js';
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-/** Everything the page shows passes here: alert text and typed names are untrusted. */
-export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c] as string);
+// Everything the page shows passes through escapeHtml: alert text and typed names are untrusted.
 
 /**
  * No script, no style from elsewhere, forms only to this page: the page needs none of it and

@@ -2,10 +2,8 @@
 // prints each event, and the event as a labelled JSON card. Bundled on its own; scripts load it.
 import { randomUUID } from 'node:crypto';
 import type { KindTools } from '../kind.js';
-import { arr, html, obj, type SafeHtml, str, unsupported } from '../preview.js';
+import { arr, bold, html, obj, type SafeHtml, str, unsupported } from '../preview.js';
 import { LOCAL_CREDENTIALS, MAX_ENTRY_BYTES } from './lazy-eventbridge-post.js';
-
-const bold = (text: string) => `\x1b[1m${text}\x1b[0m`;
 
 /** An entry's detail as its rule's targets get it: the JSON object, or the string as sent when it is none. */
 function detailOf(entry: Record<string, unknown>): unknown {

@@ -14,6 +14,7 @@ import {
   type SafeHtml,
   splitOnce,
   str,
+  terminalButton,
   textsIn,
   unsupported,
 } from '../preview.js';
@@ -22,15 +23,6 @@ interface ChatButton {
   text: string;
   onClick?: { openLink?: { url?: string } };
 }
-
-const bold = (text: string) => `\x1b[1m${text}\x1b[0m`;
-const _dim = (text: string) => `\x1b[2m${text}\x1b[0m`;
-
-/** A button as the terminal shows it; a link button with its URL, so the triage page is a click away. */
-const button = (b: { text: string | { text: string }; url?: string }): string => {
-  const label = `[${typeof b.text === 'string' ? b.text : b.text.text}]`;
-  return b.url ? `${bold(label)} ${b.url}` : bold(label);
-};
 
 /** Google Chat's message `text`: the same emphasis as Slack, `<users/…>` mentions and `<url|label>` links. */
 export function chatText(text: string): SafeHtml {
@@ -157,7 +149,7 @@ export const tools: KindTools = {
     const links = (card?.sections ?? [])
       .flatMap((section) => section.widgets ?? [])
       .flatMap((widget) => widget.buttonList?.buttons ?? [])
-      .map((b) => button({ text: b.text, ...(b.onClick?.openLink?.url ? { url: b.onClick.openLink.url } : {}) }));
+      .map((b) => terminalButton({ text: b.text, ...(b.onClick?.openLink?.url ? { url: b.onClick.openLink.url } : {}) }));
     return {
       status: 200,
       headers: { 'content-type': 'application/json' },

@@ -2,10 +2,7 @@
 // (creating issues and comments), and an HTML approximation of an issue and its comments.
 // Bundled on its own; scripts load it.
 import type { ConsoleAnswer, KindTools } from '../kind.js';
-import { arr, html, type Json, link, linkButton, obj, type SafeHtml, str, textsIn, unsupported } from '../preview.js';
-
-const bold = (text: string) => `\x1b[1m${text}\x1b[0m`;
-const dim = (text: string) => `\x1b[2m${text}\x1b[0m`;
+import { arr, bold, dim, html, type Json, link, linkButton, obj, type SafeHtml, str, textsIn, unsupported } from '../preview.js';
 
 const PROJECT_KEY = /^[A-Z][A-Z0-9_]{1,9}$/;
 const COMMENT_PATH = /^\/rest\/api\/3\/issue\/([^/]+)\/comment$/;

@@ -2,13 +2,10 @@
 // an HTML approximation of the incident an event opens. Bundled on its own; scripts load it.
 import { randomBytes } from 'node:crypto';
 import type { KindTools } from '../kind.js';
-import { arr, html, linkButton, obj, type SafeHtml, str, unsupported } from '../preview.js';
+import { arr, bold, dim, html, linkButton, obj, type SafeHtml, str, unsupported } from '../preview.js';
 import { PAGERDUTY_MAX_BYTES } from './format.js';
 
 const ACTIONS = new Set(['trigger', 'acknowledge', 'resolve']);
-
-const bold = (text: string) => `\x1b[1m${text}\x1b[0m`;
-const dim = (text: string) => `\x1b[2m${text}\x1b[0m`;
 
 /** A custom detail's value as PagerDuty lists it: text as written, anything else as JSON. */
 const detailText = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));

@@ -3,7 +3,9 @@
 import type { ConsoleAnswer, KindTools } from '../kind.js';
 import {
   arr,
+  bold,
   controlForms,
+  dim,
   emojify,
   emphasis,
   html,
@@ -13,6 +15,7 @@ import {
   type SafeHtml,
   splitOnce,
   str,
+  terminalButton,
   textsIn,
   unsupported,
 } from '../preview.js';
@@ -93,8 +96,6 @@ interface SlackBlock {
   /** Context elements (text), or an actions block's buttons (text object, and a url for a link). */
   elements?: Array<{ text: string | { text: string }; url?: string }>;
 }
-const bold = (text: string) => `\x1b[1m${text}\x1b[0m`;
-const dim = (text: string) => `\x1b[2m${text}\x1b[0m`;
 
 export function blockKitBuilderLink(blocks: unknown): string {
   return `https://app.slack.com/block-kit-builder#${encodeURIComponent(JSON.stringify({ blocks }))}`;
@@ -110,16 +111,10 @@ export function renderSlack(message: { text?: string; blocks?: SlackBlock[] }): 
     if (block.type === 'section' && block.text) lines.push(block.text.text);
     if (block.type === 'section' && block.fields) lines.push(block.fields.map((f) => f.text.replace('\n', ' ')).join('   '));
     if (block.type === 'context' && block.elements) lines.push(dim(block.elements.map((e) => e.text).join('  ')));
-    if (block.type === 'actions' && block.elements) lines.push(block.elements.map(button).join('  '));
+    if (block.type === 'actions' && block.elements) lines.push(block.elements.map(terminalButton).join('  '));
   }
   return lines.join('\n');
 }
-
-/** A button as the terminal shows it; a link button with its URL, so the triage page is a click away. */
-const button = (b: { text: string | { text: string }; url?: string }): string => {
-  const label = `[${typeof b.text === 'string' ? b.text : b.text.text}]`;
-  return b.url ? `${bold(label)} ${b.url}` : bold(label);
-};
 
 /**
  * Plays Slack's Web API for a Slack app destination: `chat.postMessage` (an opening, or a reply

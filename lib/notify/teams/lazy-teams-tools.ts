@@ -1,22 +1,13 @@
 // How `npm start` and its preview page show Teams: a console that plays a Workflows webhook, and
 // the card left to Microsoft's Adaptive Cards renderer in the browser. Bundled on its own; scripts load it.
 import type { KindTools } from '../kind.js';
-import { arr, html, obj, type SafeHtml, textsIn, unsupported } from '../preview.js';
+import { arr, bold, html, obj, type SafeHtml, terminalButton, textsIn, unsupported } from '../preview.js';
 
 interface CardElement {
   type: string;
   text?: string;
   facts?: Array<{ title: string; value: string }>;
 }
-
-const bold = (text: string) => `\x1b[1m${text}\x1b[0m`;
-const _dim = (text: string) => `\x1b[2m${text}\x1b[0m`;
-
-/** A button as the terminal shows it; a link button with its URL, so the triage page is a click away. */
-const button = (b: { text: string | { text: string }; url?: string }): string => {
-  const label = `[${typeof b.text === 'string' ? b.text : b.text.text}]`;
-  return b.url ? `${bold(label)} ${b.url}` : bold(label);
-};
 
 function renderCard(elements: CardElement[]): string {
   return elements
@@ -56,7 +47,7 @@ export const tools: KindTools = {
   createConsole: () => (_rest, body) => {
     const card = (body as { attachments?: Array<{ content?: { body?: CardElement[]; actions?: Array<{ title: string; url?: string }> } }> })
       .attachments?.[0]?.content;
-    const actions = (card?.actions ?? []).map((a) => button({ text: a.title, ...(a.url ? { url: a.url } : {}) }));
+    const actions = (card?.actions ?? []).map((a) => terminalButton({ text: a.title, ...(a.url ? { url: a.url } : {}) }));
     return {
       // A workflow answers 202 with no body: the run is only queued.
       status: 202,
