@@ -5,7 +5,7 @@ import { createCostApiClient } from '../cost-api/client.js';
 import { createLogger, type Logger, logLevelFrom } from '../log/logger.js';
 import { metricsFromEnvironment } from '../metrics/emf.js';
 import { directorySyncMetric, type Metrics } from '../metrics/metrics.js';
-import { dynamoOwnerWriter } from '../owners/dynamodb.js';
+import { dynamoOwnerStore } from '../owners/dynamodb.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { readEnvironment } from '../shared/environment.js';
 import { ReasonedError } from '../shared/errors.js';
@@ -59,7 +59,7 @@ export function createDirectorySyncFromEnvironment(
         if (typeof SecretString !== 'string') throw new SecretValueMissingError('it has no string value', 'no_secret_string');
         return SecretString;
       }, settings.COST_API_CREDENTIALS_SECRET_ID),
-    writer: dynamoOwnerWriter(awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }), settings.DEDUP_TABLE_NAME),
+    store: dynamoOwnerStore(awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }), settings.DEDUP_TABLE_NAME),
     paceDelayMs: pacer.delayMs,
     logger: log,
     metrics,

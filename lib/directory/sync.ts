@@ -4,10 +4,10 @@ import { CostApiError } from '../cost-api/errors.js';
 import type { PayerAccount } from '../cost-api/schema.js';
 import type { Logger } from '../log/logger.js';
 import { type DirectorySyncOutcome, directorySyncMetric, type Metrics } from '../metrics/metrics.js';
-import type { OwnerRecord, OwnerWriter } from '../owners/directory.js';
+import type { OwnerRecord, OwnerStore } from '../owners/directory.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorName, errorReason, ReasonedError } from '../shared/errors.js';
-import { namesLinkedAccounts, ownerRecords, type PayerCoverage } from './coverage.js';
+import { mergedRecord, namesLinkedAccounts, ownerRecords, type PayerCoverage } from './coverage.js';
 
 /** What directory-sync asks of the platform: sign in, the payer accounts, and each payer's cost centers. */
 export interface DirectoryPlatform extends Pick<CostApiClient, 'generateToken' | 'listPayerAccounts'>, CostCenterCoverageReader {}
@@ -19,7 +19,7 @@ export interface DirectorySyncLimits {
   callFloorMs: number;
   /** The credentials secret's read. */
   secretMs: number;
-  /** One record's write, at most. */
+  /** One record's write (with the read before it, when there is one), at most. */
   writeMs: number;
   /** A write is not begun with less time than this left to it. */
   writeFloorMs: number;
@@ -39,7 +39,7 @@ export const DEFAULT_DIRECTORY_SYNC_LIMITS: DirectorySyncLimits = {
 export interface DirectorySyncDependencies {
   platform: DirectoryPlatform;
   readCredentials(signal: AbortSignal): Promise<Credentials>;
-  writer: OwnerWriter;
+  store: OwnerStore;
   /** How long the next platform request would wait for its place within the platform's pace. */
   paceDelayMs?: () => number;
   logger: Logger;
@@ -97,7 +97,8 @@ const whyOf = (error: unknown): string => (error instanceof ReasonedError ? erro
  * directory-sync: reads which of the platform's cost centers cover each cloud account (spec
  * 4.1-4.4 with the key `<user_key>:<accountKey>:`) and writes one `owner#<account>` record per
  * account. It only ever writes what it read in this run: a payer it could not read writes
- * nothing, so that payer's accounts keep their records until they expire, and nothing is deleted.
+ * nothing, so that payer's accounts keep their records until they expire, and an account it
+ * shares with a payer that was read keeps that payer's part; nothing is deleted.
  */
 export function createDirectorySync(deps: DirectorySyncDependencies): (budget: InvocationBudget) => Promise<DirectorySyncSummary> {
   const limits = { ...DEFAULT_DIRECTORY_SYNC_LIMITS, ...deps.limits };
@@ -142,8 +143,15 @@ export function createDirectorySync(deps: DirectorySyncDependencies): (budget: I
     return { payer, readAt: seconds(now()), costCenters: v1, source: 'v1' };
   }
 
-  /** Writes a few at a time while the invocation has time for another; counts what was not written and why. */
-  async function writeAll(budget: InvocationBudget, records: OwnerRecord[]): Promise<{ written: number; notWritten: Map<string, number> }> {
+  /**
+   * Writes a few at a time while the invocation has time for another; counts what was not written
+   * and why. When some payers were not read, each record first takes their parts from the stored one.
+   */
+  async function writeAll(
+    budget: InvocationBudget,
+    records: OwnerRecord[],
+    unread: ReadonlySet<string>,
+  ): Promise<{ written: number; notWritten: Map<string, number> }> {
     const queue = [...records];
     const notWritten = new Map<string, number>();
     let written = 0;
@@ -155,8 +163,13 @@ export function createDirectorySync(deps: DirectorySyncDependencies): (budget: I
           continue;
         }
         try {
-          await budget.step('owner_write', limits.writeMs, (signal) => deps.writer.write(record, signal));
-          written++;
+          const done = await budget.step('owner_write', limits.writeMs, async (signal) => {
+            const merged = unread.size > 0 ? mergedRecord(record, await deps.store.read(record.accountId, signal), unread) : record;
+            if (merged) await deps.store.write(merged, signal);
+            return merged !== undefined;
+          });
+          if (done) written++;
+          else miss('record_without_payers');
         } catch (error) {
           miss(errorReason(error));
         }
@@ -217,7 +230,9 @@ export function createDirectorySync(deps: DirectorySyncDependencies): (budget: I
     }
 
     const { records, paddedIds } = ownerRecords(read);
-    const { written, notWritten } = await writeAll(budget, records);
+    const readKeys = new Set(read.map((r) => r.payer.accountKey));
+    const unread = new Set(payers.map((p) => p.accountKey).filter((key) => !readKeys.has(key)));
+    const { written, notWritten } = await writeAll(budget, records, unread);
     const accountsNotWritten = [...notWritten.values()].reduce((a, b) => a + b, 0);
     if (accountsNotWritten > 0) {
       log.warn('owner records not written: those accounts keep their records as they were', {

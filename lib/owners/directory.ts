@@ -13,12 +13,27 @@ export const costCenterSchema = z.strictObject({
 }) satisfies z.ZodMiniType<CostCenterRef>;
 export type { CostCenterRef };
 
+/** The cost centers one payer's list named for an account, and when that list was read. */
+export interface PayerPart {
+  /** The payer's account key on the platform. */
+  payer: string;
+  costCenters: CostCenterRef[];
+  /** Epoch seconds when the list answered. */
+  readAt: number;
+}
+
 export interface OwnerRecord {
   /** The cloud account id (`payload.account_id`). */
   accountId: string;
+  /** Every payer's, each once: what the relay routes by. */
   costCenters: CostCenterRef[];
-  /** Epoch seconds of the run that read them. */
+  /** Epoch seconds: when the oldest of its parts was read. */
   readAt: number;
+  /**
+   * Which payer named which cost centers, so that a run which could not read a payer keeps that
+   * payer's part. Items written before directory-sync kept parts have none.
+   */
+  parts?: PayerPart[];
 }
 
 /** A record outlives a few missed runs, then goes: a mapping nobody confirms for days is not kept. */
@@ -32,8 +47,10 @@ export interface OwnerDirectory {
   read(accountId: string, signal?: AbortSignal): Promise<OwnerRecord | undefined>;
 }
 
-/** Where directory-sync writes what it confirmed. */
-export interface OwnerWriter {
+/** Where directory-sync keeps what it confirmed, and reads back the parts it could not confirm again. */
+export interface OwnerStore {
+  /** The record with its parts; undefined when there is none or it has expired. */
+  read(accountId: string, signal?: AbortSignal): Promise<OwnerRecord | undefined>;
   write(record: OwnerRecord, signal?: AbortSignal): Promise<void>;
 }
 

@@ -26,7 +26,8 @@ const PAYERS: FakeAccount[] = [
     accountId: '210987654321',
     accountName: 'Staging payer',
     cloudTypeId: 0,
-    costCenters: [{ id: 'cc-300', name: 'QA', v1LinkedAccounts: ['333333333333'] }],
+    // It shares one account with the first payer.
+    costCenters: [{ id: 'cc-300', name: 'QA', v1LinkedAccounts: ['333333333333', '111111111111'] }],
   },
   {
     accountKey: 24680,
@@ -120,8 +121,12 @@ describe.skipIf(!url)('directory-sync (built bundle, loopback platform, DynamoDB
       ['cc-100', 'Data Platform'],
     ]);
     expect(costCentersOf(written['owner#333333333333'])).toEqual([['cc-300', 'QA']]);
+    expect(costCentersOf(written['owner#111111111111'])).toEqual([
+      ['cc-100', 'Data Platform'],
+      ['cc-300', 'QA'],
+    ]);
     for (const item of Object.values(written)) {
-      expect(Object.keys(item).sort()).toEqual(['costCenters', 'expiresAt', 'id', 'readAt']);
+      expect(Object.keys(item).sort()).toEqual(['costCenters', 'expiresAt', 'id', 'payers', 'readAt']);
       expect(Math.abs(Number(item['readAt']?.N) - Date.now() / 1000)).toBeLessThan(60);
       expect(Number(item['expiresAt']?.N) - Number(item['readAt']?.N)).toBe(3 * 86_400);
     }
@@ -140,7 +145,7 @@ describe.skipIf(!url)('directory-sync (built bundle, loopback platform, DynamoDB
     await expectNoSecrets();
   });
 
-  it('a run where one payer’s list fails keeps that payer’s accounts’ items as they were and updates the others', async () => {
+  it('a run where one payer’s list fails keeps that payer’s accounts’ items, and its part of shared ones, and updates the others', async () => {
     const before = await items();
     platform.accounts[0]!.costCenters[0]!.name = 'Data Platform (renamed)';
     platform.accounts[2]!.costCenters[0]!.linkedAccountsIds = [{ accountId: 'sub-0002' }, { id: 'sub-0003' }];
@@ -151,7 +156,10 @@ describe.skipIf(!url)('directory-sync (built bundle, loopback platform, DynamoDB
     expect(answer.skipped).toEqual([expect.objectContaining({ payer: '67890', reason: 'platform_unavailable' })]);
     const after = await items();
     expect(after['owner#333333333333']).toEqual(before['owner#333333333333']);
-    expect(costCentersOf(after['owner#111111111111'])).toEqual([['cc-100', 'Data Platform (renamed)']]);
+    expect(costCentersOf(after['owner#111111111111'])).toEqual([
+      ['cc-100', 'Data Platform (renamed)'],
+      ['cc-300', 'QA'],
+    ]);
     expect(costCentersOf(after['owner#sub-0003'])).toEqual([['az-1', 'Analytics']]);
     // The log says which payer it skipped and why, in words.
     expect(bundle.logRecords()).toContainEqual(

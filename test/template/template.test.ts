@@ -253,9 +253,10 @@ describe('least privilege', () => {
       'secretsmanager:GetSecretValue TriageKeySecret',
     ]);
     expect(template.Resources['TriageKeySecret']?.Properties?.['GenerateSecretString']).toMatchObject({ PasswordLength: 64 });
-    // directory-sync reads the platform login and writes whole owner# items: no read, update or delete.
+    // directory-sync reads the platform login, and reads and writes whole owner# items: no update or delete.
     const [directoryId] = functionNamed('directory-sync') ?? [];
     expect(grants(directoryId as string)).toEqual([
+      'dynamodb:GetItem DedupTable',
       'dynamodb:PutItem DedupTable',
       'secretsmanager:GetSecretValue PlatformCredentialsSecret',
     ]);
@@ -285,7 +286,7 @@ describe('least privilege', () => {
     });
   });
 
-  it('the relay reads owner records and directory-sync writes them, with a condition that keeps both to owner# items', () => {
+  it('the relay reads owner records and directory-sync reads and writes them, with a condition that keeps both to owner# items', () => {
     const statementsOf = (id: string) =>
       (effectiveFunctionProperties(template, id)['Policies'] as Array<{ Statement: Array<Record<string, unknown>> }>).flatMap(
         (p) => p.Statement,
@@ -294,6 +295,7 @@ describe('least privilege', () => {
     const ownerOnly = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['owner#*'] } };
     expect(statementsOf(relayId as string).find((s) => s['Action'] === 'dynamodb:GetItem')).toMatchObject({ Condition: ownerOnly });
     expect(statementsOf(directoryId as string).find((s) => s['Action'] === 'dynamodb:PutItem')).toMatchObject({ Condition: ownerOnly });
+    expect(statementsOf(directoryId as string).find((s) => s['Action'] === 'dynamodb:GetItem')).toMatchObject({ Condition: ownerOnly });
   });
 
   describe('the check catches', () => {

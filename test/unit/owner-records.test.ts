@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AwsJsonCall } from '../../lib/aws/json-client.js';
 import { fileOwnerDirectory, OWNER_RECORD_SECONDS, ownerRecordId, ownersFileSchema } from '../../lib/owners/directory.js';
-import { dynamoOwnerDirectory, dynamoOwnerWriter } from '../../lib/owners/dynamodb.js';
+import { dynamoOwnerDirectory, dynamoOwnerStore } from '../../lib/owners/dynamodb.js';
 
 /** The dedup table's PutItem and GetItem on one key, in memory, as the AWS JSON protocol carries them. */
 function memoryTable(): AwsJsonCall & { items: Map<string, Record<string, unknown>> } {
@@ -27,7 +27,7 @@ describe('owner records in the dedup table', () => {
 
   it('directory-sync writes a whole owner# item that the relay reads back, ids and names only', async () => {
     const table = memoryTable();
-    await dynamoOwnerWriter(table, 'dedup').write(record);
+    await dynamoOwnerStore(table, 'dedup').write(record);
     expect(table.items.get('owner#123456789012')).toEqual({
       id: { S: 'owner#123456789012' },
       costCenters: { L: [{ M: { id: { S: 'cc-1' }, name: { S: 'Data Platform' } } }] },
@@ -39,9 +39,24 @@ describe('owner records in the dedup table', () => {
     expect(await directory.read('999999999999')).toBeUndefined();
   });
 
+  it('keeps which payer named which cost centers beside the list the relay reads', async () => {
+    const table = memoryTable();
+    const parts = [
+      { payer: '12345', costCenters: [{ id: 'cc-1', name: 'Data Platform' }], readAt },
+      { payer: '67890', costCenters: [{ id: 'cc-2', name: 'Shared' }], readAt: readAt + 60 },
+    ];
+    const shared = { accountId: '123456789012', costCenters: [parts[0]!.costCenters[0]!, parts[1]!.costCenters[0]!], readAt, parts };
+    const store = dynamoOwnerStore(table, 'dedup', () => readAt * 1000);
+    await store.write(shared);
+    expect(await store.read(shared.accountId)).toEqual(shared);
+    expect((await dynamoOwnerDirectory(table, 'dedup', () => readAt * 1000).read(shared.accountId))?.costCenters).toEqual(
+      shared.costCenters,
+    );
+  });
+
   it('an item past its expiry is none, though TTL has not deleted it yet', async () => {
     const table = memoryTable();
-    await dynamoOwnerWriter(table, 'dedup').write(record);
+    await dynamoOwnerStore(table, 'dedup').write(record);
     const at = (seconds: number) => dynamoOwnerDirectory(table, 'dedup', () => seconds * 1000);
     expect(await at(readAt + OWNER_RECORD_SECONDS).read(record.accountId)).toEqual(record);
     expect(await at(readAt + OWNER_RECORD_SECONDS + 1).read(record.accountId)).toBeUndefined();
