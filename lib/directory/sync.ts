@@ -8,6 +8,7 @@ import type { OwnerRecord, OwnerStore } from '../owners/directory.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorName, errorReason, ReasonedError } from '../shared/errors.js';
 import { mergedRecord, namesLinkedAccounts, ownerRecords, type PayerCoverage } from './coverage.js';
+import type { SyncCursor } from './cursor.js';
 
 /** What directory-sync asks of the platform: sign in, the payer accounts, and each payer's cost centers. */
 export interface DirectoryPlatform extends Pick<CostApiClient, 'generateToken' | 'listPayerAccounts'>, CostCenterCoverageReader {}
@@ -19,7 +20,7 @@ export interface DirectorySyncLimits {
   callFloorMs: number;
   /** The credentials secret's read. */
   secretMs: number;
-  /** One record's write (with the read before it, when there is one), at most. */
+  /** One record's write (with the read before it, when there is one), or the cursor's read or write, at most. */
   writeMs: number;
   /** A write is not begun with less time than this left to it. */
   writeFloorMs: number;
@@ -40,6 +41,7 @@ export interface DirectorySyncDependencies {
   platform: DirectoryPlatform;
   readCredentials(signal: AbortSignal): Promise<Credentials>;
   store: OwnerStore;
+  cursor: SyncCursor;
   /** How long the next platform request would wait for its place within the platform's pace. */
   paceDelayMs?: () => number;
   logger: Logger;
@@ -193,10 +195,23 @@ export function createDirectorySync(deps: DirectorySyncDependencies): (budget: I
       return failedRun(errorReason(error));
     }
 
+    let cursor: string | undefined;
+    try {
+      cursor = await budget.step('cursor_read', limits.writeMs, (signal) => deps.cursor.read(signal));
+    } catch (error) {
+      log.warn('where the last run stopped is unknown: reading from the first payer', { reason: errorReason(error), why: whyOf(error) });
+    }
+    const start = Math.max(
+      0,
+      payers.findIndex((p) => p.accountKey === cursor),
+    );
+    if (start > 0) log.info('reading from the payer where the last run stopped', { payer: cursor });
+
     const read: Array<PayerCoverage & { source: CostCenterListVersion }> = [];
     const skipped: SkippedPayer[] = [];
     let stop: RunStoppedError | undefined;
-    for (const payer of payers) {
+    let stoppedAt: string | undefined;
+    for (const payer of [...payers.slice(start), ...payers.slice(0, start)]) {
       const skip = (reason: string, why: string) => {
         skipped.push({ payer: payer.accountKey, payerName: payer.accountName, reason, why });
         log.warn('payer skipped: its accounts keep their records as they were', {
@@ -226,6 +241,20 @@ export function createDirectorySync(deps: DirectorySyncDependencies): (budget: I
         else if (error instanceof CostApiError && error.reason === 'rate_limited') {
           stop = new RunStoppedError('not read: the platform answered an earlier list with 429 (too many requests)', 'rate_limited');
         }
+        if (stop) stoppedAt = payer.accountKey;
+      }
+    }
+    // Kept before the records are written, so that a run whose writes take all its time still
+    // moves the next one on.
+    if (stoppedAt !== undefined && stoppedAt !== cursor) {
+      const next = stoppedAt;
+      try {
+        await budget.step('cursor_write', limits.writeMs, (signal) => deps.cursor.write(next, signal));
+      } catch (error) {
+        log.warn('where this run stopped was not kept: the next run starts where this one did', {
+          reason: errorReason(error),
+          why: whyOf(error),
+        });
       }
     }
 

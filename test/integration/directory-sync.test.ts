@@ -56,6 +56,7 @@ describe.skipIf(!url)('directory-sync (built bundle, loopback platform, DynamoDB
   let platform: FakePlatform;
   let bundle: RunningBundle;
   let table: { name: string; dynamo: DynamoDBClient };
+  let environment: Record<string, string>;
   const answers: unknown[] = [];
 
   beforeAll(async () => {
@@ -68,14 +69,15 @@ describe.skipIf(!url)('directory-sync (built bundle, loopback platform, DynamoDB
       'platform-credentials',
     );
     table = await createDedupTable(url!);
-    bundle = await startBundle('directory-sync', {
+    environment = {
       ...awsEnvironment(url!),
       COST_API_BASE_URL: platform.url,
       COST_API_CREDENTIALS_SECRET_ID: secretId,
       COST_API_TIMEOUT_MS: '2000',
       COST_API_MAX_ATTEMPTS: '2',
       DEDUP_TABLE_NAME: table.name,
-    });
+    };
+    bundle = await startBundle('directory-sync', environment);
   });
   afterAll(async () => {
     await bundle?.stop();
@@ -174,6 +176,28 @@ describe.skipIf(!url)('directory-sync (built bundle, loopback platform, DynamoDB
     expect(emfRecords(bundle.output().split('\n'))).toContainEqual(
       expect.objectContaining({ service: 'directory-sync', outcome: 'partial', DirectorySyncs: 1 }),
     );
+    await expectNoSecrets();
+  });
+
+  it('a run stopped by a 429 keeps where it stopped in directory#cursor, and the next run starts there', async () => {
+    // A container of its own, so that its pace has room for both runs.
+    await bundle.stop();
+    bundle = await startBundle('directory-sync', environment);
+    platform.reset();
+    platform.setBehaviour('costCenters', { kind: 'rate_limited', retryAfter: '600' }, 67890);
+    const stopped = await run();
+    expect(stopped.skipped.map((p) => [p.payer, p.reason])).toEqual([
+      ['67890', 'rate_limited'],
+      ['24680', 'rate_limited'],
+    ]);
+    const cursor = (await items())['directory#cursor'];
+    expect(Object.keys(cursor ?? {}).sort()).toEqual(['expiresAt', 'id', 'nextPayer']);
+    expect(cursor?.['nextPayer']?.S).toBe('67890');
+
+    platform.reset();
+    expect(await run()).toMatchObject({ outcome: 'succeeded', payersRead: 3 });
+    const lists = platform.requests.filter((r) => r.path.includes('cost-centers') && !r.query['token']);
+    expect(lists.map((r) => r.headers['apikey'])).toEqual(['67890', '67890', '24680', '12345'].map((key) => `${platform.userKey}:${key}:`));
     await expectNoSecrets();
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readPlatformCredentials } from '../../lib/api-key/credentials.js';
 import { type CostApiClientOptions, createCostApiClient } from '../../lib/cost-api/client.js';
 import { cloudAccountIdOf } from '../../lib/directory/coverage.js';
+import type { SyncCursor } from '../../lib/directory/cursor.js';
 import { createDirectorySyncFromEnvironment } from '../../lib/directory/from-environment.js';
 import { type Pace, windowPacer } from '../../lib/directory/pace.js';
 import { createDirectorySync, type DirectorySyncLimits, type DirectorySyncSummary } from '../../lib/directory/sync.js';
@@ -88,10 +89,24 @@ function memoryStore(): OwnerStore & { items: Map<string, OwnerRecord>; writes: 
   };
 }
 
+/** The SyncCursor in memory; undefined until a run stops early. */
+function memoryCursor(): SyncCursor & { next: string | undefined } {
+  return {
+    next: undefined,
+    async read() {
+      return this.next;
+    },
+    async write(payer) {
+      this.next = payer;
+    },
+  };
+}
+
 interface SetupOptions {
   limits?: Partial<DirectorySyncLimits>;
   client?: Partial<CostApiClientOptions>;
   store?: OwnerStore;
+  cursor?: SyncCursor;
   pace?: Pace;
   password?: string;
   /** A clock ahead of the machine's by what the fake sleep has "slept". */
@@ -102,6 +117,7 @@ function setup(options: SetupOptions = {}) {
   const log = capturedLogger();
   const metrics = memoryMetrics();
   const store = options.store ?? memoryStore();
+  const cursor = options.cursor ?? memoryCursor();
   let offset = 0;
   const now = () => Date.now() + offset;
   const sleep = async (ms: number) => {
@@ -126,6 +142,7 @@ function setup(options: SetupOptions = {}) {
     platform: client,
     readCredentials: async () => ({ username: platform.username, password: options.password ?? platform.password }),
     store,
+    cursor,
     logger: log.logger,
     metrics,
     now,
@@ -408,6 +425,7 @@ describe('directory-sync never removes what it could not confirm', () => {
       platform: createCostApiClient({ baseUrl: platform.url }),
       readCredentials: () => readPlatformCredentials(async () => '{"username":"ops@example.com"}', 'platform-login'),
       store: memoryStore(),
+      cursor: memoryCursor(),
       logger: log.logger,
       metrics,
     });
@@ -509,6 +527,44 @@ describe('directory-sync keeps to its deadlines and the platform’s pace', () =
     ]);
   });
 
+  it('a run that stops early is followed by one that starts where it stopped, so successive runs read every payer', async () => {
+    const store = memoryStore();
+    const cursor = memoryCursor();
+    // Each run has room for four requests: sign-in, the payer accounts and two lists. The second
+    // payer needs two lists (v2, then v1), so the first run stops there and the last payer is left.
+    const run = () => setup({ store, cursor, pace: { requests: 4, windowMs: 60_000 }, virtualTime: true }).run(30_000);
+    const readIn: string[][] = [];
+    for (let i = 0; i < 3; i++) {
+      const summary = await run();
+      expect(summary.outcome).toBe('partial');
+      readIn.push(['12345', '67890', '24680'].filter((payer) => !summary.skipped.some((s) => s.payer === payer)));
+    }
+    expect(readIn).toEqual([['12345'], ['67890'], ['12345', '24680']]);
+    expect(directoryOf(store)).toEqual(DIRECTORY);
+    expect(cursor.next).toBe('67890');
+  });
+
+  it('a cursor naming a payer no longer listed, or one it cannot read, starts with the first payer', async () => {
+    const gone = memoryCursor();
+    gone.next = '99999';
+    const s = setup({ cursor: gone });
+    expect(await s.run()).toMatchObject({ outcome: 'succeeded', payersRead: 3 });
+    expect(listRequests()[0]?.headers['apikey']).toBe(`${platform.userKey}:12345:`);
+
+    platform.reset();
+    const broken: SyncCursor = {
+      read: async () => {
+        throw new Error('unreadable');
+      },
+      write: async () => undefined,
+    };
+    const t = setup({ cursor: broken });
+    expect(await t.run()).toMatchObject({ outcome: 'succeeded', payersRead: 3 });
+    expect(t.log.records()).toContainEqual(
+      expect.objectContaining({ level: 'warn', message: 'where the last run stopped is unknown: reading from the first payer' }),
+    );
+  });
+
   it('a pace shared by back-to-back runs: the second waits for the first’s requests to leave the window', async () => {
     let offset = 0;
     const slept: number[] = [];
@@ -577,6 +633,33 @@ describe('the directory-sync wiring', () => {
     expect(Number(item.Item['expiresAt']?.N) - Number(item.Item['readAt']?.N)).toBe(3 * 86_400);
     expect(metrics.count('DirectorySyncs', { outcome: 'succeeded' })).toBe(1);
     expectNoSecrets(log.lines, puts, summary);
+  });
+
+  it('keeps where a stopped run stopped in the directory#cursor item, and the next run starts there', async () => {
+    aws.answer('secretsmanager.GetSecretValue', {
+      SecretString: JSON.stringify({ username: platform.username, password: platform.password }),
+    });
+    let cursorItem: Record<string, unknown> | undefined;
+    aws.answer('DynamoDB_20120810.PutItem', (call) => {
+      const item = call.body['Item'] as { id: { S: string } };
+      if (item.id.S === 'directory#cursor') cursorItem = item;
+      return {};
+    });
+    aws.answer('DynamoDB_20120810.GetItem', (call) =>
+      (call.body['Key'] as { id: { S: string } }).id.S === 'directory#cursor' && cursorItem ? { Item: cursorItem } : {},
+    );
+    const env = { COST_API_BASE_URL: platform.url, COST_API_CREDENTIALS_SECRET_ID: 'platform-login', DEDUP_TABLE_NAME: 'dedup' };
+    const budget = () => invocationBudget({ getRemainingTimeInMillis: () => 60_000 });
+    platform.setBehaviour('costCenters', { kind: 'rate_limited', retryAfter: '600' }, 67890);
+    const log = capturedLogger();
+    await createDirectorySyncFromEnvironment(env, { logger: log.logger, metrics: memoryMetrics() })(budget());
+    expect(cursorItem).toEqual({ id: { S: 'directory#cursor' }, nextPayer: { S: '67890' }, expiresAt: { N: expect.any(String) } });
+
+    platform.reset();
+    const next = await createDirectorySyncFromEnvironment(env, { logger: log.logger, metrics: memoryMetrics() })(budget());
+    expect(next).toMatchObject({ outcome: 'succeeded', payersRead: 3 });
+    expect(listRequests()[0]?.headers['apikey']).toBe(`${platform.userKey}:67890:`);
+    expectNoSecrets(log.lines, cursorItem);
   });
 
   it('a credentials secret it cannot read fails the run, named by the secret and AWS’s error code', async () => {
