@@ -1,4 +1,5 @@
 import type { CoveringCostCenter, PayerAccount } from '../cost-api/schema.js';
+import { COST_CENTER_LIMITS, fittingCostCenters } from '../message/cost-center.js';
 import type { CostCenterRef, OwnerRecord, PayerPart } from '../owners/directory.js';
 
 /** One payer's cost centers as one list read them. */
@@ -12,8 +13,6 @@ export interface PayerCoverage {
 /** The platform's cloud type of AWS accounts (reference/cost-api.md, `cloudTypeId`). */
 const AWS_CLOUD_TYPE = 0;
 const AWS_ACCOUNT_ID_DIGITS = 12;
-/** As long as the owners file lets a name be. */
-const MAX_NAME_LENGTH = 200;
 
 /**
  * The cloud account id as deliveries carry it. An AWS account id always has twelve digits, so a
@@ -35,9 +34,9 @@ const byIdAndName = (a: CostCenterRef, b: CostCenterRef) => byText(a.id, b.id) |
 const costCenterKey = ({ id, name }: CostCenterRef) => `${id}\u0000${name}`;
 
 /**
- * An account's record from its payers' parts: every cost center that covers it, each once, and
- * the earliest time those parts were read, so that the record expires no later than its oldest
- * part should.
+ * An account's record from its payers' parts: every cost center that covers it, each once (as
+ * many as a message carries), and the earliest time those parts were read, so that the record
+ * expires no later than its oldest part should.
  */
 export function recordOfParts(accountId: string, parts: readonly PayerPart[]): OwnerRecord {
   const costCenters = new Map<string, CostCenterRef>();
@@ -45,19 +44,22 @@ export function recordOfParts(accountId: string, parts: readonly PayerPart[]): O
   const sorted = [...parts].sort((a, b) => byText(a.payer, b.payer));
   return {
     accountId,
-    costCenters: [...costCenters.values()].sort(byIdAndName),
+    costCenters: fittingCostCenters([...costCenters.values()].sort(byIdAndName)),
     readAt: Math.min(...parts.map((p) => p.readAt)),
     parts: sorted,
   };
 }
 
-/** One record per cloud account that the lists read name, made of each payer's part. */
-export function ownerRecords(payers: readonly PayerCoverage[]): { records: OwnerRecord[]; paddedIds: number } {
+/**
+ * One record per cloud account that the lists read name, made of each payer's part; and how many
+ * of the cost centers named were left out because a record cannot hold them.
+ */
+export function ownerRecords(payers: readonly PayerCoverage[]): { records: OwnerRecord[]; paddedIds: number; leftOut: number } {
   const accounts = new Map<string, Map<string, PayerPart>>();
   let paddedIds = 0;
   for (const { payer, readAt, costCenters } of payers) {
     for (const costCenter of costCenters) {
-      const ref: CostCenterRef = { id: costCenter.id, name: costCenter.name.slice(0, MAX_NAME_LENGTH) };
+      const ref: CostCenterRef = { id: costCenter.id, name: costCenter.name.slice(0, COST_CENTER_LIMITS.nameLength) };
       for (const linked of costCenter.linkedAccounts) {
         const { id, padded } = cloudAccountIdOf(linked, payer);
         if (padded) paddedIds++;
@@ -69,15 +71,19 @@ export function ownerRecords(payers: readonly PayerCoverage[]): { records: Owner
       }
     }
   }
+  let leftOut = 0;
   const records = [...accounts.entries()]
     .sort(([a], [b]) => byText(a, b))
-    .map(([accountId, parts]) =>
-      recordOfParts(
+    .map(([accountId, parts]) => {
+      const named = new Set([...parts.values()].flatMap((part) => part.costCenters.map(costCenterKey))).size;
+      const record = recordOfParts(
         accountId,
-        [...parts.values()].map((part) => ({ ...part, costCenters: part.costCenters.sort(byIdAndName) })),
-      ),
-    );
-  return { records, paddedIds };
+        [...parts.values()].map((part) => ({ ...part, costCenters: fittingCostCenters(part.costCenters.sort(byIdAndName)) })),
+      );
+      leftOut += named - record.costCenters.length;
+      return record;
+    });
+  return { records, paddedIds, leftOut };
 }
 
 /**

@@ -3,6 +3,7 @@ import type { CostApiClient, CostCenterCoverageReader, CostCenterListVersion, Cr
 import { CostApiError } from '../cost-api/errors.js';
 import type { PayerAccount } from '../cost-api/schema.js';
 import type { Logger } from '../log/logger.js';
+import { COST_CENTER_LIMITS } from '../message/cost-center.js';
 import { type DirectorySyncOutcome, directorySyncMetric, type Metrics } from '../metrics/metrics.js';
 import type { OwnerRecord, OwnerStore } from '../owners/directory.js';
 import type { InvocationBudget } from '../shared/deadline.js';
@@ -258,7 +259,7 @@ export function createDirectorySync(deps: DirectorySyncDependencies): (budget: I
       }
     }
 
-    const { records, paddedIds } = ownerRecords(read);
+    const { records, paddedIds, leftOut } = ownerRecords(read);
     const readKeys = new Set(read.map((r) => r.payer.accountKey));
     const unread = new Set(payers.map((p) => p.accountKey).filter((key) => !readKeys.has(key)));
     const { written, notWritten } = await writeAll(budget, records, unread);
@@ -267,6 +268,13 @@ export function createDirectorySync(deps: DirectorySyncDependencies): (budget: I
       log.warn('owner records not written: those accounts keep their records as they were', {
         accounts: accountsNotWritten,
         reasons: Object.fromEntries(notWritten),
+      });
+    }
+    if (leftOut > 0) {
+      // A queued retry carries no more of them (lib/message/cost-center.ts), so no record keeps more.
+      log.warn('cost centers a record cannot hold were left out: an id too long, or too many for one account', {
+        costCenters: leftOut,
+        limits: COST_CENTER_LIMITS,
       });
     }
     if (paddedIds > 0) {

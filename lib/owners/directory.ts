@@ -1,16 +1,10 @@
 import * as z from 'zod/mini';
 import '../validation/messages.js';
-import type { CostCenterRef } from '../message/cost-center.js';
+import { type CostCenterRef, costCentersSchema } from '../message/cost-center.js';
 
-/**
- * The owner directory: which of the platform's cost centers cover each cloud account, as
- * directory-sync last read them. The relay routes by it (`when.costCenter`) and names the cost
- * centers in every message. One record per cloud account; ids and names only, never a key.
- */
-export const costCenterSchema = z.strictObject({
-  id: z.string().check(z.minLength(1), z.maxLength(200)),
-  name: z.string().check(z.maxLength(200)),
-}) satisfies z.ZodMiniType<CostCenterRef>;
+// The owner directory: which of the platform's cost centers cover each cloud account, as
+// directory-sync last read them. The relay routes by it (`when.costCenter`) and names the cost
+// centers in every message. One record per cloud account; ids and names only, never a key.
 export type { CostCenterRef };
 
 /** The cost centers one payer's list named for an account, and when that list was read. */
@@ -59,7 +53,7 @@ export interface OwnerStore {
  * ids and the cost centers that cover each, as directory-sync would have read them.
  */
 export const ownersFileSchema = z.strictObject({
-  accounts: z.record(z.string().check(z.minLength(1)), z.array(costCenterSchema)),
+  accounts: z.record(z.string().check(z.minLength(1)), costCentersSchema),
 });
 export type OwnersFile = z.infer<typeof ownersFileSchema>;
 

@@ -1,4 +1,5 @@
 import type { AwsJsonCall } from '../aws/json-client.js';
+import { fittingCostCenters } from '../message/cost-center.js';
 import {
   type CostCenterRef,
   OWNER_RECORD_SECONDS,
@@ -12,11 +13,14 @@ import {
 /** An attribute value as the DynamoDB JSON protocol carries it (the kinds owner items use). */
 type Attribute = { S?: string; N?: string; L?: Attribute[]; M?: Record<string, Attribute> };
 
+/** What an item names, within what a message carries, however the item was written. */
 const costCentersOf = (list: Attribute | undefined): CostCenterRef[] =>
-  (list?.L ?? []).flatMap((entry) => {
-    const id = entry.M?.['id']?.S;
-    return id ? [{ id, name: entry.M?.['name']?.S ?? '' }] : [];
-  });
+  fittingCostCenters(
+    (list?.L ?? []).flatMap((entry) => {
+      const id = entry.M?.['id']?.S;
+      return id ? [{ id, name: entry.M?.['name']?.S ?? '' }] : [];
+    }),
+  );
 
 const costCenterList = (costCenters: readonly CostCenterRef[]) => ({
   L: costCenters.map(({ id, name }) => ({ M: { id: { S: id }, name: { S: name } } })),

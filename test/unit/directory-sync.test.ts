@@ -1,11 +1,15 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readPlatformCredentials } from '../../lib/api-key/credentials.js';
 import { type CostApiClientOptions, createCostApiClient } from '../../lib/cost-api/client.js';
+import { newJob } from '../../lib/delivery/job.js';
+import { parseDeliveryJob } from '../../lib/delivery/job-schema.js';
 import { cloudAccountIdOf } from '../../lib/directory/coverage.js';
 import type { SyncCursor } from '../../lib/directory/cursor.js';
 import { createDirectorySyncFromEnvironment } from '../../lib/directory/from-environment.js';
 import { type Pace, windowPacer } from '../../lib/directory/pace.js';
 import { createDirectorySync, type DirectorySyncLimits, type DirectorySyncSummary } from '../../lib/directory/sync.js';
+import { webhookMessageSchema } from '../../lib/message/schema.js';
 import type { OwnerRecord, OwnerStore } from '../../lib/owners/directory.js';
 import { invocationBudget } from '../../lib/shared/deadline.js';
 import { type FakeAccount, type FakePlatform, type PlatformBehaviour, startFakePlatform } from '../helpers/cost-platform.js';
@@ -281,6 +285,30 @@ describe('directory-sync reads the directory', () => {
       }),
     );
     expect(s.log.records()).toContainEqual(expect.objectContaining({ message: 'payer read', payer: '67890', list: 'v1' }));
+  });
+
+  it('keeps no more cost centers per account, and no longer ids or names, than a queued retry of its alert accepts', async () => {
+    const many = Array.from({ length: 60 }, (_, i) => ({
+      id: `cc-${String(i).padStart(2, '0')}`,
+      name: 'n'.repeat(250),
+      linkedAccounts: ['111111111111'],
+    }));
+    platform.accounts.splice(0, 3, {
+      ...structuredClone(PAYERS[0]!),
+      costCenters: [{ id: 'a'.repeat(201), name: 'Long id', linkedAccounts: ['111111111111'] }, ...many],
+    });
+    const s = setup();
+    expect(await s.run()).toMatchObject({ outcome: 'succeeded', accountsWritten: 1 });
+    const { costCenters } = (s.store as ReturnType<typeof memoryStore>).items.get('111111111111')!;
+    expect(costCenters.map((c) => c.id)).toEqual(many.slice(0, 50).map((c) => c.id));
+    const message = webhookMessageSchema.parse(
+      JSON.parse(readFileSync(new URL('../../events/anomaly-alert.json', import.meta.url), 'utf8')),
+    );
+    const job = newJob('d-1', 'default', message, 'rate_limited', Date.now(), undefined, undefined, undefined, costCenters);
+    expect(parseDeliveryJob(JSON.stringify(job))?.costCenters).toEqual(costCenters);
+    expect(s.log.records()).toContainEqual(
+      expect.objectContaining({ message: expect.stringContaining('cost centers a record cannot hold were left out'), costCenters: 11 }),
+    );
   });
 
   it('writes nothing for a payer whose v2 and v1 lists both name no linked account', async () => {

@@ -1,5 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { AwsJsonCall } from '../../lib/aws/json-client.js';
+import { newJob } from '../../lib/delivery/job.js';
+import { parseDeliveryJob } from '../../lib/delivery/job-schema.js';
+import { webhookMessageSchema } from '../../lib/message/schema.js';
 import { fileOwnerDirectory, OWNER_RECORD_SECONDS, ownerRecordId, ownersFileSchema } from '../../lib/owners/directory.js';
 import { dynamoOwnerDirectory, dynamoOwnerStore } from '../../lib/owners/dynamodb.js';
 
@@ -74,6 +78,28 @@ describe('owner records in the dedup table', () => {
     expect(await directory.read('1')).toEqual({ accountId: '1', costCenters: [{ id: 'cc-2', name: '' }], readAt: 0 });
     expect(await directory.read('2')).toEqual({ accountId: '2', costCenters: [], readAt: 0 });
   });
+  it('gives the relay no more cost centers, and no longer ids or names, than a queued retry of its alert accepts', async () => {
+    const table = memoryTable();
+    const entry = (id: string, name: string) => ({ M: { id: { S: id }, name: { S: name } } });
+    table.items.set(ownerRecordId('1'), {
+      id: { S: 'owner#1' },
+      costCenters: {
+        L: [
+          entry('a'.repeat(201), 'Long id'),
+          ...Array.from({ length: 60 }, (_, i) => entry(`cc-${String(i).padStart(2, '0')}`, 'n'.repeat(250))),
+        ],
+      },
+      expiresAt: { N: String(readAt + 10) },
+    });
+    const costCenters = (await dynamoOwnerDirectory(table, 'dedup', () => readAt * 1000).read('1'))?.costCenters ?? [];
+    expect(costCenters).toHaveLength(50);
+    expect(costCenters[0]).toEqual({ id: 'cc-00', name: 'n'.repeat(200) });
+    const message = webhookMessageSchema.parse(
+      JSON.parse(readFileSync(new URL('../../events/anomaly-alert.json', import.meta.url), 'utf8')),
+    );
+    const job = newJob('d-1', 'default', message, 'rate_limited', Date.now(), undefined, undefined, undefined, costCenters);
+    expect(parseDeliveryJob(JSON.stringify(job))?.costCenters).toEqual(costCenters);
+  });
 });
 
 describe('owners file', () => {
@@ -92,5 +118,7 @@ describe('owners file', () => {
   it('refuses a file with unknown members or a cost center without an id', () => {
     expect(ownersFileSchema.safeParse({ accounts: {}, extra: 1 }).success).toBe(false);
     expect(ownersFileSchema.safeParse({ accounts: { a: [{ id: '', name: 'x' }] } }).success).toBe(false);
+    const tooMany = Array.from({ length: 51 }, (_, i) => ({ id: `cc-${i}`, name: 'x' }));
+    expect(ownersFileSchema.safeParse({ accounts: { a: tooMany } }).success).toBe(false);
   });
 });
