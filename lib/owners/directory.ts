@@ -33,8 +33,9 @@ export interface OwnerRecord {
 /** A record outlives a few missed runs, then goes: a mapping nobody confirms for days is not kept. */
 export const OWNER_RECORD_SECONDS = 3 * 86_400;
 
-/** Its item id in the dedup table: prefixed, so it never meets a delivery, anomaly or group item. */
-export const ownerRecordId = (accountId: string): string => `owner#${accountId}`;
+/** Its item id in the dedup table is this and the account id: prefixed, so it never meets a delivery, anomaly or group item. */
+export const OWNER_RECORD_PREFIX = 'owner#';
+export const ownerRecordId = (accountId: string): string => `${OWNER_RECORD_PREFIX}${accountId}`;
 
 /** Where the relay reads an account's cost centers; undefined when the directory does not know it. */
 export interface OwnerDirectory {

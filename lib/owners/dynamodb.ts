@@ -2,6 +2,7 @@ import type { AwsJsonCall } from '../aws/json-client.js';
 import { fittingCostCenters } from '../message/cost-center.js';
 import {
   type CostCenterRef,
+  OWNER_RECORD_PREFIX,
   OWNER_RECORD_SECONDS,
   type OwnerDirectory,
   type OwnerRecord,
@@ -11,7 +12,7 @@ import {
 } from './directory.js';
 
 /** An attribute value as the DynamoDB JSON protocol carries it (the kinds owner items use). */
-type Attribute = { S?: string; N?: string; L?: Attribute[]; M?: Record<string, Attribute> };
+export type Attribute = { S?: string; N?: string; L?: Attribute[]; M?: Record<string, Attribute> };
 
 /** What an item names, within what a message carries, however the item was written. */
 const costCentersOf = (list: Attribute | undefined): CostCenterRef[] =>
@@ -28,7 +29,16 @@ const costCenterList = (costCenters: readonly CostCenterRef[]) => ({
 
 const epochSeconds = (attribute: { N?: string } | undefined): number => Number(attribute?.N ?? 0) || 0;
 
-function recordOf(accountId: string, item: Record<string, Attribute>): OwnerRecord {
+/**
+ * An `owner#` item as the record it holds, as every reader of the directory takes it; undefined
+ * for an item that is not one, or has expired (TTL deletes lazily: an item past its time is as
+ * good as none).
+ */
+export function ownerRecordOfItem(item: Record<string, Attribute> | undefined, now: () => number = Date.now): OwnerRecord | undefined {
+  const id = item?.['id']?.S;
+  if (!item || !id?.startsWith(OWNER_RECORD_PREFIX)) return undefined;
+  if (epochSeconds(item['expiresAt']) < Math.floor(now() / 1000)) return undefined;
+  const accountId = id.slice(OWNER_RECORD_PREFIX.length);
   const record: OwnerRecord = { accountId, costCenters: costCentersOf(item['costCenters']), readAt: epochSeconds(item['readAt']) };
   const payers = item['payers']?.M;
   if (payers) {
@@ -50,10 +60,7 @@ async function readRecord(
   signal: AbortSignal | undefined,
 ): Promise<OwnerRecord | undefined> {
   const output = await dynamo('GetItem', { TableName: tableName, Key: { id: { S: ownerRecordId(accountId) } } }, signal);
-  const item = output['Item'] as Record<string, Attribute> | undefined;
-  // TTL deletes lazily: an item past its time is as good as none.
-  if (!item || Number(item['expiresAt']?.N ?? 0) < Math.floor(now() / 1000)) return undefined;
-  return recordOf(accountId, item);
+  return ownerRecordOfItem(output['Item'] as Record<string, Attribute> | undefined, now);
 }
 
 /** The directory in the dedup table: one `owner#<account>` item per cloud account. */

@@ -91,6 +91,8 @@ describe('checking the routing by cost center before an anomaly happens', () => 
     const soon = Math.floor(Date.now() / 1000) + 86_400;
     await item('123456789012', [{ id: 'cc-42', name: 'Data Platform' }], soon);
     await item('555555555555', [{ id: 'cc-9', name: 'Marketing' }], soon);
+    // Expired an hour ago; TTL deletes lazily, and the relay no longer routes by it.
+    await item('666666666666', [{ id: 'cc-42', name: 'Data Platform' }], soon - 86_400 - 3_600);
     // Other items in the table are not owners.
     await table.dynamo.send(new PutItemCommand({ TableName: table.name, Item: { id: { S: 'anomaly#x' }, firstSeen: { N: '1' } } }));
     const configId = await createSecret(secretsClient(moto as string), config, 'relay-config');
@@ -116,6 +118,7 @@ describe('checking the routing by cost center before an anomaly happens', () => 
     expect(listed.out).toContain('2 accounts');
     expect(listed.out).toContain('123456789012: Data Platform (cc-42) -> data (teams)');
     expect(listed.out).toContain('555555555555: Marketing (cc-9) -> default (slack)');
+    expect(listed.out).not.toContain('666666666666');
     const explained = await run(
       'config.ts',
       ['explain', join(dir, 'relay.json'), join(root, 'events/anomaly-alert.json'), '--stack', stackName],
