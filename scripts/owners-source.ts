@@ -46,9 +46,9 @@ export async function ownersFromFile(file: string): Promise<OwnersSource> {
   };
 }
 
-/** The stack's owner directory: the `owner#` items of its dedup table (`DedupTableName` output). */
-export async function ownersFromStack(stack: string, region: string | undefined): Promise<OwnersSource> {
-  const tableName = (await stackOutputs(stack, region))['DedupTableName'];
+/** The stack's owner directory: the `owner#` items of its dedup table (`DedupTableName` output, of `outputs` when given). */
+export async function ownersFromStack(stack: string, region: string | undefined, outputs?: Record<string, string>): Promise<OwnersSource> {
+  const tableName = (outputs ?? (await stackOutputs(stack, region)))['DedupTableName'];
   if (!tableName) throw new UsageError(`The stack ${stack} has no DedupTableName output; is it a Cost Alert Relay stack of this version?`);
   const found = regionFrom(region);
   if (found) process.env['AWS_REGION'] = found;

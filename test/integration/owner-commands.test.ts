@@ -10,6 +10,7 @@ import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudf
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { awsEnvironment, createSecret, motoUrl, secretsClient } from '../helpers/aws.js';
+import { startAwsProxy } from '../helpers/aws-proxy.js';
 import { createDedupTable } from '../helpers/relay-stack.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -44,6 +45,15 @@ describe('checking the routing by cost center before an anomaly happens', () => 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'owners-'));
     await writeFile(join(dir, 'relay.json'), JSON.stringify(config));
+    const byCloud = {
+      ...config,
+      routes: [
+        ...config.routes,
+        { when: { cloudProvider: ['AWS'], accountId: ['123456789012'] }, to: ['default', 'data'] },
+        { when: { cloudProvider: ['azure'] }, to: ['data'] },
+      ],
+    };
+    await writeFile(join(dir, 'relay-by-cloud.json'), JSON.stringify(byCloud));
     await writeFile(join(dir, 'bad-delivery.json'), JSON.stringify({ metadata: {}, payload: { title: 'x' } }));
   });
 
@@ -72,6 +82,21 @@ describe('checking the routing by cost center before an anomaly happens', () => 
     expect(listed.out).toContain('210987654321: Finance (cc-7), Data Platform (cc-42) -> data (teams)');
     expect((await run('owners.ts', ['--owners', 'x.json'])).code).toBe(2);
     for (const secret of SECRETS) expect(listed.out).not.toContain(secret);
+  });
+
+  it('owners says where alerts go from each cloud provider when routes by provider send them elsewhere', async () => {
+    const listed = await run('owners.ts', [
+      '--owners',
+      join(root, 'events/owners/sample.json'),
+      '--config',
+      join(dir, 'relay-by-cloud.json'),
+    ]);
+    expect(listed.code).toBe(0);
+    expect(listed.out).toContain(
+      '123456789012: Data Platform (cc-42) -> by cloud provider: AWS: data (teams), default (slack); azure: data (teams); any other: data (teams)',
+    );
+    // Where every provider leads to the same place, one answer.
+    expect(listed.out).toContain('210987654321: Finance (cc-7), Data Platform (cc-42) -> data (teams)\n');
   });
 
   it.skipIf(!moto)("owners --stack and explain --stack read the stack's owner directory and live configuration", async () => {
@@ -113,8 +138,11 @@ describe('checking the routing by cost center before an anomaly happens', () => 
     );
     cloudformation.destroy();
     const env = awsEnvironment(moto as string);
-    const listed = await run('owners.ts', ['--stack', stackName], env);
+    const proxy = await startAwsProxy(moto as string);
+    const listed = await run('owners.ts', ['--stack', stackName], { ...env, AWS_ENDPOINT_URL: proxy.url }).finally(() => proxy.close());
     expect(listed.code).toBe(0);
+    // One DescribeStacks (CloudFormation's query protocol has no target) for both the table and the configuration.
+    expect(proxy.count('none')).toBe(1);
     expect(listed.out).toContain('2 accounts');
     expect(listed.out).toContain('123456789012: Data Platform (cc-42) -> data (teams)');
     expect(listed.out).toContain('555555555555: Marketing (cc-9) -> default (slack)');
