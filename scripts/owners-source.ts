@@ -3,8 +3,14 @@
 import { readFile } from 'node:fs/promises';
 import { awsJsonClient, DYNAMODB } from '../lib/aws/json-client.js';
 import { DYNAMODB_LIMITS } from '../lib/aws/limits.js';
-import { fileOwnerDirectory, type OwnerDirectory, type OwnerRecord, ownersFileSchema } from '../lib/owners/directory.js';
-import { dynamoOwnerDirectory } from '../lib/owners/dynamodb.js';
+import {
+  fileOwnerDirectory,
+  OWNER_RECORD_PREFIX,
+  type OwnerDirectory,
+  type OwnerRecord,
+  ownersFileSchema,
+} from '../lib/owners/directory.js';
+import { type Attribute, dynamoOwnerDirectory, ownerRecordOfItem } from '../lib/owners/dynamodb.js';
 import { parseJson } from '../lib/shared/json.js';
 import { describeIssues } from '../lib/shared/zod-issues.js';
 import { regionFrom, stackOutputs, UsageError } from './stack.js';
@@ -40,11 +46,9 @@ export async function ownersFromFile(file: string): Promise<OwnersSource> {
   };
 }
 
-type Item = Record<string, { S?: string; N?: string; L?: Array<{ M?: Record<string, { S?: string }> }> }>;
-
-/** The stack's owner directory: the `owner#` items of its dedup table (`DedupTableName` output). */
-export async function ownersFromStack(stack: string, region: string | undefined): Promise<OwnersSource> {
-  const tableName = (await stackOutputs(stack, region))['DedupTableName'];
+/** The stack's owner directory: the `owner#` items of its dedup table (`DedupTableName` output, of `outputs` when given). */
+export async function ownersFromStack(stack: string, region: string | undefined, outputs?: Record<string, string>): Promise<OwnersSource> {
+  const tableName = (outputs ?? (await stackOutputs(stack, region)))['DedupTableName'];
   if (!tableName) throw new UsageError(`The stack ${stack} has no DedupTableName output; is it a Cost Alert Relay stack of this version?`);
   const found = regionFrom(region);
   if (found) process.env['AWS_REGION'] = found;
@@ -60,15 +64,13 @@ export async function ownersFromStack(stack: string, region: string | undefined)
         const page = await dynamo('Scan', {
           TableName: tableName,
           FilterExpression: 'begins_with(id, :owner)',
-          ExpressionAttributeValues: { ':owner': { S: 'owner#' } },
+          ExpressionAttributeValues: { ':owner': { S: OWNER_RECORD_PREFIX } },
           ...(start ? { ExclusiveStartKey: start } : {}),
         });
-        for (const item of (page['Items'] ?? []) as Item[]) {
-          const accountId = (item['id']?.S ?? '').slice('owner#'.length);
-          const costCenters = (item['costCenters']?.L ?? []).flatMap((e) =>
-            e.M?.['id']?.S ? [{ id: e.M['id'].S, name: e.M['name']?.S ?? '' }] : [],
-          );
-          records.push({ accountId, costCenters, readAt: Number(item['readAt']?.N ?? 0) || 0 });
+        // Read as the relay reads them: an expired item that TTL has not deleted yet is no record.
+        for (const item of (page['Items'] ?? []) as Array<Record<string, Attribute>>) {
+          const record = ownerRecordOfItem(item);
+          if (record) records.push(record);
         }
         start = page['LastEvaluatedKey'];
       } while (start);

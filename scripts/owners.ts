@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { ConfigInvalidError } from '../lib/config/errors.js';
 import { parseRelayConfig } from '../lib/config/load.js';
 import type { RelayConfig } from '../lib/config/schema.js';
+import type { CostCenterRef } from '../lib/message/cost-center.js';
 import { destinationType } from '../lib/notify/kinds.js';
 import { explainRoutes, routeFacts } from '../lib/routing/route.js';
 import { ownersFromFile, ownersFromStack } from './owners-source.js';
@@ -17,7 +18,8 @@ const USAGE = `usage:
   npm run owners -- --stack NAME [--region REGION]
       Lists the accounts in the stack's owner directory (what directory-sync last read), the cost
       centers that cover each, and where an anomaly alert from each account goes under the live
-      relay configuration.
+      relay configuration. The directory does not say which cloud an account is in: where routes
+      name cloud providers and that changes where an account's alerts go, each is listed.
   npm run owners -- --owners FILE --config FILE
       The same from an owners file and a configuration file (npm start's, for one).
 
@@ -39,7 +41,7 @@ function parse() {
   }
 }
 
-async function configFrom(values: ReturnType<typeof parse>['values']): Promise<RelayConfig> {
+async function configFrom(values: ReturnType<typeof parse>['values'], outputs: Record<string, string> | undefined): Promise<RelayConfig> {
   let text: string;
   let where: string;
   if (values.config) {
@@ -48,7 +50,7 @@ async function configFrom(values: ReturnType<typeof parse>['values']): Promise<R
       throw new UsageError(`Cannot read ${values.config}: ${error.code ?? 'unknown error'}`);
     });
   } else {
-    const secretId = (await stackOutputs(values.stack as string, values.region))['RelayConfigSecretArn'];
+    const secretId = outputs?.['RelayConfigSecretArn'];
     if (!secretId) throw new UsageError(`The stack ${values.stack} has no RelayConfigSecretArn output; is it a Cost Alert Relay stack?`);
     where = secretId;
     text = await readSecretString(secretId, values.region);
@@ -72,28 +74,61 @@ async function main(): Promise<number> {
   if (values.stack ? values.owners || values.config : !(values.owners && values.config)) {
     throw new UsageError('Give --stack NAME, or --owners FILE with --config FILE.');
   }
-  const owners = values.owners ? await ownersFromFile(values.owners) : await ownersFromStack(values.stack as string, values.region);
-  const [config, records] = await Promise.all([configFrom(values), owners.list()]);
+  const outputs = values.stack ? await stackOutputs(values.stack, values.region) : undefined;
+  const owners = values.owners
+    ? await ownersFromFile(values.owners)
+    : await ownersFromStack(values.stack as string, values.region, outputs);
+  const [config, records] = await Promise.all([configFrom(values, outputs), owners.list()]);
   if (records.length === 0) {
     console.log(`${owners.label} knows no account yet${values.stack ? ' (has directory-sync run? OwnerRouting must be Enabled)' : ''}.`);
     return 0;
   }
   console.log(`${records.length} account${records.length === 1 ? '' : 's'} in ${owners.label}; where an anomaly alert from each goes:`);
+  const providers = providersNamed(config);
   for (const { accountId, costCenters } of records) {
-    const facts = routeFacts(
-      {
-        metadata: { object_type: 'anomaly_alert', timestamp: undefined, destination_url: undefined },
-        payload: { title: undefined, message: undefined, cloud_provider_type: undefined, account_id: accountId, account_name: undefined },
-      },
-      costCenters,
-    );
-    const to = explainRoutes(config, facts).map(
-      ({ destination }) => `${destination} (${destinationType(config.destinations[destination]!)})`,
-    );
     const centers = costCenters.map((c) => `${c.name || c.id} (${c.id})`).join(', ') || 'no cost center';
-    console.log(`  ${accountId}: ${centers} -> ${to.join(', ')}`);
+    console.log(`  ${accountId}: ${centers} -> ${whereAlertsGo(config, providers, accountId, costCenters)}`);
   }
   return 0;
+}
+
+/** The cloud providers routes name, each once whatever its case, as the first route spells it. */
+function providersNamed(config: RelayConfig): string[] {
+  const named = new Map<string, string>();
+  for (const provider of config.routes.flatMap((route) => route.when.cloudProvider ?? [])) {
+    if (!named.has(provider.toLowerCase())) named.set(provider.toLowerCase(), provider);
+  }
+  return [...named.values()];
+}
+
+/**
+ * The destinations of an anomaly alert from the account. The directory does not say which cloud an
+ * account is in, so where routes name providers, each provider is tried; when they disagree, the
+ * line says where an alert from each goes, and where one from any other provider goes.
+ */
+function whereAlertsGo(
+  config: RelayConfig,
+  providers: readonly string[],
+  accountId: string,
+  costCenters: readonly CostCenterRef[],
+): string {
+  const to = (provider: string | undefined) =>
+    explainRoutes(
+      config,
+      routeFacts(
+        {
+          metadata: { object_type: 'anomaly_alert', timestamp: undefined, destination_url: undefined },
+          payload: { title: undefined, message: undefined, cloud_provider_type: provider, account_id: accountId, account_name: undefined },
+        },
+        costCenters,
+      ),
+    )
+      .map(({ destination }) => `${destination} (${destinationType(config.destinations[destination]!)})`)
+      .join(', ');
+  const other = to(undefined);
+  const each = providers.map((provider) => [provider, to(provider)] as const);
+  if (each.every(([, destinations]) => destinations === other)) return other;
+  return `by cloud provider: ${[...each, ['any other', other] as const].map(([provider, destinations]) => `${provider}: ${destinations}`).join('; ')}`;
 }
 
 guardUnexpectedErrors('npm run owners');

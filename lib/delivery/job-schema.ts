@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import '../validation/messages.js';
+import { costCentersSchema } from '../message/cost-center.js';
 import { webhookMessageSchema } from '../message/schema.js';
 import { parseJson } from '../shared/json.js';
 import { MARKED_STATES } from '../vocabulary/triage.js';
@@ -42,11 +43,6 @@ export const escalationMarkSchema = z.strictObject({
   from: destinationNameSchema,
   afterMinutes: z.number().check(z.int(), z.gte(1), z.lte(10_080)),
 });
-
-/** The cost centers of an alert's account as the owner directory named them (ids and names). */
-export const costCentersSchema = z
-  .array(z.strictObject({ id: z.string().check(z.minLength(1), z.maxLength(200)), name: z.string().check(z.maxLength(200)) }))
-  .check(z.maxLength(50));
 
 export const deliveryJobSchema = z.strictObject({
   version: z.literal(2),

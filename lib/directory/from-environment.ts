@@ -5,10 +5,11 @@ import { createCostApiClient } from '../cost-api/client.js';
 import { createLogger, type Logger, logLevelFrom } from '../log/logger.js';
 import { metricsFromEnvironment } from '../metrics/emf.js';
 import { directorySyncMetric, type Metrics } from '../metrics/metrics.js';
-import { dynamoOwnerWriter } from '../owners/dynamodb.js';
+import { dynamoOwnerStore } from '../owners/dynamodb.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { readEnvironment } from '../shared/environment.js';
 import { ReasonedError } from '../shared/errors.js';
+import { dynamoSyncCursor } from './cursor.js';
 import { directoryEnvironmentSchema } from './environment.js';
 import { PLATFORM_PACE, windowPacer } from './pace.js';
 import { createDirectorySync, type DirectorySyncSummary, failedRun } from './sync.js';
@@ -43,6 +44,7 @@ export function createDirectorySyncFromEnvironment(
   }
   const settings = reading.settings;
   const secrets = awsJsonClient(SECRETS_MANAGER, { limits: SECRETS_MANAGER_READ_LIMITS });
+  const dynamo = awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS });
   const pacer = windowPacer(PLATFORM_PACE);
   const platform = createCostApiClient({
     baseUrl: settings.COST_API_BASE_URL,
@@ -59,7 +61,8 @@ export function createDirectorySyncFromEnvironment(
         if (typeof SecretString !== 'string') throw new SecretValueMissingError('it has no string value', 'no_secret_string');
         return SecretString;
       }, settings.COST_API_CREDENTIALS_SECRET_ID),
-    writer: dynamoOwnerWriter(awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }), settings.DEDUP_TABLE_NAME),
+    store: dynamoOwnerStore(dynamo, settings.DEDUP_TABLE_NAME),
+    cursor: dynamoSyncCursor(dynamo, settings.DEDUP_TABLE_NAME),
     paceDelayMs: pacer.delayMs,
     logger: log,
     metrics,

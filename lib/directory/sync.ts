@@ -3,11 +3,13 @@ import type { CostApiClient, CostCenterCoverageReader, CostCenterListVersion, Cr
 import { CostApiError } from '../cost-api/errors.js';
 import type { PayerAccount } from '../cost-api/schema.js';
 import type { Logger } from '../log/logger.js';
+import { COST_CENTER_LIMITS } from '../message/cost-center.js';
 import { type DirectorySyncOutcome, directorySyncMetric, type Metrics } from '../metrics/metrics.js';
-import type { OwnerRecord, OwnerWriter } from '../owners/directory.js';
+import type { OwnerRecord, OwnerStore } from '../owners/directory.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorName, errorReason, ReasonedError } from '../shared/errors.js';
-import { namesLinkedAccounts, ownerRecords, type PayerCoverage } from './coverage.js';
+import { mergedRecord, namesLinkedAccounts, ownerRecords, type PayerCoverage } from './coverage.js';
+import type { SyncCursor } from './cursor.js';
 
 /** What directory-sync asks of the platform: sign in, the payer accounts, and each payer's cost centers. */
 export interface DirectoryPlatform extends Pick<CostApiClient, 'generateToken' | 'listPayerAccounts'>, CostCenterCoverageReader {}
@@ -19,7 +21,7 @@ export interface DirectorySyncLimits {
   callFloorMs: number;
   /** The credentials secret's read. */
   secretMs: number;
-  /** One record's write, at most. */
+  /** One record's write (with the read before it, when there is one), or the cursor's read or write, at most. */
   writeMs: number;
   /** A write is not begun with less time than this left to it. */
   writeFloorMs: number;
@@ -39,7 +41,8 @@ export const DEFAULT_DIRECTORY_SYNC_LIMITS: DirectorySyncLimits = {
 export interface DirectorySyncDependencies {
   platform: DirectoryPlatform;
   readCredentials(signal: AbortSignal): Promise<Credentials>;
-  writer: OwnerWriter;
+  store: OwnerStore;
+  cursor: SyncCursor;
   /** How long the next platform request would wait for its place within the platform's pace. */
   paceDelayMs?: () => number;
   logger: Logger;
@@ -97,7 +100,8 @@ const whyOf = (error: unknown): string => (error instanceof ReasonedError ? erro
  * directory-sync: reads which of the platform's cost centers cover each cloud account (spec
  * 4.1-4.4 with the key `<user_key>:<accountKey>:`) and writes one `owner#<account>` record per
  * account. It only ever writes what it read in this run: a payer it could not read writes
- * nothing, so that payer's accounts keep their records until they expire, and nothing is deleted.
+ * nothing, so that payer's accounts keep their records until they expire, and an account it
+ * shares with a payer that was read keeps that payer's part; nothing is deleted.
  */
 export function createDirectorySync(deps: DirectorySyncDependencies): (budget: InvocationBudget) => Promise<DirectorySyncSummary> {
   const limits = { ...DEFAULT_DIRECTORY_SYNC_LIMITS, ...deps.limits };
@@ -142,8 +146,15 @@ export function createDirectorySync(deps: DirectorySyncDependencies): (budget: I
     return { payer, readAt: seconds(now()), costCenters: v1, source: 'v1' };
   }
 
-  /** Writes a few at a time while the invocation has time for another; counts what was not written and why. */
-  async function writeAll(budget: InvocationBudget, records: OwnerRecord[]): Promise<{ written: number; notWritten: Map<string, number> }> {
+  /**
+   * Writes a few at a time while the invocation has time for another; counts what was not written
+   * and why. When some payers were not read, each record first takes their parts from the stored one.
+   */
+  async function writeAll(
+    budget: InvocationBudget,
+    records: OwnerRecord[],
+    unread: ReadonlySet<string>,
+  ): Promise<{ written: number; notWritten: Map<string, number> }> {
     const queue = [...records];
     const notWritten = new Map<string, number>();
     let written = 0;
@@ -155,8 +166,13 @@ export function createDirectorySync(deps: DirectorySyncDependencies): (budget: I
           continue;
         }
         try {
-          await budget.step('owner_write', limits.writeMs, (signal) => deps.writer.write(record, signal));
-          written++;
+          const done = await budget.step('owner_write', limits.writeMs, async (signal) => {
+            const merged = unread.size > 0 ? mergedRecord(record, await deps.store.read(record.accountId, signal), unread) : record;
+            if (merged) await deps.store.write(merged, signal);
+            return merged !== undefined;
+          });
+          if (done) written++;
+          else miss('record_without_payers');
         } catch (error) {
           miss(errorReason(error));
         }
@@ -180,10 +196,23 @@ export function createDirectorySync(deps: DirectorySyncDependencies): (budget: I
       return failedRun(errorReason(error));
     }
 
+    let cursor: string | undefined;
+    try {
+      cursor = await budget.step('cursor_read', limits.writeMs, (signal) => deps.cursor.read(signal));
+    } catch (error) {
+      log.warn('where the last run stopped is unknown: reading from the first payer', { reason: errorReason(error), why: whyOf(error) });
+    }
+    const start = Math.max(
+      0,
+      payers.findIndex((p) => p.accountKey === cursor),
+    );
+    if (start > 0) log.info('reading from the payer where the last run stopped', { payer: cursor });
+
     const read: Array<PayerCoverage & { source: CostCenterListVersion }> = [];
     const skipped: SkippedPayer[] = [];
     let stop: RunStoppedError | undefined;
-    for (const payer of payers) {
+    let stoppedAt: string | undefined;
+    for (const payer of [...payers.slice(start), ...payers.slice(0, start)]) {
       const skip = (reason: string, why: string) => {
         skipped.push({ payer: payer.accountKey, payerName: payer.accountName, reason, why });
         log.warn('payer skipped: its accounts keep their records as they were', {
@@ -213,16 +242,39 @@ export function createDirectorySync(deps: DirectorySyncDependencies): (budget: I
         else if (error instanceof CostApiError && error.reason === 'rate_limited') {
           stop = new RunStoppedError('not read: the platform answered an earlier list with 429 (too many requests)', 'rate_limited');
         }
+        if (stop) stoppedAt = payer.accountKey;
+      }
+    }
+    // Kept before the records are written, so that a run whose writes take all its time still
+    // moves the next one on.
+    if (stoppedAt !== undefined && stoppedAt !== cursor) {
+      const next = stoppedAt;
+      try {
+        await budget.step('cursor_write', limits.writeMs, (signal) => deps.cursor.write(next, signal));
+      } catch (error) {
+        log.warn('where this run stopped was not kept: the next run starts where this one did', {
+          reason: errorReason(error),
+          why: whyOf(error),
+        });
       }
     }
 
-    const { records, paddedIds } = ownerRecords(read);
-    const { written, notWritten } = await writeAll(budget, records);
+    const { records, paddedIds, leftOut } = ownerRecords(read);
+    const readKeys = new Set(read.map((r) => r.payer.accountKey));
+    const unread = new Set(payers.map((p) => p.accountKey).filter((key) => !readKeys.has(key)));
+    const { written, notWritten } = await writeAll(budget, records, unread);
     const accountsNotWritten = [...notWritten.values()].reduce((a, b) => a + b, 0);
     if (accountsNotWritten > 0) {
       log.warn('owner records not written: those accounts keep their records as they were', {
         accounts: accountsNotWritten,
         reasons: Object.fromEntries(notWritten),
+      });
+    }
+    if (leftOut > 0) {
+      // A queued retry carries no more of them (lib/message/cost-center.ts), so no record keeps more.
+      log.warn('cost centers a record cannot hold were left out: an id too long, or too many for one account', {
+        costCenters: leftOut,
+        limits: COST_CENTER_LIMITS,
       });
     }
     if (paddedIds > 0) {

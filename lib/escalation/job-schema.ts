@@ -1,7 +1,8 @@
 import * as z from 'zod/mini';
 import '../validation/messages.js';
-import { costCentersSchema, destinationNameSchema } from '../delivery/job-schema.js';
+import { destinationNameSchema } from '../delivery/job-schema.js';
 import { originSchema } from '../delivery/origin.js';
+import { costCentersSchema } from '../message/cost-center.js';
 import { webhookMessageSchema } from '../message/schema.js';
 import { parseJson } from '../shared/json.js';
 

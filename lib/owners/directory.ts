@@ -1,39 +1,51 @@
 import * as z from 'zod/mini';
 import '../validation/messages.js';
-import type { CostCenterRef } from '../message/cost-center.js';
+import { type CostCenterRef, costCentersSchema } from '../message/cost-center.js';
 
-/**
- * The owner directory: which of the platform's cost centers cover each cloud account, as
- * directory-sync last read them. The relay routes by it (`when.costCenter`) and names the cost
- * centers in every message. One record per cloud account; ids and names only, never a key.
- */
-export const costCenterSchema = z.strictObject({
-  id: z.string().check(z.minLength(1), z.maxLength(200)),
-  name: z.string().check(z.maxLength(200)),
-}) satisfies z.ZodMiniType<CostCenterRef>;
+// The owner directory: which of the platform's cost centers cover each cloud account, as
+// directory-sync last read them. The relay routes by it (`when.costCenter`) and names the cost
+// centers in every message. One record per cloud account; ids and names only, never a key.
 export type { CostCenterRef };
+
+/** The cost centers one payer's list named for an account, and when that list was read. */
+export interface PayerPart {
+  /** The payer's account key on the platform. */
+  payer: string;
+  costCenters: CostCenterRef[];
+  /** Epoch seconds when the list answered. */
+  readAt: number;
+}
 
 export interface OwnerRecord {
   /** The cloud account id (`payload.account_id`). */
   accountId: string;
+  /** Every payer's, each once: what the relay routes by. */
   costCenters: CostCenterRef[];
-  /** Epoch seconds of the run that read them. */
+  /** Epoch seconds: when the oldest of its parts was read. */
   readAt: number;
+  /**
+   * Which payer named which cost centers, so that a run which could not read a payer keeps that
+   * payer's part. Items written before directory-sync kept parts have none.
+   */
+  parts?: PayerPart[];
 }
 
 /** A record outlives a few missed runs, then goes: a mapping nobody confirms for days is not kept. */
 export const OWNER_RECORD_SECONDS = 3 * 86_400;
 
-/** Its item id in the dedup table: prefixed, so it never meets a delivery, anomaly or group item. */
-export const ownerRecordId = (accountId: string): string => `owner#${accountId}`;
+/** Its item id in the dedup table is this and the account id: prefixed, so it never meets a delivery, anomaly or group item. */
+export const OWNER_RECORD_PREFIX = 'owner#';
+export const ownerRecordId = (accountId: string): string => `${OWNER_RECORD_PREFIX}${accountId}`;
 
 /** Where the relay reads an account's cost centers; undefined when the directory does not know it. */
 export interface OwnerDirectory {
   read(accountId: string, signal?: AbortSignal): Promise<OwnerRecord | undefined>;
 }
 
-/** Where directory-sync writes what it confirmed. */
-export interface OwnerWriter {
+/** Where directory-sync keeps what it confirmed, and reads back the parts it could not confirm again. */
+export interface OwnerStore {
+  /** The record with its parts; undefined when there is none or it has expired. */
+  read(accountId: string, signal?: AbortSignal): Promise<OwnerRecord | undefined>;
   write(record: OwnerRecord, signal?: AbortSignal): Promise<void>;
 }
 
@@ -42,7 +54,7 @@ export interface OwnerWriter {
  * ids and the cost centers that cover each, as directory-sync would have read them.
  */
 export const ownersFileSchema = z.strictObject({
-  accounts: z.record(z.string().check(z.minLength(1)), z.array(costCenterSchema)),
+  accounts: z.record(z.string().check(z.minLength(1)), costCentersSchema),
 });
 export type OwnersFile = z.infer<typeof ownersFileSchema>;
 

@@ -1,49 +1,94 @@
 import type { AwsJsonCall } from '../aws/json-client.js';
+import { fittingCostCenters } from '../message/cost-center.js';
 import {
   type CostCenterRef,
+  OWNER_RECORD_PREFIX,
   OWNER_RECORD_SECONDS,
   type OwnerDirectory,
   type OwnerRecord,
-  type OwnerWriter,
+  type OwnerStore,
   ownerRecordId,
+  type PayerPart,
 } from './directory.js';
 
-type Attribute = { S?: string; N?: string; L?: Array<{ M?: Record<string, { S?: string }> }> };
+/** An attribute value as the DynamoDB JSON protocol carries it (the kinds owner items use). */
+export type Attribute = { S?: string; N?: string; L?: Attribute[]; M?: Record<string, Attribute> };
 
-function recordOf(accountId: string, item: Record<string, Attribute>): OwnerRecord {
-  const costCenters: CostCenterRef[] = (item['costCenters']?.L ?? []).flatMap((entry) => {
-    const id = entry.M?.['id']?.S;
-    return id ? [{ id, name: entry.M?.['name']?.S ?? '' }] : [];
-  });
-  return { accountId, costCenters, readAt: Number(item['readAt']?.N ?? 0) || 0 };
+/** What an item names, within what a message carries, however the item was written. */
+const costCentersOf = (list: Attribute | undefined): CostCenterRef[] =>
+  fittingCostCenters(
+    (list?.L ?? []).flatMap((entry) => {
+      const id = entry.M?.['id']?.S;
+      return id ? [{ id, name: entry.M?.['name']?.S ?? '' }] : [];
+    }),
+  );
+
+const costCenterList = (costCenters: readonly CostCenterRef[]) => ({
+  L: costCenters.map(({ id, name }) => ({ M: { id: { S: id }, name: { S: name } } })),
+});
+
+const epochSeconds = (attribute: { N?: string } | undefined): number => Number(attribute?.N ?? 0) || 0;
+
+/**
+ * An `owner#` item as the record it holds, as every reader of the directory takes it; undefined
+ * for an item that is not one, or has expired (TTL deletes lazily: an item past its time is as
+ * good as none).
+ */
+export function ownerRecordOfItem(item: Record<string, Attribute> | undefined, now: () => number = Date.now): OwnerRecord | undefined {
+  const id = item?.['id']?.S;
+  if (!item || !id?.startsWith(OWNER_RECORD_PREFIX)) return undefined;
+  if (epochSeconds(item['expiresAt']) < Math.floor(now() / 1000)) return undefined;
+  const accountId = id.slice(OWNER_RECORD_PREFIX.length);
+  const record: OwnerRecord = { accountId, costCenters: costCentersOf(item['costCenters']), readAt: epochSeconds(item['readAt']) };
+  const payers = item['payers']?.M;
+  if (payers) {
+    record.parts = Object.entries(payers).map(([payer, part]) => ({
+      payer,
+      costCenters: costCentersOf(part.M?.['costCenters']),
+      readAt: epochSeconds(part.M?.['readAt']),
+    }));
+  }
+  return record;
+}
+
+/** One GetItem: the record, or undefined when there is none or it has expired. */
+async function readRecord(
+  dynamo: AwsJsonCall,
+  tableName: string,
+  now: () => number,
+  accountId: string,
+  signal: AbortSignal | undefined,
+): Promise<OwnerRecord | undefined> {
+  const output = await dynamo('GetItem', { TableName: tableName, Key: { id: { S: ownerRecordId(accountId) } } }, signal);
+  return ownerRecordOfItem(output['Item'] as Record<string, Attribute> | undefined, now);
 }
 
 /** The directory in the dedup table: one `owner#<account>` item per cloud account. */
 export function dynamoOwnerDirectory(dynamo: AwsJsonCall, tableName: string, now: () => number = Date.now): OwnerDirectory {
-  return {
-    async read(accountId, signal) {
-      const output = await dynamo('GetItem', { TableName: tableName, Key: { id: { S: ownerRecordId(accountId) } } }, signal);
-      const item = output['Item'] as Record<string, Attribute> | undefined;
-      // TTL deletes lazily: an item past its time is as good as none.
-      if (!item || Number(item['expiresAt']?.N ?? 0) < Math.floor(now() / 1000)) return undefined;
-      return recordOf(accountId, item);
-    },
-  };
+  return { read: (accountId, signal) => readRecord(dynamo, tableName, now, accountId, signal) };
 }
 
-/** directory-sync's writes: the whole record, expiring OWNER_RECORD_SECONDS after the run that read it. */
-export function dynamoOwnerWriter(dynamo: AwsJsonCall, tableName: string): OwnerWriter {
+/**
+ * directory-sync's store: whole records, each payer's part beside the cost centers the relay
+ * reads, expiring OWNER_RECORD_SECONDS after their oldest part was read.
+ */
+export function dynamoOwnerStore(dynamo: AwsJsonCall, tableName: string, now: () => number = Date.now): OwnerStore {
+  const partItem = ({ costCenters, readAt }: PayerPart) => ({
+    M: { costCenters: costCenterList(costCenters), readAt: { N: String(readAt) } },
+  });
   return {
-    async write({ accountId, costCenters, readAt }, signal) {
+    read: (accountId, signal) => readRecord(dynamo, tableName, now, accountId, signal),
+    async write({ accountId, costCenters, readAt, parts }, signal) {
       await dynamo(
         'PutItem',
         {
           TableName: tableName,
           Item: {
             id: { S: ownerRecordId(accountId) },
-            costCenters: { L: costCenters.map(({ id, name }) => ({ M: { id: { S: id }, name: { S: name } } })) },
+            costCenters: costCenterList(costCenters),
             readAt: { N: String(readAt) },
             expiresAt: { N: String(readAt + OWNER_RECORD_SECONDS) },
+            ...(parts ? { payers: { M: Object.fromEntries(parts.map((part) => [part.payer, partItem(part)])) } } : {}),
           },
         },
         signal,

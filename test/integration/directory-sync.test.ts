@@ -26,7 +26,8 @@ const PAYERS: FakeAccount[] = [
     accountId: '210987654321',
     accountName: 'Staging payer',
     cloudTypeId: 0,
-    costCenters: [{ id: 'cc-300', name: 'QA', v1LinkedAccounts: ['333333333333'] }],
+    // It shares one account with the first payer.
+    costCenters: [{ id: 'cc-300', name: 'QA', v1LinkedAccounts: ['333333333333', '111111111111'] }],
   },
   {
     accountKey: 24680,
@@ -55,6 +56,7 @@ describe.skipIf(!url)('directory-sync (built bundle, loopback platform, DynamoDB
   let platform: FakePlatform;
   let bundle: RunningBundle;
   let table: { name: string; dynamo: DynamoDBClient };
+  let environment: Record<string, string>;
   const answers: unknown[] = [];
 
   beforeAll(async () => {
@@ -67,14 +69,15 @@ describe.skipIf(!url)('directory-sync (built bundle, loopback platform, DynamoDB
       'platform-credentials',
     );
     table = await createDedupTable(url!);
-    bundle = await startBundle('directory-sync', {
+    environment = {
       ...awsEnvironment(url!),
       COST_API_BASE_URL: platform.url,
       COST_API_CREDENTIALS_SECRET_ID: secretId,
       COST_API_TIMEOUT_MS: '2000',
       COST_API_MAX_ATTEMPTS: '2',
       DEDUP_TABLE_NAME: table.name,
-    });
+    };
+    bundle = await startBundle('directory-sync', environment);
   });
   afterAll(async () => {
     await bundle?.stop();
@@ -120,8 +123,12 @@ describe.skipIf(!url)('directory-sync (built bundle, loopback platform, DynamoDB
       ['cc-100', 'Data Platform'],
     ]);
     expect(costCentersOf(written['owner#333333333333'])).toEqual([['cc-300', 'QA']]);
+    expect(costCentersOf(written['owner#111111111111'])).toEqual([
+      ['cc-100', 'Data Platform'],
+      ['cc-300', 'QA'],
+    ]);
     for (const item of Object.values(written)) {
-      expect(Object.keys(item).sort()).toEqual(['costCenters', 'expiresAt', 'id', 'readAt']);
+      expect(Object.keys(item).sort()).toEqual(['costCenters', 'expiresAt', 'id', 'payers', 'readAt']);
       expect(Math.abs(Number(item['readAt']?.N) - Date.now() / 1000)).toBeLessThan(60);
       expect(Number(item['expiresAt']?.N) - Number(item['readAt']?.N)).toBe(3 * 86_400);
     }
@@ -140,7 +147,7 @@ describe.skipIf(!url)('directory-sync (built bundle, loopback platform, DynamoDB
     await expectNoSecrets();
   });
 
-  it('a run where one payer’s list fails keeps that payer’s accounts’ items as they were and updates the others', async () => {
+  it('a run where one payer’s list fails keeps that payer’s accounts’ items, and its part of shared ones, and updates the others', async () => {
     const before = await items();
     platform.accounts[0]!.costCenters[0]!.name = 'Data Platform (renamed)';
     platform.accounts[2]!.costCenters[0]!.linkedAccountsIds = [{ accountId: 'sub-0002' }, { id: 'sub-0003' }];
@@ -151,7 +158,10 @@ describe.skipIf(!url)('directory-sync (built bundle, loopback platform, DynamoDB
     expect(answer.skipped).toEqual([expect.objectContaining({ payer: '67890', reason: 'platform_unavailable' })]);
     const after = await items();
     expect(after['owner#333333333333']).toEqual(before['owner#333333333333']);
-    expect(costCentersOf(after['owner#111111111111'])).toEqual([['cc-100', 'Data Platform (renamed)']]);
+    expect(costCentersOf(after['owner#111111111111'])).toEqual([
+      ['cc-100', 'Data Platform (renamed)'],
+      ['cc-300', 'QA'],
+    ]);
     expect(costCentersOf(after['owner#sub-0003'])).toEqual([['az-1', 'Analytics']]);
     // The log says which payer it skipped and why, in words.
     expect(bundle.logRecords()).toContainEqual(
@@ -166,6 +176,28 @@ describe.skipIf(!url)('directory-sync (built bundle, loopback platform, DynamoDB
     expect(emfRecords(bundle.output().split('\n'))).toContainEqual(
       expect.objectContaining({ service: 'directory-sync', outcome: 'partial', DirectorySyncs: 1 }),
     );
+    await expectNoSecrets();
+  });
+
+  it('a run stopped by a 429 keeps where it stopped in directory#cursor, and the next run starts there', async () => {
+    // A container of its own, so that its pace has room for both runs.
+    await bundle.stop();
+    bundle = await startBundle('directory-sync', environment);
+    platform.reset();
+    platform.setBehaviour('costCenters', { kind: 'rate_limited', retryAfter: '600' }, 67890);
+    const stopped = await run();
+    expect(stopped.skipped.map((p) => [p.payer, p.reason])).toEqual([
+      ['67890', 'rate_limited'],
+      ['24680', 'rate_limited'],
+    ]);
+    const cursor = (await items())['directory#cursor'];
+    expect(Object.keys(cursor ?? {}).sort()).toEqual(['expiresAt', 'id', 'nextPayer']);
+    expect(cursor?.['nextPayer']?.S).toBe('67890');
+
+    platform.reset();
+    expect(await run()).toMatchObject({ outcome: 'succeeded', payersRead: 3 });
+    const lists = platform.requests.filter((r) => r.path.includes('cost-centers') && !r.query['token']);
+    expect(lists.map((r) => r.headers['apikey'])).toEqual(['67890', '67890', '24680', '12345'].map((key) => `${platform.userKey}:${key}:`));
     await expectNoSecrets();
   });
 });

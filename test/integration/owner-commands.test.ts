@@ -10,6 +10,7 @@ import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudf
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { awsEnvironment, createSecret, motoUrl, secretsClient } from '../helpers/aws.js';
+import { startAwsProxy } from '../helpers/aws-proxy.js';
 import { createDedupTable } from '../helpers/relay-stack.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -44,6 +45,15 @@ describe('checking the routing by cost center before an anomaly happens', () => 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'owners-'));
     await writeFile(join(dir, 'relay.json'), JSON.stringify(config));
+    const byCloud = {
+      ...config,
+      routes: [
+        ...config.routes,
+        { when: { cloudProvider: ['AWS'], accountId: ['123456789012'] }, to: ['default', 'data'] },
+        { when: { cloudProvider: ['azure'] }, to: ['data'] },
+      ],
+    };
+    await writeFile(join(dir, 'relay-by-cloud.json'), JSON.stringify(byCloud));
     await writeFile(join(dir, 'bad-delivery.json'), JSON.stringify({ metadata: {}, payload: { title: 'x' } }));
   });
 
@@ -74,6 +84,21 @@ describe('checking the routing by cost center before an anomaly happens', () => 
     for (const secret of SECRETS) expect(listed.out).not.toContain(secret);
   });
 
+  it('owners says where alerts go from each cloud provider when routes by provider send them elsewhere', async () => {
+    const listed = await run('owners.ts', [
+      '--owners',
+      join(root, 'events/owners/sample.json'),
+      '--config',
+      join(dir, 'relay-by-cloud.json'),
+    ]);
+    expect(listed.code).toBe(0);
+    expect(listed.out).toContain(
+      '123456789012: Data Platform (cc-42) -> by cloud provider: AWS: data (teams), default (slack); azure: data (teams); any other: data (teams)',
+    );
+    // Where every provider leads to the same place, one answer.
+    expect(listed.out).toContain('210987654321: Finance (cc-7), Data Platform (cc-42) -> data (teams)\n');
+  });
+
   it.skipIf(!moto)("owners --stack and explain --stack read the stack's owner directory and live configuration", async () => {
     const table = await createDedupTable(moto as string);
     const item = (account: string, costCenters: Array<{ id: string; name: string }>, expiresAt: number) =>
@@ -91,6 +116,8 @@ describe('checking the routing by cost center before an anomaly happens', () => 
     const soon = Math.floor(Date.now() / 1000) + 86_400;
     await item('123456789012', [{ id: 'cc-42', name: 'Data Platform' }], soon);
     await item('555555555555', [{ id: 'cc-9', name: 'Marketing' }], soon);
+    // Expired an hour ago; TTL deletes lazily, and the relay no longer routes by it.
+    await item('666666666666', [{ id: 'cc-42', name: 'Data Platform' }], soon - 86_400 - 3_600);
     // Other items in the table are not owners.
     await table.dynamo.send(new PutItemCommand({ TableName: table.name, Item: { id: { S: 'anomaly#x' }, firstSeen: { N: '1' } } }));
     const configId = await createSecret(secretsClient(moto as string), config, 'relay-config');
@@ -111,11 +138,15 @@ describe('checking the routing by cost center before an anomaly happens', () => 
     );
     cloudformation.destroy();
     const env = awsEnvironment(moto as string);
-    const listed = await run('owners.ts', ['--stack', stackName], env);
+    const proxy = await startAwsProxy(moto as string);
+    const listed = await run('owners.ts', ['--stack', stackName], { ...env, AWS_ENDPOINT_URL: proxy.url }).finally(() => proxy.close());
     expect(listed.code).toBe(0);
+    // One DescribeStacks (CloudFormation's query protocol has no target) for both the table and the configuration.
+    expect(proxy.count('none')).toBe(1);
     expect(listed.out).toContain('2 accounts');
     expect(listed.out).toContain('123456789012: Data Platform (cc-42) -> data (teams)');
     expect(listed.out).toContain('555555555555: Marketing (cc-9) -> default (slack)');
+    expect(listed.out).not.toContain('666666666666');
     const explained = await run(
       'config.ts',
       ['explain', join(dir, 'relay.json'), join(root, 'events/anomaly-alert.json'), '--stack', stackName],

@@ -253,9 +253,12 @@ describe('least privilege', () => {
       'secretsmanager:GetSecretValue TriageKeySecret',
     ]);
     expect(template.Resources['TriageKeySecret']?.Properties?.['GenerateSecretString']).toMatchObject({ PasswordLength: 64 });
-    // directory-sync reads the platform login and writes whole owner# items: no read, update or delete.
+    // directory-sync reads the platform login, reads and writes whole owner# items and its cursor: no update or delete.
     const [directoryId] = functionNamed('directory-sync') ?? [];
     expect(grants(directoryId as string)).toEqual([
+      'dynamodb:GetItem DedupTable',
+      'dynamodb:GetItem DedupTable',
+      'dynamodb:PutItem DedupTable',
       'dynamodb:PutItem DedupTable',
       'secretsmanager:GetSecretValue PlatformCredentialsSecret',
     ]);
@@ -285,7 +288,7 @@ describe('least privilege', () => {
     });
   });
 
-  it('the relay reads owner records and directory-sync writes them, with a condition that keeps both to owner# items', () => {
+  it('the relay reads owner records and directory-sync reads and writes them, with a condition that keeps both to owner# items', () => {
     const statementsOf = (id: string) =>
       (effectiveFunctionProperties(template, id)['Policies'] as Array<{ Statement: Array<Record<string, unknown>> }>).flatMap(
         (p) => p.Statement,
@@ -294,6 +297,13 @@ describe('least privilege', () => {
     const ownerOnly = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['owner#*'] } };
     expect(statementsOf(relayId as string).find((s) => s['Action'] === 'dynamodb:GetItem')).toMatchObject({ Condition: ownerOnly });
     expect(statementsOf(directoryId as string).find((s) => s['Action'] === 'dynamodb:PutItem')).toMatchObject({ Condition: ownerOnly });
+    expect(statementsOf(directoryId as string).find((s) => s['Action'] === 'dynamodb:GetItem')).toMatchObject({ Condition: ownerOnly });
+    // Besides them, only its cursor item.
+    expect(
+      statementsOf(directoryId as string)
+        .filter((s) => String(s['Action']).startsWith('dynamodb:') && !JSON.stringify(s['Condition']).includes('owner#*'))
+        .map((s) => s['Condition']),
+    ).toEqual([{ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['directory#cursor'] } }]);
   });
 
   describe('the check catches', () => {

@@ -1,11 +1,16 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readPlatformCredentials } from '../../lib/api-key/credentials.js';
 import { type CostApiClientOptions, createCostApiClient } from '../../lib/cost-api/client.js';
+import { newJob } from '../../lib/delivery/job.js';
+import { parseDeliveryJob } from '../../lib/delivery/job-schema.js';
 import { cloudAccountIdOf } from '../../lib/directory/coverage.js';
+import type { SyncCursor } from '../../lib/directory/cursor.js';
 import { createDirectorySyncFromEnvironment } from '../../lib/directory/from-environment.js';
 import { type Pace, windowPacer } from '../../lib/directory/pace.js';
 import { createDirectorySync, type DirectorySyncLimits, type DirectorySyncSummary } from '../../lib/directory/sync.js';
-import type { OwnerRecord, OwnerWriter } from '../../lib/owners/directory.js';
+import { webhookMessageSchema } from '../../lib/message/schema.js';
+import type { OwnerRecord, OwnerStore } from '../../lib/owners/directory.js';
 import { invocationBudget } from '../../lib/shared/deadline.js';
 import { type FakeAccount, type FakePlatform, type PlatformBehaviour, startFakePlatform } from '../helpers/cost-platform.js';
 import { type FakeAws, startFakeAws } from '../helpers/fake-aws.js';
@@ -71,13 +76,16 @@ beforeEach(() => {
   platform.accounts.splice(0, platform.accounts.length, ...structuredClone(PAYERS));
 });
 
-/** The OwnerWriter in memory: the table's `owner#` items, and every write in order. */
-function memoryWriter(): OwnerWriter & { items: Map<string, OwnerRecord>; writes: OwnerRecord[] } {
+/** The OwnerStore in memory: the table's `owner#` items, and every write in order. */
+function memoryStore(): OwnerStore & { items: Map<string, OwnerRecord>; writes: OwnerRecord[] } {
   const items = new Map<string, OwnerRecord>();
   const writes: OwnerRecord[] = [];
   return {
     items,
     writes,
+    async read(accountId) {
+      return structuredClone(items.get(accountId));
+    },
     async write(record) {
       writes.push(record);
       items.set(record.accountId, structuredClone(record));
@@ -85,10 +93,24 @@ function memoryWriter(): OwnerWriter & { items: Map<string, OwnerRecord>; writes
   };
 }
 
+/** The SyncCursor in memory; undefined until a run stops early. */
+function memoryCursor(): SyncCursor & { next: string | undefined } {
+  return {
+    next: undefined,
+    async read() {
+      return this.next;
+    },
+    async write(payer) {
+      this.next = payer;
+    },
+  };
+}
+
 interface SetupOptions {
   limits?: Partial<DirectorySyncLimits>;
   client?: Partial<CostApiClientOptions>;
-  writer?: OwnerWriter;
+  store?: OwnerStore;
+  cursor?: SyncCursor;
   pace?: Pace;
   password?: string;
   /** A clock ahead of the machine's by what the fake sleep has "slept". */
@@ -98,7 +120,8 @@ interface SetupOptions {
 function setup(options: SetupOptions = {}) {
   const log = capturedLogger();
   const metrics = memoryMetrics();
-  const writer = options.writer ?? memoryWriter();
+  const store = options.store ?? memoryStore();
+  const cursor = options.cursor ?? memoryCursor();
   let offset = 0;
   const now = () => Date.now() + offset;
   const sleep = async (ms: number) => {
@@ -122,7 +145,8 @@ function setup(options: SetupOptions = {}) {
   const sync = createDirectorySync({
     platform: client,
     readCredentials: async () => ({ username: platform.username, password: options.password ?? platform.password }),
-    writer,
+    store,
+    cursor,
     logger: log.logger,
     metrics,
     now,
@@ -134,11 +158,11 @@ function setup(options: SetupOptions = {}) {
     const end = now() + ms;
     return sync(invocationBudget({ getRemainingTimeInMillis: () => end - now() }, 50));
   };
-  return { run, log, metrics, writer, requestTimes, now };
+  return { run, log, metrics, store, requestTimes, now };
 }
 
-const directoryOf = (writer: { items: Map<string, OwnerRecord> }) =>
-  Object.fromEntries([...writer.items.values()].map((r) => [r.accountId, r.costCenters]));
+const directoryOf = (store: { items: Map<string, OwnerRecord> }) =>
+  Object.fromEntries([...store.items.values()].map((r) => [r.accountId, r.costCenters]));
 
 /** Nothing the platform issued or the operator typed appears in a log line, a record or the summary. */
 function expectNoSecrets(...texts: unknown[]): void {
@@ -164,13 +188,13 @@ describe('directory-sync reads the directory', () => {
       accountsWritten: 5,
       accountsNotWritten: 0,
     });
-    expect(directoryOf(s.writer as ReturnType<typeof memoryWriter>)).toEqual(DIRECTORY);
+    expect(directoryOf(s.store as ReturnType<typeof memoryStore>)).toEqual(DIRECTORY);
     const token = platform.issuedTokens.at(-1);
     expect(listRequests().map((r) => [r.headers['apikey'], r.headers['authorization'], r.headers['accept']])).toEqual(
       ['12345', '67890', '24680'].map((key) => [`${platform.userKey}:${key}:`, token, 'application/json']),
     );
     // Read when the lists answered; each expires three days later (lib/owners).
-    const { writes } = s.writer as ReturnType<typeof memoryWriter>;
+    const { writes } = s.store as ReturnType<typeof memoryStore>;
     for (const record of writes) expect(Math.abs(record.readAt - Math.floor(Date.now() / 1000))).toBeLessThanOrEqual(5);
     expect(s.metrics.count('DirectorySyncs', { outcome: 'succeeded' })).toBe(1);
     expect(s.log.records().at(-1)).toMatchObject({ level: 'info', message: 'directory sync finished', outcome: 'succeeded' });
@@ -189,7 +213,7 @@ describe('directory-sync reads the directory', () => {
     platform.accounts.splice(0, 3, { ...structuredClone(PAYERS[0]!), costCenters: [{ id: 'cc-9', name: 'Ops', ...linked }] });
     const s = setup();
     expect(await s.run()).toMatchObject({ outcome: 'succeeded', accountsWritten: 1, v1Fallbacks: 0 });
-    expect(directoryOf(s.writer as ReturnType<typeof memoryWriter>)).toEqual({ '444444444444': [{ id: 'cc-9', name: 'Ops' }] });
+    expect(directoryOf(s.store as ReturnType<typeof memoryStore>)).toEqual({ '444444444444': [{ id: 'cc-9', name: 'Ops' }] });
     expect(listRequests(V1_PATH)).toHaveLength(0);
   });
 
@@ -198,7 +222,7 @@ describe('directory-sync reads the directory', () => {
     platform.accounts[2]!.costCenters.push({ id: 'az-2', name: 'Shared', linkedAccounts: ['111111111111', '111111111111'] });
     const s = setup();
     await s.run();
-    expect(directoryOf(s.writer as ReturnType<typeof memoryWriter>)['111111111111']).toEqual([
+    expect(directoryOf(s.store as ReturnType<typeof memoryStore>)['111111111111']).toEqual([
       { id: 'az-2', name: 'Shared' },
       { id: 'cc-100', name: 'Data Platform' },
     ]);
@@ -211,7 +235,7 @@ describe('directory-sync reads the directory', () => {
     });
     const s = setup();
     await s.run();
-    expect(directoryOf(s.writer as ReturnType<typeof memoryWriter>)).toEqual({
+    expect(directoryOf(s.store as ReturnType<typeof memoryStore>)).toEqual({
       '000000098765': [{ id: '42', name: 'Numbers' }],
       '012345678901': [{ id: '42', name: 'Numbers' }],
     });
@@ -232,7 +256,7 @@ describe('directory-sync reads the directory', () => {
       platform.configure({ costCentersEnvelope, accountsEnvelope: 'items', pageSize: 1 });
       const s = setup();
       expect(await s.run()).toMatchObject({ outcome: 'succeeded', accountsWritten: 6 });
-      expect(directoryOf(s.writer as ReturnType<typeof memoryWriter>)).toEqual({
+      expect(directoryOf(s.store as ReturnType<typeof memoryStore>)).toEqual({
         ...DIRECTORY,
         '555555555555': [{ id: 'cc-150', name: 'Mobile' }],
       });
@@ -263,11 +287,35 @@ describe('directory-sync reads the directory', () => {
     expect(s.log.records()).toContainEqual(expect.objectContaining({ message: 'payer read', payer: '67890', list: 'v1' }));
   });
 
+  it('keeps no more cost centers per account, and no longer ids or names, than a queued retry of its alert accepts', async () => {
+    const many = Array.from({ length: 60 }, (_, i) => ({
+      id: `cc-${String(i).padStart(2, '0')}`,
+      name: 'n'.repeat(250),
+      linkedAccounts: ['111111111111'],
+    }));
+    platform.accounts.splice(0, 3, {
+      ...structuredClone(PAYERS[0]!),
+      costCenters: [{ id: 'a'.repeat(201), name: 'Long id', linkedAccounts: ['111111111111'] }, ...many],
+    });
+    const s = setup();
+    expect(await s.run()).toMatchObject({ outcome: 'succeeded', accountsWritten: 1 });
+    const { costCenters } = (s.store as ReturnType<typeof memoryStore>).items.get('111111111111')!;
+    expect(costCenters.map((c) => c.id)).toEqual(many.slice(0, 50).map((c) => c.id));
+    const message = webhookMessageSchema.parse(
+      JSON.parse(readFileSync(new URL('../../events/anomaly-alert.json', import.meta.url), 'utf8')),
+    );
+    const job = newJob('d-1', 'default', message, 'rate_limited', Date.now(), undefined, undefined, undefined, costCenters);
+    expect(parseDeliveryJob(JSON.stringify(job))?.costCenters).toEqual(costCenters);
+    expect(s.log.records()).toContainEqual(
+      expect.objectContaining({ message: expect.stringContaining('cost centers a record cannot hold were left out'), costCenters: 11 }),
+    );
+  });
+
   it('writes nothing for a payer whose v2 and v1 lists both name no linked account', async () => {
     platform.accounts[1]!.costCenters[0]!.v1LinkedAccounts = [];
     const s = setup();
     expect(await s.run()).toMatchObject({ outcome: 'succeeded', payersRead: 3, accountsWritten: 4, v1Fallbacks: 1 });
-    expect(directoryOf(s.writer as ReturnType<typeof memoryWriter>)['333333333333']).toBeUndefined();
+    expect(directoryOf(s.store as ReturnType<typeof memoryStore>)['333333333333']).toBeUndefined();
   });
 });
 
@@ -289,7 +337,7 @@ describe('directory-sync never removes what it could not confirm', () => {
     const summary = await s.run();
     expect(summary).toMatchObject({ outcome: 'partial', payersRead: 2, payersSkipped: 1, accountsWritten: 3 });
     expect(summary.skipped).toEqual([{ payer: '12345', payerName: 'Production payer', reason, why: expect.stringContaining('failed') }]);
-    expect(Object.keys(directoryOf(s.writer as ReturnType<typeof memoryWriter>)).sort()).toEqual(['333333333333', 'sub-0002', 'sub-0003']);
+    expect(Object.keys(directoryOf(s.store as ReturnType<typeof memoryStore>)).sort()).toEqual(['333333333333', 'sub-0002', 'sub-0003']);
     expect(s.log.records()).toContainEqual(
       expect.objectContaining({
         level: 'warn',
@@ -305,16 +353,62 @@ describe('directory-sync never removes what it could not confirm', () => {
   });
 
   it('a failed payer leaves its accounts’ records as they were; the others are updated', async () => {
-    const writer = memoryWriter();
-    const old = { costCenters: [{ id: 'old', name: 'Before' }], readAt: 1_700_000_000 };
-    writer.items.set('333333333333', { accountId: '333333333333', ...old });
-    writer.items.set('111111111111', { accountId: '111111111111', ...old });
+    const store = memoryStore();
+    const old = (payer: string) => {
+      const part = { payer, costCenters: [{ id: 'old', name: 'Before' }], readAt: Math.floor(Date.now() / 1000) - 3_600 };
+      return { costCenters: part.costCenters, readAt: part.readAt, parts: [part] };
+    };
+    store.items.set('333333333333', { accountId: '333333333333', ...old('67890') });
+    store.items.set('111111111111', { accountId: '111111111111', ...old('12345') });
     platform.setBehaviour('costCentersV1', { kind: 'error', status: 500 }, 67890);
-    const s = setup({ writer });
+    const s = setup({ store });
     expect(await s.run()).toMatchObject({ outcome: 'partial', skipped: [expect.objectContaining({ payer: '67890' })] });
-    expect(writer.items.get('333333333333')).toEqual({ accountId: '333333333333', ...old });
-    expect(writer.items.get('111111111111')?.costCenters).toEqual([{ id: 'cc-100', name: 'Data Platform' }]);
-    expect(writer.writes.map((w) => w.accountId)).not.toContain('333333333333');
+    expect(store.items.get('333333333333')).toEqual({ accountId: '333333333333', ...old('67890') });
+    expect(store.items.get('111111111111')?.costCenters).toEqual([{ id: 'cc-100', name: 'Data Platform' }]);
+    expect(store.writes.map((w) => w.accountId)).not.toContain('333333333333');
+  });
+
+  it('an account shared with a payer it could not read keeps that payer’s cost centers; the read payer’s are updated', async () => {
+    // The Azure payer's cost center also covers an account of the first payer.
+    platform.accounts[2]!.costCenters.push({ id: 'az-2', name: 'Shared', linkedAccounts: ['222222222222'] });
+    const store = memoryStore();
+    expect(await setup({ store }).run()).toMatchObject({ outcome: 'succeeded' });
+    const firstRead = store.items.get('222222222222')!.readAt;
+
+    platform.accounts[0]!.costCenters[1]!.name = 'Web shop (renamed)';
+    platform.setBehaviour('costCenters', { kind: 'error', status: 503 }, 24680);
+    const s = setup({ store });
+    expect(await s.run()).toMatchObject({ outcome: 'partial', payersSkipped: 1, accountsWritten: 3 });
+    expect(directoryOf(store)['222222222222']).toEqual([
+      { id: 'az-2', name: 'Shared' },
+      { id: 'cc-100', name: 'Data Platform' },
+      { id: 'cc-200', name: 'Web shop (renamed)' },
+    ]);
+    // It expires no later than the part it kept from the earlier run.
+    expect(store.items.get('222222222222')?.readAt).toBe(firstRead);
+
+    // Once the payer is read again and no longer covers it, its part goes.
+    platform.reset();
+    platform.accounts[2]!.costCenters.pop();
+    expect(await setup({ store }).run()).toMatchObject({ outcome: 'succeeded' });
+    expect(directoryOf(store)['222222222222']).toEqual([
+      { id: 'cc-100', name: 'Data Platform' },
+      { id: 'cc-200', name: 'Web shop (renamed)' },
+    ]);
+  });
+
+  it('a record written without payer parts is kept while a payer is unread, unless this run names all its cost centers', async () => {
+    const store = memoryStore();
+    const readAt = Math.floor(Date.now() / 1000) - 3_600;
+    store.items.set('111111111111', { accountId: '111111111111', costCenters: [{ id: 'cc-100', name: 'Data Platform' }], readAt });
+    const unattributed = { accountId: '222222222222', costCenters: [{ id: 'az-9', name: 'Elsewhere' }], readAt };
+    store.items.set('222222222222', structuredClone(unattributed));
+    platform.setBehaviour('costCenters', { kind: 'error', status: 503 }, 24680);
+    const s = setup({ store });
+    expect(await s.run()).toMatchObject({ outcome: 'partial', accountsWritten: 2, accountsNotWritten: 1 });
+    expect(store.items.get('222222222222')).toEqual(unattributed);
+    expect(store.items.get('111111111111')?.parts).toEqual([expect.objectContaining({ payer: '12345' })]);
+    expect(s.log.records()).toContainEqual(expect.objectContaining({ reasons: { record_without_payers: 1 } }));
   });
 
   it('a 429 stops the run: later payers are not asked, and the log says why', async () => {
@@ -343,7 +437,7 @@ describe('directory-sync never removes what it could not confirm', () => {
     const s = setup(name === 'a refused login' ? { password: 'wrong-password' } : {});
     const summary = await s.run();
     expect(summary).toMatchObject({ outcome: 'failed', reason, payers: 0, accountsWritten: 0 });
-    expect((s.writer as ReturnType<typeof memoryWriter>).writes).toEqual([]);
+    expect((s.store as ReturnType<typeof memoryStore>).writes).toEqual([]);
     expect(listRequests()).toHaveLength(0);
     expect(s.log.records()).toContainEqual(
       expect.objectContaining({ level: 'error', message: 'directory sync read nothing: every record stays as it was', reason }),
@@ -358,7 +452,8 @@ describe('directory-sync never removes what it could not confirm', () => {
     const sync = createDirectorySync({
       platform: createCostApiClient({ baseUrl: platform.url }),
       readCredentials: () => readPlatformCredentials(async () => '{"username":"ops@example.com"}', 'platform-login'),
-      writer: memoryWriter(),
+      store: memoryStore(),
+      cursor: memoryCursor(),
       logger: log.logger,
       metrics,
     });
@@ -377,12 +472,13 @@ describe('directory-sync never removes what it could not confirm', () => {
     expect(await setup().run()).toMatchObject({ outcome: 'failed', payersRead: 0, payersSkipped: 3 });
 
     platform.reset();
-    const refusing: OwnerWriter = {
+    const refusing: OwnerStore = {
+      read: async () => undefined,
       write: async () => {
         throw new Error('refused');
       },
     };
-    const s = setup({ writer: refusing });
+    const s = setup({ store: refusing });
     expect(await s.run()).toMatchObject({ outcome: 'failed', payersRead: 3, accountsWritten: 0, accountsNotWritten: 5 });
     expect(s.log.records()).toContainEqual(
       expect.objectContaining({
@@ -393,14 +489,15 @@ describe('directory-sync never removes what it could not confirm', () => {
   });
 
   it('a record whose write fails is counted, and the run is partial', async () => {
-    const inner = memoryWriter();
-    const writer: OwnerWriter = {
+    const inner = memoryStore();
+    const store: OwnerStore = {
+      read: inner.read,
       write: async (record, signal) => {
         if (record.accountId === 'sub-0002') throw new Error('refused');
         await inner.write(record, signal);
       },
     };
-    const s = setup({ writer });
+    const s = setup({ store });
     expect(await s.run()).toMatchObject({ outcome: 'partial', accountsWritten: 4, accountsNotWritten: 1, payersSkipped: 0 });
   });
 });
@@ -423,8 +520,8 @@ describe('directory-sync keeps to its deadlines and the platform’s pace', () =
   });
 
   it('gives every write a deadline too', async () => {
-    const hanging: OwnerWriter = { write: () => new Promise(() => undefined) };
-    const s = setup({ writer: hanging, limits: { writeMs: 100, writeConcurrency: 5 } });
+    const hanging: OwnerStore = { read: async () => undefined, write: () => new Promise(() => undefined) };
+    const s = setup({ store: hanging, limits: { writeMs: 100, writeConcurrency: 5 } });
     const summary = await s.run();
     expect(summary).toMatchObject({ outcome: 'failed', accountsNotWritten: 5 });
     expect(s.log.records()).toContainEqual(expect.objectContaining({ reasons: { owner_write_deadline: 5 } }));
@@ -456,6 +553,44 @@ describe('directory-sync keeps to its deadlines and the platform’s pace', () =
       }),
       expect.objectContaining({ payer: '24680', reason: 'out_of_time' }),
     ]);
+  });
+
+  it('a run that stops early is followed by one that starts where it stopped, so successive runs read every payer', async () => {
+    const store = memoryStore();
+    const cursor = memoryCursor();
+    // Each run has room for four requests: sign-in, the payer accounts and two lists. The second
+    // payer needs two lists (v2, then v1), so the first run stops there and the last payer is left.
+    const run = () => setup({ store, cursor, pace: { requests: 4, windowMs: 60_000 }, virtualTime: true }).run(30_000);
+    const readIn: string[][] = [];
+    for (let i = 0; i < 3; i++) {
+      const summary = await run();
+      expect(summary.outcome).toBe('partial');
+      readIn.push(['12345', '67890', '24680'].filter((payer) => !summary.skipped.some((s) => s.payer === payer)));
+    }
+    expect(readIn).toEqual([['12345'], ['67890'], ['12345', '24680']]);
+    expect(directoryOf(store)).toEqual(DIRECTORY);
+    expect(cursor.next).toBe('67890');
+  });
+
+  it('a cursor naming a payer no longer listed, or one it cannot read, starts with the first payer', async () => {
+    const gone = memoryCursor();
+    gone.next = '99999';
+    const s = setup({ cursor: gone });
+    expect(await s.run()).toMatchObject({ outcome: 'succeeded', payersRead: 3 });
+    expect(listRequests()[0]?.headers['apikey']).toBe(`${platform.userKey}:12345:`);
+
+    platform.reset();
+    const broken: SyncCursor = {
+      read: async () => {
+        throw new Error('unreadable');
+      },
+      write: async () => undefined,
+    };
+    const t = setup({ cursor: broken });
+    expect(await t.run()).toMatchObject({ outcome: 'succeeded', payersRead: 3 });
+    expect(t.log.records()).toContainEqual(
+      expect.objectContaining({ level: 'warn', message: 'where the last run stopped is unknown: reading from the first payer' }),
+    );
   });
 
   it('a pace shared by back-to-back runs: the second waits for the first’s requests to leave the window', async () => {
@@ -526,6 +661,33 @@ describe('the directory-sync wiring', () => {
     expect(Number(item.Item['expiresAt']?.N) - Number(item.Item['readAt']?.N)).toBe(3 * 86_400);
     expect(metrics.count('DirectorySyncs', { outcome: 'succeeded' })).toBe(1);
     expectNoSecrets(log.lines, puts, summary);
+  });
+
+  it('keeps where a stopped run stopped in the directory#cursor item, and the next run starts there', async () => {
+    aws.answer('secretsmanager.GetSecretValue', {
+      SecretString: JSON.stringify({ username: platform.username, password: platform.password }),
+    });
+    let cursorItem: Record<string, unknown> | undefined;
+    aws.answer('DynamoDB_20120810.PutItem', (call) => {
+      const item = call.body['Item'] as { id: { S: string } };
+      if (item.id.S === 'directory#cursor') cursorItem = item;
+      return {};
+    });
+    aws.answer('DynamoDB_20120810.GetItem', (call) =>
+      (call.body['Key'] as { id: { S: string } }).id.S === 'directory#cursor' && cursorItem ? { Item: cursorItem } : {},
+    );
+    const env = { COST_API_BASE_URL: platform.url, COST_API_CREDENTIALS_SECRET_ID: 'platform-login', DEDUP_TABLE_NAME: 'dedup' };
+    const budget = () => invocationBudget({ getRemainingTimeInMillis: () => 60_000 });
+    platform.setBehaviour('costCenters', { kind: 'rate_limited', retryAfter: '600' }, 67890);
+    const log = capturedLogger();
+    await createDirectorySyncFromEnvironment(env, { logger: log.logger, metrics: memoryMetrics() })(budget());
+    expect(cursorItem).toEqual({ id: { S: 'directory#cursor' }, nextPayer: { S: '67890' }, expiresAt: { N: expect.any(String) } });
+
+    platform.reset();
+    const next = await createDirectorySyncFromEnvironment(env, { logger: log.logger, metrics: memoryMetrics() })(budget());
+    expect(next).toMatchObject({ outcome: 'succeeded', payersRead: 3 });
+    expect(listRequests()[0]?.headers['apikey']).toBe(`${platform.userKey}:67890:`);
+    expectNoSecrets(log.lines, cursorItem);
   });
 
   it('a credentials secret it cannot read fails the run, named by the secret and AWS’s error code', async () => {
