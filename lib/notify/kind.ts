@@ -166,6 +166,15 @@ export interface TriageNote {
   thread?: string | undefined;
   /** Where the anomaly's opening message is, as the table knows it. */
   opening?: MessageRef | undefined;
+  /**
+   * The alert's title and account as its Triage link carries them (one short line each): all a
+   * kind that opens the alert again (a PagerDuty reopen) knows of it, since the table holds no
+   * alert text. Untrusted text, like the line.
+   */
+  title?: string | undefined;
+  account?: string | undefined;
+  /** The Triage link the action came through, where the triage function knows the origin it was reached on. */
+  link?: string | undefined;
 }
 
 /** What the delivery-retry, triage and grouping code needs of a kind beyond posting an alert. */
