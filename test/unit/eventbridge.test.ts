@@ -21,6 +21,7 @@ import {
 } from '../../lib/notify/eventbridge/lazy-eventbridge-post.js';
 import type { DestinationKind } from '../../lib/notify/kind.js';
 import { createChatServices, KINDS, serviceFor } from '../../lib/notify/kinds.js';
+import { DeadlineExceededError } from '../../lib/shared/deadline.js';
 import { consolePathOf, createConsoles, loadKindTools } from '../../scripts/console-chat.js';
 import { budgetOf } from '../helpers/budget.js';
 import { type AwsCall, type FakeAws, startFakeAws } from '../helpers/fake-aws.js';
@@ -449,6 +450,11 @@ describe('PutEvents answers', () => {
       reason: 'credentials_unavailable',
     });
     expect(outcomeOfError(new DOMException('aborted', 'TimeoutError'))).toEqual({ kind: 'retryable', reason: 'timeout' });
+    // The post's own deadline (withDeadline) is a timeout like the transport's, not a reason of its own.
+    expect(outcomeOfError(new DeadlineExceededError('no answer', 'eventbridge_deadline'))).toEqual({
+      kind: 'retryable',
+      reason: 'timeout',
+    });
     expect(outcomeOfError(undefined)).toEqual({ kind: 'retryable', reason: 'network_error' });
   });
 });
