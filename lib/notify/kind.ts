@@ -60,6 +60,8 @@ interface KindBase<Destination extends object> {
   editsOpening(destination: Destination): boolean;
   /** Its messages carry a "Triage" link to the signed page; an app with buttons needs none. */
   links(destination: Destination): boolean;
+  /** It carries the alert as the platform sent it (`WebhookMessage.received`), not only as validated. */
+  readonly passesOnReceived?: true;
   /** The thread a follow-up from the triage page goes to, carried in the link (Google Chat's thread key). */
   threadOf?(message: WebhookMessage): string;
   /** The API path its app posts clicks to (Slack's interactivity); `extras().interactions` handles them. */

@@ -83,8 +83,9 @@ export function alertEvent([message, , anomaly, triage, context]: Parameters<Cha
         firstSeen: followUp?.firstSeenAt ?? isoSeconds(Math.floor(nowMs / 1000)),
         ...(mark ? { triage: { state: mark.state, by: mark.by, at: isoSeconds(mark.at) } } : {}),
       },
-      metadata: message.metadata,
-      payload: message.payload,
+      // As the platform sent them: a rule may match a member the relay does not know.
+      metadata: message.received?.metadata ?? message.metadata,
+      payload: message.received?.payload ?? message.payload,
       // Where it waited unacknowledged: a rule may page on escalations alone.
       ...(context?.escalation
         ? {
