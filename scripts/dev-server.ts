@@ -130,7 +130,7 @@ const server = createServer((req, res) => {
       for (const [name, value] of Object.entries(req.headers)) headers[name] = Array.isArray(value) ? value.join(',') : value;
       const started = Date.now();
       const answer = await triage(
-        { method: req.method ?? 'GET', path, headers, body: Buffer.concat(chunks).toString('utf8') },
+        { method: req.method ?? 'GET', path, headers, body: Buffer.concat(chunks).toString('utf8'), origin: `http://127.0.0.1:${port}` },
         invocationBudget({ getRemainingTimeInMillis: () => FUNCTION_TIMEOUT_MS - (Date.now() - started) }),
       );
       res.writeHead(answer.statusCode, answer.headers).end(answer.body);

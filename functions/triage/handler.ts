@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { originOf } from '../../lib/inbound/api-gateway.js';
 import { invocationBudget } from '../../lib/shared/deadline.js';
 import { createTriageFromEnvironment } from '../../lib/triage/from-environment.js';
 
@@ -10,7 +11,7 @@ export const handler = async (event: APIGatewayProxyEventV2, context: Context): 
   for (const [name, value] of Object.entries(event.headers ?? {})) headers[name.toLowerCase()] = value;
   const body = event.body === undefined ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
   return triage(
-    { method: event.requestContext.http.method, path: event.rawPath, headers, body },
+    { method: event.requestContext.http.method, path: event.rawPath, headers, body, ...originOf(event.requestContext.domainName) },
     invocationBudget(context),
     context.awsRequestId,
   );

@@ -44,6 +44,18 @@ export const escalationMarkSchema = z.strictObject({
   afterMinutes: z.number().check(z.int(), z.gte(1), z.lte(10_080)),
 });
 
+/** A JSON object as it was parsed: kept as it is, since zod would rebuild it and a `__proto__` member would not survive. */
+const receivedObject = z.custom<Record<string, unknown>>((value) => typeof value === 'object' && value !== null && !Array.isArray(value));
+
+/**
+ * The message with what the platform sent, where the destination's kind passes that on
+ * (EventBridge): a retry carries the same members as the first attempt did.
+ */
+const queuedMessageSchema = z.object({
+  ...webhookMessageSchema.shape,
+  received: z.optional(z.strictObject({ metadata: receivedObject, payload: receivedObject })),
+});
+
 export const deliveryJobSchema = z.strictObject({
   version: z.literal(2),
   deliveryId: z.string().check(z.minLength(1), z.maxLength(200)),
@@ -52,7 +64,7 @@ export const deliveryJobSchema = z.strictObject({
   attempt: z.number().check(z.int(), z.nonnegative()),
   firstAttemptAt: z.string().check(z.maxLength(40)),
   lastReason: z.optional(z.string().check(z.maxLength(200))),
-  message: webhookMessageSchema,
+  message: queuedMessageSchema,
   /** A follow-up of its anomaly, so that the retry worker posts it as one (ids, names and times, no alert text). */
   anomaly: z.optional(anomalyPostSchema),
   /** Where the alert arrived, so that a retried message links to the same triage page. */

@@ -9,7 +9,7 @@ export interface HttpApiEventLike {
 }
 
 /** API Gateway names its own host; anything that is not a plain host name gets no link. */
-const originOf = (domainName: string | undefined) =>
+export const originOf = (domainName: string | undefined) =>
   domainName !== undefined && /^[A-Za-z0-9.-]{1,253}$/.test(domainName) ? { origin: `https://${domainName}` } : {};
 
 export function fromHttpApiEvent(event: HttpApiEventLike, fallbackRequestId: string): HttpRequest {

@@ -29,4 +29,17 @@ export const webhookMessageSchema = z.object({
     ),
 });
 
-export type WebhookMessage = z.infer<typeof webhookMessageSchema>;
+/**
+ * The body's `metadata` and `payload` exactly as the platform sent them (members the schema does
+ * not know, numbers, nulls), for a kind that passes the alert on as data rather than showing it.
+ */
+export interface ReceivedMessage {
+  metadata: Record<string, unknown>;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * The validated message every kind formats from. `received` rides along only to a kind that
+ * asks for it (`passesOnReceived`), so that a chat's jobs stay as small as the message.
+ */
+export type WebhookMessage = z.infer<typeof webhookMessageSchema> & { received?: ReceivedMessage | undefined };

@@ -60,6 +60,8 @@ interface KindBase<Destination extends object> {
   editsOpening(destination: Destination): boolean;
   /** Its messages carry a "Triage" link to the signed page; an app with buttons needs none. */
   links(destination: Destination): boolean;
+  /** It carries the alert as the platform sent it (`WebhookMessage.received`), not only as validated. */
+  readonly passesOnReceived?: true;
   /** The thread a follow-up from the triage page goes to, carried in the link (Google Chat's thread key). */
   threadOf?(message: WebhookMessage): string;
   /** The API path its app posts clicks to (Slack's interactivity); `extras().interactions` handles them. */
@@ -166,6 +168,15 @@ export interface TriageNote {
   thread?: string | undefined;
   /** Where the anomaly's opening message is, as the table knows it. */
   opening?: MessageRef | undefined;
+  /**
+   * The alert's title and account as its Triage link carries them (one short line each): all a
+   * kind that opens the alert again (a PagerDuty reopen) knows of it, since the table holds no
+   * alert text. Untrusted text, like the line.
+   */
+  title?: string | undefined;
+  account?: string | undefined;
+  /** The Triage link the action came through, where the triage function knows the origin it was reached on. */
+  link?: string | undefined;
 }
 
 /** What the delivery-retry, triage and grouping code needs of a kind beyond posting an alert. */

@@ -7,8 +7,9 @@ import { jsonResponse } from '../inbound/response.js';
 import type { HttpRequest, HttpResponse } from '../inbound/types.js';
 import { coldStartTracker, type Logger } from '../log/logger.js';
 import type { CostCenterRef } from '../message/cost-center.js';
-import { webhookMessageSchema } from '../message/schema.js';
+import { type ReceivedMessage, type WebhookMessage, webhookMessageSchema } from '../message/schema.js';
 import { answerLatencyMetric, answerMetric, configurationUnavailableMetric, type Metrics, noMetrics } from '../metrics/metrics.js';
+import { kindOf } from '../notify/kinds.js';
 import { routeFacts, routesByCostCenter, selectDestinations } from '../routing/route.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
@@ -112,7 +113,12 @@ export function createRelay(deps: RelayDependencies): Relay {
       return finish(response, 'invalid_message', { fields: fields.map((f) => f.path) });
     }
 
-    const message = parsed.data;
+    const message: WebhookMessage = parsed.data;
+    // Only for a kind that asks: the schema has checked that both are objects.
+    const asSent = (): WebhookMessage => {
+      const { metadata, payload } = json.value as ReceivedMessage;
+      return { ...message, received: { metadata, payload } };
+    };
     const costCenters = await owners;
     const facts = routeFacts(message, costCenters);
     const names = selectDestinations(loaded.config, facts);
@@ -129,7 +135,13 @@ export function createRelay(deps: RelayDependencies): Relay {
       names.map(async (name) => {
         // Routing only yields names the configuration's own schema has checked exist.
         const target = targetOf(name, loaded.config.destinations[name]!, loaded.config.slack, quiet);
-        const alert = { deliveryId: request.requestId, target, message, origin: request.origin, ...(costCenters ? { costCenters } : {}) };
+        const alert = {
+          deliveryId: request.requestId,
+          target,
+          message: kindOf(target.destination).passesOnReceived ? asSent() : message,
+          origin: request.origin,
+          ...(costCenters ? { costCenters } : {}),
+        };
         return { destination: name, result: await first(alert, budget) };
       }),
     );

@@ -108,6 +108,8 @@ export function createTriageFromEnvironment(
         destination: token.d,
         anomalyId: token.a,
         thread: token.k,
+        title: token.t,
+        account: token.c,
         ...(record?.opening ? { opening: record.opening } : {}),
       });
       const botToken = kind.app?.(destination, loaded.slack)?.botToken;

@@ -18,6 +18,8 @@ export interface TriageRequest {
   headers: Readonly<Record<string, string | undefined>>;
   /** The body as it arrived (decoded from base64 when API Gateway encoded it). */
   body: string;
+  /** `https://<API domain>` the request came in on, where known: a note that reopens an alert links back to its page. */
+  origin?: string | undefined;
 }
 
 export interface TriageAnswer {
@@ -40,7 +42,7 @@ export interface TriagePorts {
   /** A short follow-up at the token's destination (Google Chat in the anomaly's thread). */
   postFollowUp(
     token: TriageToken,
-    note: { action: TriageAction; line: string; by: string; at: number },
+    note: { action: TriageAction; line: string; by: string; at: number; link?: string },
     signal: AbortSignal,
   ): Promise<void>;
   /** The kind of a configured destination (`slack`, `teams`, …), for the metric; undefined when it is gone. */
@@ -145,7 +147,8 @@ export function createTriageHandler(ports: TriagePorts) {
         throw error;
       });
     if (!key) return text(404, 'Not found.');
-    const reading = verifyTriageToken(key, pathToken(request.path), ports.now());
+    const supplied = pathToken(request.path);
+    const reading = verifyTriageToken(key, supplied, ports.now());
     if (!reading.ok) {
       log.warn('refused a triage link', { reason: reading.reason });
       return text(403, 'This link is not valid or has expired.');
@@ -169,8 +172,10 @@ export function createTriageHandler(ports: TriagePorts) {
         notice = triageLine(action.data, who, nowSeconds);
         try {
           const line = notice;
+          // The link as the relay signed it: the verified token, on the origin this request came in on.
+          const link = request.origin ? { link: `${request.origin}/triage/${supplied}` } : {};
           await budget.step('follow_up', 3_000, (signal) =>
-            ports.postFollowUp(token, { action: action.data, line, by: who, at: nowSeconds }, signal),
+            ports.postFollowUp(token, { action: action.data, line, by: who, at: nowSeconds, ...link }, signal),
           );
         } catch (error) {
           log.warn('cannot post the triage follow-up', { reason: errorReason(error) });

@@ -167,6 +167,39 @@ describe.skipIf(!moto)('eventbridge destinations: relay, delivery-retry and tria
     expect(JSON.parse(jobs[0] as string)).toMatchObject({ destination: 'bus', lastReason: 'InternalFailure' });
   });
 
+  it('members the relay does not know, a numeric account id and nulls arrive as sent: on the first post and after a retry', {
+    timeout: 60_000,
+  }, async () => {
+    // What a rule may match on that the relay's schema does not name, or would make text of.
+    const asSent = (title: string) => ({
+      metadata: { object_type: 'anomaly_alert', timestamp: null, platform_event_id: `evt-${title.length}` },
+      payload: {
+        title,
+        message: 'up 45%',
+        account_id: Number(ACCOUNTS.bus),
+        cloud_provider_type: 'aws',
+        anomaly_score: 0.93,
+        tags: { team: 'data', env: ['prod'] },
+      },
+    });
+    const direct = asSent('EBS spend rose');
+    expect(await send(direct)).toMatchObject({ statusCode: 200 });
+    const retried = asSent('CloudFront spend rose');
+    proxies.relay.fault('AWSEvents.PutEvents', 'fail', 1);
+    const answer = await send(retried);
+    expect(answer.statusCode).toBe(202);
+
+    for (const body of [direct, retried]) {
+      expect(await waitFor(async () => (await eventsAbout(body.payload.title)).length === 1, 40_000), body.payload.title).toBe(true);
+      const [event] = await eventsAbout(body.payload.title);
+      expect(event?.detail['metadata']).toEqual(body.metadata);
+      expect(event?.detail['payload']).toEqual(body.payload);
+    }
+    // The job carried them, and still no secret: only what the platform sent and the relay's own fields.
+    const [job] = poller.bodies.filter((b) => b.includes(retried.payload.title));
+    expect(JSON.parse(job as string)).toMatchObject({ destination: 'bus', message: { received: retried } });
+  });
+
   it('a bus that does not exist: refused (502) with AWS’s code, parked in the dead-letter queue with that reason', async () => {
     const title = 'S3 spend rose';
     const answer = await send(alert(title, 'up 20%', ACCOUNTS.missing));

@@ -173,6 +173,34 @@ describe.skipIf(!moto)('PagerDuty destinations: the relay, delivery-retry and tr
     expect(pagerDuty.alerts.get(dedupKey)?.status).toBe('resolved');
   });
 
+  it('Reopen through the Triage link triggers the alert again with its title, account and link, and who reopened it', async () => {
+    const opening = alert('S3 spend rose <!here>', 'up 80%');
+    expect((await send(opening)).statusCode).toBe(200);
+    const dedupKey = anomalyRecordId(opening, 'default');
+    const link = events().at(-1)?.links?.[0]?.href as string;
+    expect((await follow(link, 'action=expected&name=Dana')).statusCode).toBe(200);
+    expect(pagerDuty.alerts.get(dedupKey)?.status).toBe('resolved');
+
+    const reopened = await follow(link, 'action=reopen&name=Dana');
+    expect(reopened.statusCode).toBe(200);
+    expect(reopened.body).not.toContain('could not be told');
+    const trigger = events().at(-1);
+    // A resolved alert is opened anew from this trigger: it reads as the alert, not as the note.
+    expect(trigger).toMatchObject({
+      routing_key: ONCALL_KEY,
+      event_action: 'trigger',
+      dedup_key: dedupKey,
+      payload: {
+        summary: 'S3 spend rose ＜!here＞',
+        source: 'cost-alert-relay',
+        severity: 'error',
+        custom_details: { account: 'Production payer (310000000001)', triage: expect.stringMatching(/^Reopened by Dana at /) },
+      },
+      links: [{ href: link, text: 'Triage' }],
+    });
+    expect(pagerDuty.alerts.get(dedupKey)?.status).toBe('triggered');
+  });
+
   it('PagerDuty throttled (429 + Retry-After): queued (202), then sent once by delivery-retry with the same key and link', {
     timeout: 60_000,
   }, async () => {

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EscalationMark, OPENING, type PostOutcome } from '../../lib/chat/service.js';
 import type { SummaryAnomaly, SummaryWeek } from '../../lib/format/summary.js';
-import { webhookMessageSchema } from '../../lib/message/schema.js';
+import { type WebhookMessage, webhookMessageSchema } from '../../lib/message/schema.js';
 import type { DestinationKind, KindTools } from '../../lib/notify/kind.js';
 import { addressOf, createChatServices, KINDS, kindOf, serviceFor } from '../../lib/notify/kinds.js';
 import { fetchOverNodeHttp } from '../../lib/transport/fetch-over-node-http.js';
@@ -172,6 +172,20 @@ describe.each(DESTINATION_TYPES)('the %s kind keeps the destination-kind contrac
       // A kind whose posts no person reads (a bus: the event is data for rules) shows nothing, but still carries the alert.
       expect(shown || received.join('\n'), `${variant.name} carries the alert`).toMatch(/bold/);
       for (const live of LIVE) expect(shown, `${variant.name} shows ${JSON.stringify(live)} as written`).not.toContain(live);
+    }
+  });
+
+  it('carries the body as the platform sent it only on a bus; every other kind formats the validated message', async () => {
+    const marker = 'ONLY-IN-THE-BODY-AS-SENT';
+    const received = {
+      metadata: { object_type: 'anomaly_alert', platform_event_id: marker },
+      payload: { title: HOSTILE.title, account_id: 123456789012, [marker]: null },
+    };
+    for (const variant of variants()) {
+      const { outcome, received: bodies } = await post(variant, { ...hostileAlert, received } as WebhookMessage);
+      expect(outcome, variant.name).toMatchObject({ kind: 'delivered' });
+      // The contract's: a bus's detail holds metadata and payload exactly as received.
+      expect(bodies.join('\n').includes(marker), variant.name).toBe(type === 'eventbridge');
     }
   });
 

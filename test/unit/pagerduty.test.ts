@@ -294,6 +294,9 @@ describe('what a triage action sends', () => {
       at: 1_795_773_600,
       destination: 'oncall',
       anomalyId: anomalyRecordId(alert('EC2 spend rose'), 'oncall'),
+      title: 'EC2 spend rose <!channel> *now*',
+      account: 'Prod <@U1> (123456789012)',
+      link: 'https://api.example.org/triage/t',
     }) as { event: PagerDutyEvent };
 
   it('maps every action: acknowledge and snooze acknowledge, expected resolves, reopen triggers again', () => {
@@ -301,7 +304,7 @@ describe('what a triage action sends', () => {
     expect(PAGERDUTY_TRIAGE_EVENTS).toEqual({ acknowledge: 'acknowledge', snooze: 'acknowledge', expected: 'resolve', reopen: 'trigger' });
   });
 
-  it('names the alert the anomaly’s opening has, and PagerDuty changes that alert; a reopen triggers it with the note as its summary', async () => {
+  it('names the alert the anomaly’s opening has, and PagerDuty changes that alert; a reopen triggers it again', async () => {
     const message = alert('EC2 spend rose');
     await post(message);
     const key = anomalyRecordId(message, 'oncall');
@@ -321,9 +324,33 @@ describe('what a triage action sends', () => {
 
     const reopened = await send('reopen');
     expect(reopened).toMatchObject({ event_action: 'trigger', dedup_key: key, payload: { source: 'cost-alert-relay', severity: 'error' } });
-    expect(reopened.payload?.summary).toBe('Done by Dana ＜!here＞ [x](https://evil.example) at 2026-11-26T10:00:00Z');
     expect(fake.alerts.get(key)).toMatchObject({ status: 'triggered', triggers: 1 });
     expect((await noteFor('reopen', { type: 'pagerduty', routingKey: KEY })).event.payload?.severity).toBe('warning');
+  });
+
+  it('a reopen is titled with the alert’s title, says who reopened it in its details, and links to its Triage page', async () => {
+    const { event } = await noteFor('reopen');
+    // A resolved alert is opened anew from this event: it must read as the alert, not as the note.
+    expect(event.payload?.summary).toBe('EC2 spend rose ＜!channel＞ ＊now＊');
+    expect(event.payload?.custom_details).toEqual({
+      triage: 'Done by Dana ＜!here＞ [x](https://evil.example) at 2026-11-26T10:00:00Z',
+      account: 'Prod ＜＠U1＞ (123456789012)',
+    });
+    expect(event.links).toEqual([{ href: 'https://api.example.org/triage/t', text: 'Triage' }]);
+    expect(JSON.stringify(event)).not.toContain(KEY);
+    // A link whose alert had no title (only a message): the note is the summary rather than nothing.
+    const untitled = (await KINDS.pagerduty.extras()).triageNote(oncall, {
+      action: 'reopen',
+      line: 'Reopened by Dana at 2026-11-26T10:00:00Z',
+      by: 'Dana',
+      at: 1_795_773_600,
+      destination: 'oncall',
+      anomalyId: 'anomaly#x',
+      title: '',
+    }) as { event: PagerDutyEvent };
+    expect(untitled.event.payload?.summary).toBe('Reopened by Dana at 2026-11-26T10:00:00Z');
+    expect(untitled.event.links).toBeUndefined();
+    for (const action of ['acknowledge', 'snooze', 'expected'] as const) expect((await noteFor(action)).event.payload).toBeUndefined();
   });
 });
 

@@ -298,6 +298,20 @@ describe('triage page', () => {
     expect(t.metrics.count('TriageActions', { action: 'acknowledge', destinationType: 'teams' })).toBe(1);
   });
 
+  it('a POST hands the follow-up the link it came through, on the origin it came in on, and nothing without one', async () => {
+    const links: Array<string | undefined> = [];
+    const t = setup({ postFollowUp: async (_token, note) => void links.push(note.link) });
+    const token = pageToken();
+    const path = `/triage/${token}`;
+    await t.handle(
+      { method: 'POST', path, headers: {}, body: 'action=expected&name=Dana', origin: 'https://api.example.org' },
+      budgetOf(10_000),
+    );
+    await page(t, 'POST', token, 'action=reopen&name=Dana');
+    // A reopened alert links back to its page, as the alert the relay posted did.
+    expect(links).toEqual([`https://api.example.org${path}`, undefined]);
+  });
+
   it('a POST that repeats the state changes and posts nothing, however often it comes; the audit keeps the last entries', async () => {
     const t = setup();
     expect((await page(t, 'POST', pageToken(), 'action=acknowledge&name=Dana')).statusCode).toBe(200);

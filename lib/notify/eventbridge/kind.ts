@@ -18,6 +18,8 @@ export const eventBridgeKind = {
   serviceKey: () => 'eventbridge',
   editsOpening: () => false,
   links: () => true,
+  // A rule may match any member the platform sends, known to the relay or not.
+  passesOnReceived: true,
   extras: async () => (await import('./lazy-eventbridge-extras.js')).extras,
   tools: async () => (await import('./lazy-eventbridge-tools.js')).tools,
 } satisfies OtherKind<EventBridgeDestination>;

@@ -1,5 +1,6 @@
 // EventBridge's parts beyond posting an alert: the events a triage action and a weekly summary
 // put on the bus. Bundled on its own (a lazy-*.ts module) and loaded by triage and summary.
+import { isoSeconds } from '../../format/alert.js';
 import type { KindExtras, SummaryExtras } from '../kind.js';
 import type { EventBridgeDestination } from './config.js';
 import type { EventBridgeEvent } from './lazy-eventbridge-post.js';
@@ -13,7 +14,7 @@ export const extras: KindExtras<EventBridgeDestination> & SummaryExtras<EventBri
     detail: {
       destination: note.destination,
       anomaly: { id: note.anomalyId },
-      triage: { action: note.action, by: note.by, at: new Date(note.at * 1000).toISOString().replace('.000Z', 'Z') },
+      triage: { action: note.action, by: note.by, at: isoSeconds(note.at) },
     },
   }),
   // One event a week, of its own detail-type: a rule for alerts does not match it.

@@ -1,14 +1,16 @@
 // Imported with import() by service.ts on the first post to an EventBridge destination, and
 // bundled on its own (a lazy-*.ts module). The signed AWS client comes in as an argument: the
 // cold path's own, not a second copy. What this module imports itself is pure code (the SDK's
-// retry rules, Retry-After), and errors are told apart by name, never by class, since a class
-// here would be a copy of the one the cold path throws.
+// retry rules, Retry-After, the shared deadline), and errors are told apart by name, never by
+// class, since a class here might be a copy of the one the cold path throws.
 import type { AwsCredentials } from '../../aws/credentials.js';
 import type { AwsJsonService, awsJsonClient } from '../../aws/json-client.js';
 import type { AwsCallLimits } from '../../aws/limits.js';
 import { retryKind } from '../../aws/retry.js';
 import type { ChatService, PostOptions, PostOutcome } from '../../chat/service.js';
+import { isoSeconds } from '../../format/alert.js';
 import { escalationLine } from '../../format/escalation.js';
+import { withDeadline } from '../../shared/deadline.js';
 import { parseRetryAfterMs } from '../../shared/retry-after.js';
 import type { KindEnvironment } from '../kind.js';
 
@@ -61,8 +63,6 @@ const word = (value: unknown): string | undefined => (typeof value === 'string' 
 export const entryBytes = (entry: Readonly<Record<string, string>>): number =>
   Object.values(entry).reduce((sum, part) => sum + Buffer.byteLength(part), 0);
 
-const isoSeconds = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-
 /**
  * The event of an alert: its detail says where it went (the destination's name), which anomaly
  * and which update of it (marked with what someone decided, as every kind marks its follow-ups),
@@ -80,11 +80,12 @@ export function alertEvent([message, , anomaly, triage, context]: Parameters<Cha
         id: context?.anomalyId,
         update: followUp?.updates ?? 0,
         // An opening is first seen as it is posted; a follow-up carries the time the table kept.
-        firstSeen: followUp?.firstSeenAt ?? isoSeconds(nowMs),
-        ...(mark ? { triage: { state: mark.state, by: mark.by, at: isoSeconds(mark.at * 1000) } } : {}),
+        firstSeen: followUp?.firstSeenAt ?? isoSeconds(Math.floor(nowMs / 1000)),
+        ...(mark ? { triage: { state: mark.state, by: mark.by, at: isoSeconds(mark.at) } } : {}),
       },
-      metadata: message.metadata,
-      payload: message.payload,
+      // As the platform sent them: a rule may match a member the relay does not know.
+      metadata: message.received?.metadata ?? message.metadata,
+      payload: message.received?.payload ?? message.payload,
       // Where it waited unacknowledged: a rule may page on escalations alone.
       ...(context?.escalation
         ? {
@@ -116,6 +117,10 @@ export function outcomeOfAnswer(answer: Record<string, unknown>): PostOutcome {
   return RETRYABLE_ENTRY_ERRORS.has(code) ? { kind: 'retryable', reason: code } : { kind: 'refused', reason: code };
 }
 
+/** The post's deadline, by the name withDeadline gives its error's reason (`<name>_deadline`). */
+const POST_DEADLINE = 'eventbridge';
+const POST_DEADLINE_REASON = `${POST_DEADLINE}_deadline`;
+
 interface Failure {
   name?: unknown;
   status?: unknown;
@@ -143,8 +148,9 @@ export function outcomeOfError(error: unknown): PostOutcome {
     const retryAfterMs = parseRetryAfterMs(typeof retryAfter === 'string' ? retryAfter : undefined);
     return { kind: 'retryable', reason: said, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
   }
-  // Our transport's TimeoutError, and the post's deadline (an AbortSignal's).
-  if (name === 'TimeoutError' || name === 'AbortError') return { kind: 'retryable', reason: 'timeout' };
+  // Our transport's TimeoutError, and the post's deadline: withDeadline's error, known by its
+  // reason (a bundle minifies class names), or the abort it signals.
+  if (name === 'TimeoutError' || name === 'AbortError' || reason === POST_DEADLINE_REASON) return { kind: 'retryable', reason: 'timeout' };
   // Our own errors say what is missing (`region_missing`, `endpoint_unsupported`); the SDK's credential chain names its own.
   const ours = word(reason);
   if (ours) return { kind: 'retryable', reason: ours };
@@ -155,9 +161,6 @@ export interface PosterOptions {
   env?: Record<string, string | undefined>;
   now?: () => number;
 }
-
-const rejectOnAbort = (signal: AbortSignal) =>
-  new Promise<never>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
 
 /**
  * Posts one event per post with the relay's signed AWS JSON client (`client`): the endpoint
@@ -199,9 +202,10 @@ export function createPoster(client: typeof awsJsonClient, settings: KindEnviron
     const entry = { Source: EVENT_SOURCE, DetailType: event.detailType, Detail: JSON.stringify(event.detail), EventBusName: eventBus };
     // The relay takes bodies far below this; should that change, an event too large is refused, never cut.
     if (entryBytes(entry) > MAX_ENTRY_BYTES) return { kind: 'refused', reason: 'event_too_large' };
-    const signal = AbortSignal.timeout(postOptions.timeoutMs);
     try {
-      return outcomeOfAnswer(await Promise.race([call('PutEvents', { Entries: [entry] }, signal), rejectOnAbort(signal)]));
+      return outcomeOfAnswer(
+        await withDeadline(POST_DEADLINE, postOptions.timeoutMs, (signal) => call('PutEvents', { Entries: [entry] }, signal)),
+      );
     } catch (error) {
       return outcomeOfError(error);
     }

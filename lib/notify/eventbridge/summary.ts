@@ -1,10 +1,9 @@
 // A week's summary as one EventBridge event (detail-type `Cost Alert Summary`): data for a rule
 // and its targets, not a message, so each anomaly is a record rather than a line. Loaded with
 // the kind's extras (lazy-eventbridge-extras.ts).
+import { isoSeconds } from '../../format/alert.js';
 import { mostThatFit, notShownLine, quietLine, type SummaryAnomaly, type SummaryWeek, summaryCounts } from '../../format/summary.js';
 import { type EventBridgeEvent, MAX_ENTRY_BYTES } from './lazy-eventbridge-post.js';
-
-const iso = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString().replace('.000Z', 'Z');
 
 /** Room for the entry's other parts (source, detail-type, bus) and the request around it. */
 const ENVELOPE_BYTES = 2_048;
@@ -12,12 +11,12 @@ const ENVELOPE_BYTES = 2_048;
 const record = (anomaly: SummaryAnomaly) => ({
   title: anomaly.title,
   account: anomaly.account,
-  firstSeen: iso(anomaly.firstSeen),
+  firstSeen: isoSeconds(anomaly.firstSeen),
   updates: anomaly.updates,
   state: anomaly.state,
   ...(anomaly.by !== undefined ? { by: anomaly.by } : {}),
-  ...(anomaly.at !== undefined ? { at: iso(anomaly.at) } : {}),
-  ...(anomaly.until !== undefined ? { until: iso(anomaly.until) } : {}),
+  ...(anomaly.at !== undefined ? { at: isoSeconds(anomaly.at) } : {}),
+  ...(anomaly.until !== undefined ? { until: isoSeconds(anomaly.until) } : {}),
   ...(anomaly.link ? { triageUrl: anomaly.link } : {}),
 });
 
@@ -27,7 +26,7 @@ function event(destination: string, week: SummaryWeek, shown: number): EventBrid
     detailType: 'Cost Alert Summary',
     detail: {
       destination,
-      week: { from: iso(week.from), to: iso(week.to), timeZone: week.timeZone },
+      week: { from: isoSeconds(week.from), to: isoSeconds(week.to), timeZone: week.timeZone },
       counts: week.counts,
       summary: week.anomalies.length === 0 ? quietLine(week) : summaryCounts(week),
       anomalies: week.anomalies.slice(0, shown).map(record),
