@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ChatService, PostContext, PostOutcome } from '../../lib/chat/service.js';
 import { relayConfigSchema } from '../../lib/config/schema.js';
 import { inMemoryLedger } from '../../lib/dedup/memory.js';
-import { deliverOnce } from '../../lib/dedup/once.js';
+import { deliverOnce, retryLedger } from '../../lib/dedup/once.js';
 import { createDelivery, targetOf } from '../../lib/delivery/deliver.js';
 import { newJob } from '../../lib/delivery/job.js';
 import { parseDeliveryJob } from '../../lib/delivery/job-schema.js';
@@ -19,6 +19,9 @@ import { processEscalation } from '../../lib/escalation/process.js';
 import type { EscalationQueue } from '../../lib/escalation/queue.js';
 import { escalationWatcher } from '../../lib/escalation/watch.js';
 import { durationText, escalationLine } from '../../lib/format/escalation.js';
+import type { GroupCloseJob } from '../../lib/group/job.js';
+import { joinGroup } from '../../lib/group/join.js';
+import { inMemoryGroupStore } from '../../lib/group/store.js';
 import { anomalyRecordId } from '../../lib/message/anomaly.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
 import { destinationType } from '../../lib/notify/kinds.js';
@@ -76,7 +79,7 @@ function recordingService(): ChatService & { posts: Seen[]; answer(...next: Post
 }
 
 /** The relay's first attempt and delivery-retry's escalation processing, sharing one ledger, one queue and one clock. */
-function setup(options: { config?: ReturnType<typeof configOf>; retryQueue?: boolean } = {}) {
+function setup(options: { config?: ReturnType<typeof configOf>; retryQueue?: boolean; grouped?: boolean } = {}) {
   const clock = manualClock();
   const slack = recordingService();
   const teams = recordingService();
@@ -110,10 +113,24 @@ function setup(options: { config?: ReturnType<typeof configOf>; retryQueue?: boo
     windowSeconds: 86_400,
     typeOf: destinationType,
   });
-  const first = deliverOnce({ ledger, delivery, logger: log.logger, metrics, now: clock.now, held });
+  // Where grouped alerts wait, and the closing jobs the relay scheduled for them.
+  const groups = inMemoryGroupStore(clock.now);
+  const closings: GroupCloseJob[] = [];
+  const grouping = joinGroup(
+    { store: groups, logger: log.logger, metrics, now: clock.now, schedule: async (job) => void closings.push(job) },
+    delivery.first,
+  );
+  const first = deliverOnce({
+    ledger,
+    delivery: options.grouped ? { ...delivery, first: grouping } : delivery,
+    logger: log.logger,
+    metrics,
+    now: clock.now,
+    held,
+  });
   const config = options.config ?? configOf();
   const store = memoryConfigStore({ config });
-  const ports = { config: store, ledger, first, queue, logger: log.logger, metrics, now: clock.now };
+  const ports = { config: store, ledger, first, queue, held, logger: log.logger, metrics, now: clock.now };
   let records = 0;
   /** The relay's first attempt at a destination of the configuration. */
   const send = (to: string, message = alert()) =>
@@ -127,7 +144,26 @@ function setup(options: { config?: ReturnType<typeof configOf>; retryQueue?: boo
   const process = (job: EscalationJob) => processEscalation(job, ports, budgetOf(60_000), `m${++records}`);
   const atDue = (job: EscalationJob) => clock.advance((job.firstSeen + WAIT_MINUTES * 60) * 1000 - clock.now());
   const anomaly = (destination = 'finops', message = alert()) => ledger.anomalies.get(anomalyRecordId(message, destination));
-  return { clock, slack, teams, ledger, log, metrics, retryQueue, deadLetters, waiting, store, send, next, process, atDue, anomaly, ports };
+  return {
+    clock,
+    slack,
+    teams,
+    ledger,
+    log,
+    metrics,
+    retryQueue,
+    deadLetters,
+    waiting,
+    store,
+    send,
+    next,
+    process,
+    atDue,
+    anomaly,
+    ports,
+    groups,
+    closings,
+  };
 }
 
 afterEach(() => {
@@ -440,6 +476,53 @@ describe('an escalation job on the retry queue (delivery-retry)', () => {
     expect(s.waiting).toHaveLength(0);
   });
 
+  it.each([
+    ['waited on the retry queue', false],
+    ['waited in a group', true],
+  ] as const)(
+    'a follow-up that %s replaces the job once delivery-retry delivers it: the escalation carries its content',
+    async (_how, grouped) => {
+      const s = setup({ config: configOf(grouped ? { group: { waitSeconds: 60 } } : {}), grouped });
+      const opening = alert('up 10%');
+      // A group's first alert waits in it too: the opening goes first, alone, so that only the follow-up is grouped.
+      if (grouped)
+        await s.ports.first(
+          { deliveryId: 'o', target: targetOf('finops', configOf().destinations['finops']!, undefined), message: opening },
+          budgetOf(10_000),
+        );
+      else await s.send('finops', opening);
+      const first = s.next().job;
+      s.clock.advance(600_000);
+      if (!grouped) s.slack.answer({ kind: 'retryable', reason: 'http_503' });
+      expect((await s.send('finops', alert('up 20%'))).kind).toBe(grouped ? 'grouped' : 'queued');
+      expect(s.waiting).toHaveLength(0);
+
+      s.clock.advance(60_000);
+      const delivery = createDelivery({
+        services: chatServices({ slack: s.slack }),
+        postTimeoutMs: 5_000,
+        logger: s.log.logger,
+        now: s.clock.now,
+        sleep: s.clock.sleep,
+      });
+      const body = grouped ? s.closings[0] : s.retryQueue.jobs[0]!.job;
+      expect(await processBatch([record(JSON.stringify(body))], retryDeps(s, delivery))).toEqual({ batchItemFailures: [] });
+      expect(s.slack.posts.at(-1)?.message).toBe('up 20%');
+      expect(s.anomaly()).toMatchObject({ followUps: 1 });
+      const latest = s.next().job;
+      expect(latest).toMatchObject({ firstSeen: first.firstSeen, updates: 1, message: alert('up 20%') });
+
+      // Both due together: the opening's job lets the latest go first, and then finds it escalated.
+      s.atDue(first);
+      await s.process(first);
+      const deferred = s.next().job;
+      await s.process(latest);
+      s.clock.advance(DEFER_SECONDS * 1000);
+      await s.process(deferred);
+      expect(s.teams.posts.map((p) => p.message)).toEqual(['up 20%']);
+    },
+  );
+
   it('`to` cannot take it yet: it waits on the retry queue as a delivery job that keeps the mark, and delivery-retry posts it marked', async () => {
     const s = setup();
     await s.send('finops');
@@ -749,6 +832,9 @@ function retryDeps(s: ReturnType<typeof setup>, delivery: ReturnType<typeof crea
     metrics: s.metrics,
     budget: budgetOf(60_000),
     now: s.clock.now,
-    escalations: { ledger: s.ports.ledger, first: s.ports.first, queue: s.ports.queue },
+    ledger: retryLedger({ ledger: s.ledger, logger: s.log.logger, metrics: s.metrics }),
+    groups: s.groups,
+    sleep: s.clock.sleep,
+    escalations: { ledger: s.ports.ledger, first: s.ports.first, queue: s.ports.queue, held: s.ports.held },
   };
 }
