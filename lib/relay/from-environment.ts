@@ -105,10 +105,16 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
     grouping ??= import('../group/lazy-relay.js');
     return (await grouping).groupedFirst(wiring, alert, budget);
   };
-  // Called only for a destination with `escalate`.
+  // Called only for a destination with `escalate`, once the alert is posted and recorded: code
+  // that cannot load costs the escalation, never the alert, and the next delivery loads it again.
   const held: AnomalyHeld = async (...post) => {
-    escalations ??= import('../escalation/lazy-escalation-relay.js');
-    return (await escalations).watch(wiring, ...post);
+    try {
+      escalations ??= import('../escalation/lazy-escalation-relay.js');
+      return await (await escalations).watch(wiring, ...post);
+    } catch (error) {
+      escalations = undefined;
+      log.error('escalation could not be scheduled', { destination: post[0].target.name, error: errorReason(error) });
+    }
   };
   // The owner directory's code loads with the first delivery of a configuration that routes by cost center.
   let lookup: Promise<OwnerLookup> | undefined;

@@ -3,6 +3,11 @@
 // loopback Teams workflow, and the triage bundle's acknowledgement cancels it. The bundles cannot
 // wait a minute: a job is made due by moving its anomaly's first-seen time back, on the item and
 // in the job alike, as if the opening had come two minutes earlier.
+
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { GetItemCommand, ScanCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,6 +52,7 @@ describe.skipIf(!moto)('escalation: relay, delivery-retry and triage bundles aga
   let retry: RunningBundle;
   let triage: RunningBundle;
   let proxies: Record<'relay' | 'delivery-retry' | 'triage', AwsProxy>;
+  let relayEnvironment: Record<string, string>;
   const sqs = sqsClient(moto ?? 'http://127.0.0.1:1');
   const answers: Answer[] = [];
   const tokens: string[] = [];
@@ -137,8 +143,9 @@ describe.skipIf(!moto)('escalation: relay, delivery-retry and triage bundles aga
       DEAD_LETTER_QUEUE_URL: `${proxy.url}${new URL(queues.deadLetterQueueUrl).pathname}`,
       POST_TIMEOUT_MS: '2000',
     });
+    relayEnvironment = env(proxies.relay);
     [relay, retry, triage] = await Promise.all([
-      startBundle('webhook-relay', env(proxies.relay)),
+      startBundle('webhook-relay', relayEnvironment),
       startBundle('delivery-retry', env(proxies['delivery-retry'])),
       startBundle('triage', { ...shared, AWS_ENDPOINT_URL: proxies.triage.url }),
     ]);
@@ -233,6 +240,33 @@ describe.skipIf(!moto)('escalation: relay, delivery-retry and triage bundles aga
     expect(posted).toHaveLength(1);
     expect(JSON.stringify(posted[0]?.body)).toContain('up 90%');
     expect(JSON.stringify(posted[0]?.body)).not.toContain('up 10%');
+  });
+
+  it('a relay whose escalation code cannot load answers for the alert it posted, and loads the code again with the next alert', async () => {
+    const copy = join(mkdtempSync(join(tmpdir(), 'escalation-relay-')), 'webhook-relay');
+    cpSync(fileURLToPath(new URL('../../dist/webhook-relay', import.meta.url)), copy, { recursive: true });
+    const chunk = join(copy, 'lazy-escalation-relay.mjs');
+    const code = readFileSync(chunk);
+    rmSync(chunk);
+    const broken = await startBundle(copy, relayEnvironment);
+    const post = (title: string) =>
+      broken.invoke<Answer>(event({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(message(title, 'up 25%')) }), {
+        timeoutMs: 15_000,
+      });
+    try {
+      const posted = slack.accepted(FINOPS_PATH).length;
+      expect((await post('Lambda spend rose')).statusCode).toBe(200);
+      expect(slack.accepted(FINOPS_PATH)).toHaveLength(posted + 1);
+      expect(broken.output()).toContain('escalation could not be scheduled');
+      expect(jobsSentBy('relay').filter((j) => j.job.message.payload.title === 'Lambda spend rose')).toEqual([]);
+
+      writeFileSync(chunk, code);
+      expect((await post('Glue spend rose')).statusCode).toBe(200);
+      expect(jobsSentBy('relay').filter((j) => j.job.message.payload.title === 'Glue spend rose')).toHaveLength(1);
+    } finally {
+      await broken.stop();
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 
   it('every AWS call each function made is one its role in template.yaml grants', () => {
