@@ -94,8 +94,9 @@ export function dynamoAnomalyTable(
     return summaries;
   };
   /**
-   * An update that sets the usual window (`:expires`) without shortening a summarised anomaly's
-   * life below KEPT_UNTIL: the later of the two, in one write unless the window reaches past it.
+   * An update that sets the usual window (`:expires`) without shortening a summarised or waiting
+   * anomaly's life below KEPT_UNTIL: the later of the two. The window reaching past KEPT_UNTIL
+   * removes it, so that it costs a second write once, not on every later update.
    */
   const updateKeepingSummary = async (
     input: { UpdateExpression: string; ExpressionAttributeValues: Record<string, unknown> },
@@ -103,19 +104,31 @@ export function dynamoAnomalyTable(
     signal?: AbortSignal,
   ) => {
     const base = { TableName, Key: { id: { S: id } }, ExpressionAttributeValues: input.ExpressionAttributeValues };
+    const keeping = `${input.UpdateExpression}, expiresAt = if_not_exists(${KEPT_UNTIL}, :expires)`;
+    try {
+      await dynamo(
+        'UpdateItem',
+        { ...base, UpdateExpression: keeping, ConditionExpression: `attribute_not_exists(${KEPT_UNTIL}) OR ${KEPT_UNTIL} >= :expires` },
+        signal,
+      );
+      return;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
     try {
       await dynamo(
         'UpdateItem',
         {
           ...base,
-          UpdateExpression: `${input.UpdateExpression}, expiresAt = if_not_exists(${KEPT_UNTIL}, :expires)`,
-          ConditionExpression: `attribute_not_exists(${KEPT_UNTIL}) OR ${KEPT_UNTIL} >= :expires`,
+          UpdateExpression: `${input.UpdateExpression}, expiresAt = :expires REMOVE ${KEPT_UNTIL}`,
+          ConditionExpression: `attribute_not_exists(${KEPT_UNTIL}) OR ${KEPT_UNTIL} < :expires`,
         },
         signal,
       );
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      await dynamo('UpdateItem', { ...base, UpdateExpression: `${input.UpdateExpression}, expiresAt = :expires` }, signal);
+      // Raised in between (an escalation's wait kept it longer): that is the later one now.
+      await dynamo('UpdateItem', { ...base, UpdateExpression: keeping }, signal);
     }
   };
 

@@ -11,6 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { GetItemCommand, ScanCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AwsJsonCall, awsJsonClient, DYNAMODB } from '../../lib/aws/json-client.js';
+import { DYNAMODB_LIMITS } from '../../lib/aws/limits.js';
+import { dynamoLedger } from '../../lib/dedup/dynamodb.js';
 import { anomalyRecordId } from '../../lib/message/anomaly.js';
 import { type WebhookMessage, webhookMessageSchema } from '../../lib/message/schema.js';
 import { type EventInput, httpApiEvent } from '../../scripts/http-api-event.js';
@@ -296,5 +299,41 @@ describe.skipIf(!moto)('escalation: relay, delivery-retry and triage bundles aga
     for (const secret of [slack.url(FINOPS_PATH), 'FINOPSHOOKSECRET', teams.url(), 'TEAMS-SIG-SECRET', TRIAGE_KEY, ...tokens]) {
       expect(everything).not.toContain(secret);
     }
+  });
+});
+
+describe.skipIf(!moto)('an anomaly kept for its escalation, in the moto table', () => {
+  it('lives at least until its escalation is due; once the usual window reaches past that, each follow-up is one write', async () => {
+    const { name: tableName, dynamo } = await createDedupTable(moto as string);
+    const client = awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS, env: awsEnvironment(moto as string) });
+    const writes: string[] = [];
+    const counted: AwsJsonCall = (operation, input, signal) => {
+      writes.push(operation);
+      return client(operation, input, signal);
+    };
+    const start = Math.floor(Date.now() / 1000);
+    let clock = start;
+    const ledger = dynamoLedger(counted, { tableName, windowSeconds: 3_600, now: () => clock * 1000 });
+    const id = anomalyRecordId(message('Kept spend rose', ''), 'finops');
+    const stored = async () =>
+      (await dynamo.send(new GetItemCommand({ TableName: tableName, Key: { id: { S: id } }, ConsistentRead: true }))).Item ?? {};
+    /** One follow-up at `at`: the writes it took, and when its item expires after it. */
+    const followUpAt = async (at: number) => {
+      clock = at;
+      writes.length = 0;
+      await ledger.anomalyFollowedUp(id);
+      return { writes: writes.length, expiresAt: Number((await stored())['expiresAt']?.N) };
+    };
+
+    expect(await ledger.startAnomaly(id)).toEqual({ kind: 'opened', firstSeen: start });
+    const due = start + 7_200;
+    await (await ledger.escalations()).keepAnomaly(id, start, due);
+    // Within the wait the window would end sooner: the item lives until the escalation is due.
+    expect(await followUpAt(start + 600)).toEqual({ writes: 1, expiresAt: due });
+    // The window now reaches past it: the window it is, once in two writes, then in one each.
+    expect(await followUpAt(start + 5_000)).toEqual({ writes: 2, expiresAt: start + 8_600 });
+    expect(await followUpAt(start + 5_100)).toEqual({ writes: 1, expiresAt: start + 8_700 });
+    expect(await followUpAt(start + 5_200)).toEqual({ writes: 1, expiresAt: start + 8_800 });
+    expect((await stored())['followUps']).toEqual({ N: '4' });
   });
 });
