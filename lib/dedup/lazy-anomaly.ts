@@ -21,6 +21,7 @@ type AnomalyItem = {
   escalatedAt?: { N?: string };
   escalationUntil?: { N?: string };
   escalationToken?: { S?: string };
+  escalationUpdates?: { N?: string };
 };
 
 // The triage function writes these on the same item; the conditional write returns them for free.
@@ -321,6 +322,34 @@ export function dynamoAnomalyTable(
             // Never on a later opening of the anomaly, nor an item that is gone (the update would create one).
             ConditionExpression: 'firstSeen = :firstSeen',
             ExpressionAttributeValues: { ':firstSeen': { N: String(firstSeen) }, ':now': { N: String(seconds(now())) } },
+          },
+          signal,
+        ),
+      );
+    },
+
+    async latestEscalation(id, firstSeen, signal) {
+      const read = await dynamo(
+        'GetItem',
+        { TableName, Key: { id: { S: id } }, ProjectionExpression: 'firstSeen, escalationUpdates' },
+        signal,
+      );
+      const item = read['Item'] as AnomalyItem | undefined;
+      if (item?.firstSeen?.N === undefined || Number(item.firstSeen.N) !== firstSeen) return 0;
+      return Number(item.escalationUpdates?.N) || 0;
+    },
+
+    async escalationWaiting(id, firstSeen, updates, signal) {
+      await ignoringConditionFailure(
+        dynamo(
+          'UpdateItem',
+          {
+            TableName,
+            Key: { id: { S: id } },
+            UpdateExpression: 'SET escalationUpdates = :updates',
+            // Only ever more, and only on the opening the job waits on (the update would create a gone item).
+            ConditionExpression: 'firstSeen = :firstSeen AND (attribute_not_exists(escalationUpdates) OR escalationUpdates < :updates)',
+            ExpressionAttributeValues: { ':firstSeen': { N: String(firstSeen) }, ':updates': { N: String(updates) } },
           },
           signal,
         ),

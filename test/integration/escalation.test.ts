@@ -245,6 +245,23 @@ describe.skipIf(!moto)('escalation: relay, delivery-retry and triage bundles aga
     expect(JSON.stringify(posted[0]?.body)).not.toContain('up 10%');
   });
 
+  it('a job that a later one replaced ends at its next hop, while the later one waits on', async () => {
+    const title = 'Redshift spend rose';
+    expect((await send(title, 'up 5%')).statusCode).toBe(200);
+    expect((await send(title, 'up 50%')).statusCode).toBe(200);
+    const [opening, followUp] = jobsSentBy('relay')
+      .filter((j) => j.job.message.payload.title === title)
+      .map((j) => j.job);
+    const sentBefore = jobsSentBy('delivery-retry').length;
+    // Neither is due: the later one goes back and says so on the item; the older one then ends.
+    expect(await feed(followUp as Job)).toEqual({ batchItemFailures: [] });
+    expect(await feed(opening as Job)).toEqual({ batchItemFailures: [] });
+    const back = jobsSentBy('delivery-retry').slice(sentBefore);
+    expect(back.map((j) => [j.job.updates, j.job.message.payload.message])).toEqual([[1, 'up 50%']]);
+    expect((await item(anomalyRecordId(message(title, ''), 'finops')))['escalationUpdates']).toEqual({ N: '1' });
+    expect(retry.output()).toContain('"reason":"replaced"');
+  });
+
   it('a relay whose escalation code cannot load answers for the alert it posted, and loads the code again with the next alert', async () => {
     const copy = join(mkdtempSync(join(tmpdir(), 'escalation-relay-')), 'webhook-relay');
     cpSync(fileURLToPath(new URL('../../dist/webhook-relay', import.meta.url)), copy, { recursive: true });

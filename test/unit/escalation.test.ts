@@ -458,6 +458,57 @@ describe('an escalation job on the retry queue (delivery-retry)', () => {
     expect(s.teams.posts.map((p) => p.message)).toEqual(['up 10%']);
   });
 
+  /** Hands delivery-retry every waiting job as one round, a hop later; how many jobs each round held, until none waits. */
+  const hopUntilDone = async (s: ReturnType<typeof setup>) => {
+    const rounds: number[] = [];
+    while (s.waiting.length > 0 && rounds.length < 100) {
+      const round = s.waiting.splice(0);
+      rounds.push(round.length);
+      s.clock.advance(MAX_HOP_SECONDS * 1000);
+      for (const { job } of round) await s.process(job);
+    }
+    return rounds;
+  };
+
+  it('follow-ups before it is due leave one job hopping: each one a later job replaced ends at its next hop', async () => {
+    const s = setup();
+    await s.send('finops', alert('up 10%'));
+    for (const text of ['up 20%', 'up 30%']) {
+      s.clock.advance(600_000);
+      await s.send('finops', alert(text));
+    }
+    const rounds = await hopUntilDone(s);
+    // Three jobs for two hops (the latest one's is recorded at its first); from then on, only the latest one's.
+    expect(rounds.slice(0, 2)).toEqual([3, 3]);
+    expect(rounds.slice(2)).toEqual(rounds.slice(2).map(() => 1));
+    expect(rounds.length).toBeGreaterThan(10);
+    expect(s.teams.posts.map((p) => p.message)).toEqual(['up 30%']);
+    expect(s.metrics.count('Escalations', { outcome: 'dropped' })).toBe(2);
+    expect(s.log.records().filter((r) => r['reason'] === 'replaced')).toHaveLength(2);
+  });
+
+  it('a later follow-up whose job never reached the queue replaces nothing: the job that waits escalates', async () => {
+    const s = setup();
+    await s.send('finops', alert('up 10%'));
+    s.clock.advance(600_000);
+    await s.send('finops', alert('up 20%'));
+    // Lost on its way to the queue: the anomaly counts the follow-up, but no job of it waits.
+    s.waiting.pop();
+    await hopUntilDone(s);
+    expect(s.teams.posts.map((p) => p.message)).toEqual(['up 10%']);
+  });
+
+  it('a table that cannot say whether a later job waits leaves the job hopping', async () => {
+    const s = setup();
+    await s.send('finops', alert('up 10%'));
+    const { job } = s.next();
+    s.clock.advance(MAX_HOP_SECONDS * 1000);
+    s.ledger.fail = new Error('ProvisionedThroughputExceededException');
+    expect(await s.process(job)).toBe('done');
+    expect(s.next()).toEqual({ job, delaySeconds: MAX_HOP_SECONDS });
+    expect(s.log.records().find((r) => r['level'] === 'warn')?.['message']).toMatch(/could not tell whether a later escalation job waits/);
+  });
+
   it('no replacement for a follow-up only queued, one of a triaged anomaly, or one that comes when it is due', async () => {
     const s = setup();
     await s.send('finops', alert('up 10%'));
