@@ -830,6 +830,57 @@ describe('escalations under npm start', () => {
     expect(teams.posts).toHaveLength(1);
   });
 
+  it('a follow-up that waited in a local group carries its content to the escalation', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const dir = mkdtempSync(join(tmpdir(), 'escalation-'));
+    writeFileSync(
+      join(dir, 'relay.json'),
+      JSON.stringify({
+        auth: { method: 'none' },
+        destinations: {
+          default: { url: 'http://127.0.0.1:9/finops', group: { waitSeconds: 30 }, escalate: { afterMinutes: 2, to: 'oncall' } },
+          oncall: { type: 'teams', url: 'http://127.0.0.1:9/oncall' },
+        },
+      }),
+    );
+    const slack = recordingService();
+    const teams = recordingService();
+    const ledger = inMemoryLedger();
+    const relay = createRelayFromEnvironment(
+      { RELAY_CONFIG_SECRET_ID: `file:${join(dir, 'relay.json')}` },
+      {
+        logger: capturedLogger().logger,
+        metrics: memoryMetrics(),
+        services: chatServices({ slack, teams }),
+        ledger,
+        localGroups: true,
+        localEscalations: true,
+      },
+    );
+    const post = (text: string) =>
+      relay(
+        {
+          requestId: text,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(alert(text)),
+          isBase64Encoded: false,
+        },
+        budgetOf(10_000),
+      );
+    // A closing loads its kind's digest code first: real time, which the fake clock does not move.
+    const closed = (posts: number) => vi.waitFor(() => expect(slack.posts).toHaveLength(posts));
+    expect((await post('up 10%')).statusCode).toBe(202);
+    await vi.advanceTimersByTimeAsync(31_000);
+    await closed(1);
+    expect((await post('up 20%')).statusCode).toBe(202);
+    await vi.advanceTimersByTimeAsync(31_000);
+    await closed(2);
+    expect(slack.posts.map((p) => p.message)).toEqual(['up 10%', 'up 20%']);
+    await vi.advanceTimersByTimeAsync(300_000);
+    expect(teams.posts.map((p) => p.message)).toEqual(['up 20%']);
+  });
+
   it('without a queue, a table or npm start the relay says the escalation cannot wait, and delivers the alert', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'escalation-'));
     writeFileSync(
