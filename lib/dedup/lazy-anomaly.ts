@@ -21,6 +21,7 @@ type AnomalyItem = {
   escalatedAt?: { N?: string };
   escalationUntil?: { N?: string };
   escalationToken?: { S?: string };
+  escalationUpdates?: { N?: string };
 };
 
 // The triage function writes these on the same item; the conditional write returns them for free.
@@ -94,8 +95,9 @@ export function dynamoAnomalyTable(
     return summaries;
   };
   /**
-   * An update that sets the usual window (`:expires`) without shortening a summarised anomaly's
-   * life below KEPT_UNTIL: the later of the two, in one write unless the window reaches past it.
+   * An update that sets the usual window (`:expires`) without shortening a summarised or waiting
+   * anomaly's life below KEPT_UNTIL: the later of the two. The window reaching past KEPT_UNTIL
+   * removes it, so that it costs a second write once, not on every later update.
    */
   const updateKeepingSummary = async (
     input: { UpdateExpression: string; ExpressionAttributeValues: Record<string, unknown> },
@@ -103,19 +105,31 @@ export function dynamoAnomalyTable(
     signal?: AbortSignal,
   ) => {
     const base = { TableName, Key: { id: { S: id } }, ExpressionAttributeValues: input.ExpressionAttributeValues };
+    const keeping = `${input.UpdateExpression}, expiresAt = if_not_exists(${KEPT_UNTIL}, :expires)`;
+    try {
+      await dynamo(
+        'UpdateItem',
+        { ...base, UpdateExpression: keeping, ConditionExpression: `attribute_not_exists(${KEPT_UNTIL}) OR ${KEPT_UNTIL} >= :expires` },
+        signal,
+      );
+      return;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
     try {
       await dynamo(
         'UpdateItem',
         {
           ...base,
-          UpdateExpression: `${input.UpdateExpression}, expiresAt = if_not_exists(${KEPT_UNTIL}, :expires)`,
-          ConditionExpression: `attribute_not_exists(${KEPT_UNTIL}) OR ${KEPT_UNTIL} >= :expires`,
+          UpdateExpression: `${input.UpdateExpression}, expiresAt = :expires REMOVE ${KEPT_UNTIL}`,
+          ConditionExpression: `attribute_not_exists(${KEPT_UNTIL}) OR ${KEPT_UNTIL} < :expires`,
         },
         signal,
       );
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      await dynamo('UpdateItem', { ...base, UpdateExpression: `${input.UpdateExpression}, expiresAt = :expires` }, signal);
+      // Raised in between (an escalation's wait kept it longer): that is the later one now.
+      await dynamo('UpdateItem', { ...base, UpdateExpression: keeping }, signal);
     }
   };
 
@@ -308,6 +322,34 @@ export function dynamoAnomalyTable(
             // Never on a later opening of the anomaly, nor an item that is gone (the update would create one).
             ConditionExpression: 'firstSeen = :firstSeen',
             ExpressionAttributeValues: { ':firstSeen': { N: String(firstSeen) }, ':now': { N: String(seconds(now())) } },
+          },
+          signal,
+        ),
+      );
+    },
+
+    async latestEscalation(id, firstSeen, signal) {
+      const read = await dynamo(
+        'GetItem',
+        { TableName, Key: { id: { S: id } }, ProjectionExpression: 'firstSeen, escalationUpdates' },
+        signal,
+      );
+      const item = read['Item'] as AnomalyItem | undefined;
+      if (item?.firstSeen?.N === undefined || Number(item.firstSeen.N) !== firstSeen) return 0;
+      return Number(item.escalationUpdates?.N) || 0;
+    },
+
+    async escalationWaiting(id, firstSeen, updates, signal) {
+      await ignoringConditionFailure(
+        dynamo(
+          'UpdateItem',
+          {
+            TableName,
+            Key: { id: { S: id } },
+            UpdateExpression: 'SET escalationUpdates = :updates',
+            // Only ever more, and only on the opening the job waits on (the update would create a gone item).
+            ConditionExpression: 'firstSeen = :firstSeen AND (attribute_not_exists(escalationUpdates) OR escalationUpdates < :updates)',
+            ExpressionAttributeValues: { ':firstSeen': { N: String(firstSeen) }, ':updates': { N: String(updates) } },
           },
           signal,
         ),

@@ -143,6 +143,14 @@ export interface EscalationLedger {
   escalated(id: string, firstSeen: number, signal?: AbortSignal): Promise<void>;
   /** Ends this attempt's own lease without escalating, so that the job may try again. */
   releaseEscalation(id: string, token: string, signal?: AbortSignal): Promise<void>;
+  /**
+   * The most follow-ups a job of this opening that is still waiting has seen, as `escalationWaiting`
+   * recorded it: 0 when none was recorded, or the item is not this opening's. A read that may lag
+   * behind a write a little.
+   */
+  latestEscalation(id: string, firstSeen: number, signal?: AbortSignal): Promise<number>;
+  /** A job of this opening that has seen `updates` follow-ups is on the queue again: recorded when no other has seen more. */
+  escalationWaiting(id: string, firstSeen: number, updates: number, signal?: AbortSignal): Promise<void>;
 }
 
 /**

@@ -12,7 +12,12 @@ import { summaryFields } from './summary-fields.js';
 import type { SummaryFields } from './summary-record.js';
 
 /** An anomaly as this ledger keeps it: its state, and its escalation's lease and end (lib/escalation). */
-export type MemoryAnomaly = StoredAnomaly & { escalatedAt?: number; escalationUntil?: number; escalationToken?: string };
+export type MemoryAnomaly = StoredAnomaly & {
+  escalatedAt?: number;
+  escalationUntil?: number;
+  escalationToken?: string;
+  escalationUpdates?: number;
+};
 
 /** One alert at one destination: claimed by an attempt until `claimUntil`, or done. */
 export type MemoryEntry = { state: 'claimed' | 'delivered' | 'queued'; claimUntil?: number; token?: string };
@@ -60,6 +65,15 @@ export function inMemoryLedger(
       if (item?.firstSeen !== firstSeen) return;
       const { escalationUntil: _until, escalationToken: _token, ...rest } = item;
       anomalies.set(id, { ...rest, escalatedAt: seconds() });
+    },
+    async latestEscalation(id, firstSeen) {
+      const item = anomalies.get(id);
+      return item?.firstSeen === firstSeen ? (item.escalationUpdates ?? 0) : 0;
+    },
+    async escalationWaiting(id, firstSeen, updates) {
+      const item = anomalies.get(id);
+      if (item?.firstSeen !== firstSeen || (item.escalationUpdates ?? 0) >= updates) return;
+      anomalies.set(id, { ...item, escalationUpdates: updates });
     },
     async releaseEscalation(id, token) {
       const item = anomalies.get(id);

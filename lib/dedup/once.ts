@@ -214,6 +214,25 @@ export function deliverOnce(deps: OnceDependencies): FirstAttempt {
   };
 }
 
+/**
+ * A follow-up that waited on the retry queue or in a group and is now delivered: its destination's
+ * escalation is told as the relay tells it of one it delivers, so that the escalation carries this
+ * content rather than an older one. The anomaly's state is the one the follow-up was posted with.
+ */
+export async function followUpDelivered(held: AnomalyHeld | undefined, alert: AlertForTarget, budget: InvocationBudget): Promise<void> {
+  const { anomaly } = alert;
+  if (!held || anomaly?.kind !== 'follow_up' || !alert.target.destination.escalate) return;
+  const firstSeen = Date.parse(anomaly.firstSeenAt) / 1000;
+  if (!Number.isInteger(firstSeen)) return;
+  const state: AnomalyState = {
+    firstSeen,
+    followUps: anomaly.updates - 1,
+    ...(anomaly.opening ? { opening: anomaly.opening } : {}),
+    ...(anomaly.triage ? { triage: anomaly.triage } : {}),
+  };
+  await held(alert, { kind: 'existing', state }, 'delivered', budget);
+}
+
 /** What became of a queued alert at one destination, as delivery-retry tells the ledger. */
 export interface Settlement {
   message: WebhookMessage;

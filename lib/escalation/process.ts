@@ -68,15 +68,39 @@ export async function processEscalation(
   const again = async (next: EscalationJob, delaySeconds: number) =>
     budget.step('retry_queue', QUEUE_CALL_BUDGET_MS, (signal) => ports.queue.schedule(next, delaySeconds, signal));
 
+  const id = anomalyRecordId(job.message, job.from);
   const left = secondsLeft(dueAt(job.firstSeen, escalate.afterMinutes), ports.now());
   if (left > 0) {
+    // Each follow-up sends a job with its content: one that a job with later content has
+    // replaced ends here, rather than hop until it is due only to be dropped then. A table that
+    // cannot say leaves the job hopping, as it did before anyone asked.
+    const waiting = (work: (signal: AbortSignal) => Promise<unknown>, consequence: string) =>
+      budget.step('dedup_table', LEDGER_CALL_BUDGET_MS, work).catch((error: unknown) => {
+        log.warn(consequence, { error: errorReason(error) });
+        return undefined;
+      });
+    const latest = await waiting(
+      async (signal) => (await ports.ledger.escalations()).latestEscalation(id, job.firstSeen, signal),
+      'could not tell whether a later escalation job waits; this one waits on',
+    );
+    if (typeof latest === 'number' && latest > job.updates) {
+      log.info('escalation not posted', { to: escalate.to, outcome: 'dropped', reason: 'replaced' });
+      count('dropped');
+      return 'done';
+    }
     await again(job, hopSeconds(left));
+    // Recorded once it is on the queue again, so that only a job that waits replaces the others.
+    if (typeof latest === 'number' && job.updates > latest) {
+      await waiting(
+        async (signal) => (await ports.ledger.escalations()).escalationWaiting(id, job.firstSeen, job.updates, signal),
+        'could not record that an escalation job with later content waits; older ones wait on',
+      );
+    }
     log.debug('escalation not due yet', { secondsLeft: left });
     return 'done';
   }
 
   const escalations = await budget.step('dedup_table', LEDGER_CALL_BUDGET_MS, () => ports.ledger.escalations());
-  const id = anomalyRecordId(job.message, job.from);
   const token = randomUUID();
   const claim = await budget.step('dedup_table', LEDGER_CALL_BUDGET_MS, (signal) =>
     escalations.claimEscalation(

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type MessageRef, OPENING } from '../chat/service.js';
 import { claimHoldSeconds } from '../dedup/ledger.js';
-import type { RetryLedger } from '../dedup/once.js';
+import { type AnomalyHeld, followUpDelivered, type RetryLedger } from '../dedup/once.js';
 import { clampSeconds, retryDelaySeconds } from '../delivery/decide.js';
 import type { Delivery, Target } from '../delivery/deliver.js';
 import { newJob } from '../delivery/job.js';
@@ -23,6 +23,8 @@ export interface CloseDependencies {
   metrics?: Metrics;
   /** Told what became of each grouped alert (delivered, or parked and forgotten), and where an anomaly's opening message now is. */
   ledger?: RetryLedger;
+  /** The relay's escalation watcher, told of each follow-up the group delivered, as the relay tells it of one it delivers. */
+  held?: AnomalyHeld;
   /** Where a refused closing parks each alert; the delivery's dead-letter queue unless given. */
   park?: Delivery['park'];
   now: () => number;
@@ -87,8 +89,8 @@ export async function closeGroup(
   const delivered = async (entries: readonly GroupEntry[], opened: MessageRef | undefined) => {
     const { ledger } = deps;
     if (!ledger) return;
-    await inBatches(entries, ({ message, anomaly }) =>
-      ledger.settle(
+    await inBatches(entries, async ({ key, message, anomaly, origin, costCenters }) => {
+      await ledger.settle(
         {
           message,
           destination,
@@ -98,8 +100,9 @@ export async function closeGroup(
           ...(opened && anomaly?.kind !== 'follow_up' ? { opened } : {}),
         },
         budget,
-      ),
-    );
+      );
+      await followUpDelivered(deps.held, { deliveryId: key, target, message, anomaly, origin, costCenters }, budget);
+    });
   };
 
   // As delivery-retry parks a single alert: forgotten by the ledger, so that the platform

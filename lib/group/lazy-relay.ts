@@ -3,7 +3,7 @@ import type { LazySqs } from '../aws/clients.js';
 import { awsJsonClient, DYNAMODB } from '../aws/json-client.js';
 import { DYNAMODB_LIMITS } from '../aws/limits.js';
 import type { DeliveryLedger } from '../dedup/ledger.js';
-import { retryLedger } from '../dedup/once.js';
+import { type AnomalyHeld, retryLedger } from '../dedup/once.js';
 import { type AlertForTarget, type Delivery, postTimeoutFrom, type Target } from '../delivery/deliver.js';
 import type { Logger } from '../log/logger.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -27,6 +27,8 @@ export interface GroupingWiring {
   sqs: LazySqs;
   /** `npm start`'s: an in-process timer instead of the table and the queue, and the in-memory ledger the relay uses. */
   options: { ledger?: DeliveryLedger; localGroups?: boolean };
+  /** The relay's escalation watcher: told of a follow-up the timer's closing delivers, as delivery-retry tells it in AWS. */
+  held?: AnomalyHeld;
 }
 
 /** How long the closing of a local group may take: as long as a retry-worker invocation. */
@@ -76,7 +78,12 @@ function relayGrouping(wiring: GroupingWiring): Delivery['first'] | undefined {
       const end = Date.now() + LOCAL_CLOSE_MS;
       const budget = invocationBudget({ getRemainingTimeInMillis: () => end - Date.now() });
       try {
-        const outcome = await closeGroup(job, target, { ...deps, ...(ledger ? { ledger } : {}) }, budget);
+        const outcome = await closeGroup(
+          job,
+          target,
+          { ...deps, ...(ledger ? { ledger } : {}), ...(wiring.held ? { held: wiring.held } : {}) },
+          budget,
+        );
         if (outcome.kind === 'retry') setTimeout(run, outcome.delaySeconds * 1000).unref();
       } catch (error) {
         logger.error('a group could not be closed', { destination: job.destination, error: errorReason(error) });

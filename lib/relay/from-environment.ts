@@ -99,17 +99,24 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
   // Grouping's and escalations' code load with the first alert for a destination that has them, off the cold path.
   let grouping: Promise<typeof import('../group/lazy-relay.js')> | undefined;
   let escalations: Promise<typeof import('../escalation/lazy-escalation-relay.js')> | undefined;
-  const wiring = { delivery, logger: log, metrics, now, settings, sqs, options, ledger, config: store, typeOf: destinationType };
+  // `held` is declared below: `npm start`'s group timer tells it of the follow-ups it delivers.
+  const wiring = { delivery, logger: log, metrics, now, settings, sqs, options, ledger, config: store, typeOf: destinationType, held };
   const first: Delivery['first'] = async (alert, budget) => {
     if (groupWaitOf(alert.target.destination) === undefined) return delivery.first(alert, budget);
     grouping ??= import('../group/lazy-relay.js');
     return (await grouping).groupedFirst(wiring, alert, budget);
   };
-  // Called only for a destination with `escalate`.
-  const held: AnomalyHeld = async (...post) => {
-    escalations ??= import('../escalation/lazy-escalation-relay.js');
-    return (await escalations).watch(wiring, ...post);
-  };
+  // Called only for a destination with `escalate`, once the alert is posted and recorded: code
+  // that cannot load costs the escalation, never the alert, and the next delivery loads it again.
+  async function held(...post: Parameters<AnomalyHeld>): Promise<void> {
+    try {
+      escalations ??= import('../escalation/lazy-escalation-relay.js');
+      return await (await escalations).watch(wiring, ...post);
+    } catch (error) {
+      escalations = undefined;
+      log.error('escalation could not be scheduled', { destination: post[0].target.name, error: errorReason(error) });
+    }
+  }
   // The owner directory's code loads with the first delivery of a configuration that routes by cost center.
   let lookup: Promise<OwnerLookup> | undefined;
   const ownerLookup =

@@ -114,6 +114,7 @@ export function createRetryWorkerFromEnvironment(
  * What a due escalation needs: the anomaly's table, the queue it waits on, and a first attempt at
  * the destination it goes to as the relay makes one, which sets that destination's own
  * escalation waiting when it has one (escalations may chain; the configuration refuses loops).
+ * The same watcher hears of follow-ups delivered from the queue or a group.
  */
 function escalationPorts(
   ledger: DeliveryLedger,
@@ -131,5 +132,5 @@ function escalationPorts(
     windowSeconds: shared.windowSeconds,
     typeOf: destinationType,
   });
-  return { ledger, queue, first: deliverOnce({ ledger, delivery, logger, metrics, held }) };
+  return { ledger, queue, held, first: deliverOnce({ ledger, delivery, logger, metrics, held }) };
 }

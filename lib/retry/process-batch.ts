@@ -1,7 +1,7 @@
 import type { LoadedConfig } from '../config/load.js';
 import type { RelayConfigStore } from '../config/store.js';
 import { CONFIG_READ_BUDGET_MS } from '../config/store.js';
-import type { RetryLedger } from '../dedup/once.js';
+import { type AnomalyHeld, followUpDelivered, type RetryLedger } from '../dedup/once.js';
 import type { Delivery, Target } from '../delivery/deliver.js';
 import { QUEUE_CALL_BUDGET_MS, targetOf } from '../delivery/deliver.js';
 import { parseDeliveryJob } from '../delivery/job-schema.js';
@@ -44,8 +44,11 @@ export interface RetryDependencies {
   budget: InvocationBudget;
   /** Where grouped alerts wait (the dedup table); without it a closing job is parked as malformed. */
   groups?: GroupStore;
-  /** What escalations waiting on the queue need (lib/escalation); without them an escalation job is parked as malformed. */
-  escalations?: Pick<EscalationPorts, 'ledger' | 'first' | 'queue'>;
+  /**
+   * What escalations waiting on the queue need (lib/escalation); without them an escalation job is
+   * parked as malformed. `held`: the relay's watcher, told of a follow-up delivered from here.
+   */
+  escalations?: Pick<EscalationPorts, 'ledger' | 'first' | 'queue'> & { held: AnomalyHeld };
   sleep?: Sleep;
   /** The clock escalations are due by; Date.now by default. */
   now?: () => number;
@@ -139,6 +142,11 @@ async function processRecord(record: QueueRecord, deps: RetryDependencies): Prom
       },
       budget,
     );
+    await followUpDelivered(
+      deps.escalations?.held,
+      { deliveryId: job.deliveryId, target, message: job.message, anomaly: job.anomaly, origin: job.origin, costCenters: job.costCenters },
+      budget,
+    );
     return 'delivered';
   }
   const updated = JSON.stringify({ ...job, attempt: attempts, lastReason: decision.failure });
@@ -209,6 +217,7 @@ async function closeRecord(record: QueueRecord, job: GroupCloseJob, deps: RetryD
     logger: deps.logger,
     ...(deps.metrics ? { metrics: deps.metrics } : {}),
     ...(deps.ledger ? { ledger: deps.ledger } : {}),
+    ...(deps.escalations ? { held: deps.escalations.held } : {}),
     now: Date.now,
     sleep: deps.sleep ?? sleep,
     reserveMs: AFTER_POST_MS,

@@ -34,6 +34,9 @@ export function memoryLedger(now: () => number = Date.now, triageOf?: Parameters
         claimEscalation: (id: string, claim: EscalationClaim) => called('claim escalation', () => own.claimEscalation(id, claim)),
         escalated: (id: string, firstSeen: number) => called('escalated', () => own.escalated(id, firstSeen)),
         releaseEscalation: (id: string, token: string) => called('release escalation', () => own.releaseEscalation(id, token)),
+        latestEscalation: (id: string, firstSeen: number) => called('latest escalation', () => own.latestEscalation(id, firstSeen)),
+        escalationWaiting: (id: string, firstSeen: number, updates: number) =>
+          called('escalation waiting', () => own.escalationWaiting(id, firstSeen, updates)),
       };
       return wrapped;
     },

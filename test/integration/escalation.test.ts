@@ -3,9 +3,17 @@
 // loopback Teams workflow, and the triage bundle's acknowledgement cancels it. The bundles cannot
 // wait a minute: a job is made due by moving its anomaly's first-seen time back, on the item and
 // in the job alike, as if the opening had come two minutes earlier.
+
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { GetItemCommand, ScanCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AwsJsonCall, awsJsonClient, DYNAMODB } from '../../lib/aws/json-client.js';
+import { DYNAMODB_LIMITS } from '../../lib/aws/limits.js';
+import { dynamoLedger } from '../../lib/dedup/dynamodb.js';
 import { anomalyRecordId } from '../../lib/message/anomaly.js';
 import { type WebhookMessage, webhookMessageSchema } from '../../lib/message/schema.js';
 import { type EventInput, httpApiEvent } from '../../scripts/http-api-event.js';
@@ -47,6 +55,7 @@ describe.skipIf(!moto)('escalation: relay, delivery-retry and triage bundles aga
   let retry: RunningBundle;
   let triage: RunningBundle;
   let proxies: Record<'relay' | 'delivery-retry' | 'triage', AwsProxy>;
+  let relayEnvironment: Record<string, string>;
   const sqs = sqsClient(moto ?? 'http://127.0.0.1:1');
   const answers: Answer[] = [];
   const tokens: string[] = [];
@@ -137,8 +146,9 @@ describe.skipIf(!moto)('escalation: relay, delivery-retry and triage bundles aga
       DEAD_LETTER_QUEUE_URL: `${proxy.url}${new URL(queues.deadLetterQueueUrl).pathname}`,
       POST_TIMEOUT_MS: '2000',
     });
+    relayEnvironment = env(proxies.relay);
     [relay, retry, triage] = await Promise.all([
-      startBundle('webhook-relay', env(proxies.relay)),
+      startBundle('webhook-relay', relayEnvironment),
       startBundle('delivery-retry', env(proxies['delivery-retry'])),
       startBundle('triage', { ...shared, AWS_ENDPOINT_URL: proxies.triage.url }),
     ]);
@@ -235,6 +245,50 @@ describe.skipIf(!moto)('escalation: relay, delivery-retry and triage bundles aga
     expect(JSON.stringify(posted[0]?.body)).not.toContain('up 10%');
   });
 
+  it('a job that a later one replaced ends at its next hop, while the later one waits on', async () => {
+    const title = 'Redshift spend rose';
+    expect((await send(title, 'up 5%')).statusCode).toBe(200);
+    expect((await send(title, 'up 50%')).statusCode).toBe(200);
+    const [opening, followUp] = jobsSentBy('relay')
+      .filter((j) => j.job.message.payload.title === title)
+      .map((j) => j.job);
+    const sentBefore = jobsSentBy('delivery-retry').length;
+    // Neither is due: the later one goes back and says so on the item; the older one then ends.
+    expect(await feed(followUp as Job)).toEqual({ batchItemFailures: [] });
+    expect(await feed(opening as Job)).toEqual({ batchItemFailures: [] });
+    const back = jobsSentBy('delivery-retry').slice(sentBefore);
+    expect(back.map((j) => [j.job.updates, j.job.message.payload.message])).toEqual([[1, 'up 50%']]);
+    expect((await item(anomalyRecordId(message(title, ''), 'finops')))['escalationUpdates']).toEqual({ N: '1' });
+    expect(retry.output()).toContain('"reason":"replaced"');
+  });
+
+  it('a relay whose escalation code cannot load answers for the alert it posted, and loads the code again with the next alert', async () => {
+    const copy = join(mkdtempSync(join(tmpdir(), 'escalation-relay-')), 'webhook-relay');
+    cpSync(fileURLToPath(new URL('../../dist/webhook-relay', import.meta.url)), copy, { recursive: true });
+    const chunk = join(copy, 'lazy-escalation-relay.mjs');
+    const code = readFileSync(chunk);
+    rmSync(chunk);
+    const broken = await startBundle(copy, relayEnvironment);
+    const post = (title: string) =>
+      broken.invoke<Answer>(event({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(message(title, 'up 25%')) }), {
+        timeoutMs: 15_000,
+      });
+    try {
+      const posted = slack.accepted(FINOPS_PATH).length;
+      expect((await post('Lambda spend rose')).statusCode).toBe(200);
+      expect(slack.accepted(FINOPS_PATH)).toHaveLength(posted + 1);
+      expect(broken.output()).toContain('escalation could not be scheduled');
+      expect(jobsSentBy('relay').filter((j) => j.job.message.payload.title === 'Lambda spend rose')).toEqual([]);
+
+      writeFileSync(chunk, code);
+      expect((await post('Glue spend rose')).statusCode).toBe(200);
+      expect(jobsSentBy('relay').filter((j) => j.job.message.payload.title === 'Glue spend rose')).toHaveLength(1);
+    } finally {
+      await broken.stop();
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
   it('every AWS call each function made is one its role in template.yaml grants', () => {
     const template = loadTemplate('template.yaml');
     const made = { relay: 'webhook-relay', 'delivery-retry': 'delivery-retry', triage: 'triage' } as const;
@@ -262,5 +316,41 @@ describe.skipIf(!moto)('escalation: relay, delivery-retry and triage bundles aga
     for (const secret of [slack.url(FINOPS_PATH), 'FINOPSHOOKSECRET', teams.url(), 'TEAMS-SIG-SECRET', TRIAGE_KEY, ...tokens]) {
       expect(everything).not.toContain(secret);
     }
+  });
+});
+
+describe.skipIf(!moto)('an anomaly kept for its escalation, in the moto table', () => {
+  it('lives at least until its escalation is due; once the usual window reaches past that, each follow-up is one write', async () => {
+    const { name: tableName, dynamo } = await createDedupTable(moto as string);
+    const client = awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS, env: awsEnvironment(moto as string) });
+    const writes: string[] = [];
+    const counted: AwsJsonCall = (operation, input, signal) => {
+      writes.push(operation);
+      return client(operation, input, signal);
+    };
+    const start = Math.floor(Date.now() / 1000);
+    let clock = start;
+    const ledger = dynamoLedger(counted, { tableName, windowSeconds: 3_600, now: () => clock * 1000 });
+    const id = anomalyRecordId(message('Kept spend rose', ''), 'finops');
+    const stored = async () =>
+      (await dynamo.send(new GetItemCommand({ TableName: tableName, Key: { id: { S: id } }, ConsistentRead: true }))).Item ?? {};
+    /** One follow-up at `at`: the writes it took, and when its item expires after it. */
+    const followUpAt = async (at: number) => {
+      clock = at;
+      writes.length = 0;
+      await ledger.anomalyFollowedUp(id);
+      return { writes: writes.length, expiresAt: Number((await stored())['expiresAt']?.N) };
+    };
+
+    expect(await ledger.startAnomaly(id)).toEqual({ kind: 'opened', firstSeen: start });
+    const due = start + 7_200;
+    await (await ledger.escalations()).keepAnomaly(id, start, due);
+    // Within the wait the window would end sooner: the item lives until the escalation is due.
+    expect(await followUpAt(start + 600)).toEqual({ writes: 1, expiresAt: due });
+    // The window now reaches past it: the window it is, once in two writes, then in one each.
+    expect(await followUpAt(start + 5_000)).toEqual({ writes: 2, expiresAt: start + 8_600 });
+    expect(await followUpAt(start + 5_100)).toEqual({ writes: 1, expiresAt: start + 8_700 });
+    expect(await followUpAt(start + 5_200)).toEqual({ writes: 1, expiresAt: start + 8_800 });
+    expect((await stored())['followUps']).toEqual({ N: '4' });
   });
 });

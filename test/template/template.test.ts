@@ -225,6 +225,7 @@ describe('least privilege', () => {
     const [retryId] = functionNamed('delivery-retry') ?? [];
     expect(grants(retryId as string)).toEqual([
       'dynamodb:DeleteItem DedupTable',
+      'dynamodb:GetItem DedupTable',
       'dynamodb:PutItem DedupTable',
       'dynamodb:UpdateItem DedupTable',
       'secretsmanager:GetSecretValue RelayConfigSecret',

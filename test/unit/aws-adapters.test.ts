@@ -401,6 +401,27 @@ describe('the DynamoDB dedup ledger', () => {
     await expect(escalations.escalated('anomaly#1', 1)).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
   });
 
+  it("reads which job of an opening waits with the latest content, and records a later one: never another opening's", async () => {
+    const escalations = await ledger().escalations();
+    aws.answer('DynamoDB_20120810.GetItem', { Item: { firstSeen: { N: String(t - 600) }, escalationUpdates: { N: '3' } } });
+    expect(await escalations.latestEscalation('anomaly#1', t - 600)).toBe(3);
+    expect(aws.calls.at(-1)?.body).toMatchObject({ Key: { id: { S: 'anomaly#1' } }, ProjectionExpression: 'firstSeen, escalationUpdates' });
+    expect(await escalations.latestEscalation('anomaly#1', t - 601)).toBe(0);
+    aws.answer('DynamoDB_20120810.GetItem', { Item: { firstSeen: { N: String(t - 600) } } });
+    expect(await escalations.latestEscalation('anomaly#1', t - 600)).toBe(0);
+    aws.answer('DynamoDB_20120810.GetItem', {});
+    expect(await escalations.latestEscalation('anomaly#1', t - 600)).toBe(0);
+    aws.answer('DynamoDB_20120810.UpdateItem', {});
+    await escalations.escalationWaiting('anomaly#1', t - 600, 4);
+    expect(aws.calls.at(-1)?.body).toMatchObject({
+      UpdateExpression: 'SET escalationUpdates = :updates',
+      ConditionExpression: 'firstSeen = :firstSeen AND (attribute_not_exists(escalationUpdates) OR escalationUpdates < :updates)',
+      ExpressionAttributeValues: { ':firstSeen': { N: String(t - 600) }, ':updates': { N: '4' } },
+    });
+    aws.answer('DynamoDB_20120810.UpdateItem', { error: 'ConditionalCheckFailedException' });
+    await expect(escalations.escalationWaiting('anomaly#1', t - 600, 2)).resolves.toBeUndefined();
+  });
+
   it('names other errors, so that the caller can fail open', async () => {
     aws.answer('DynamoDB_20120810.PutItem', { error: 'ResourceNotFoundException' });
     await expect(ledger().claim('abc', mine)).rejects.toMatchObject({ name: 'ResourceNotFoundException' });

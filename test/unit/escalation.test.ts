@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ChatService, PostContext, PostOutcome } from '../../lib/chat/service.js';
 import { relayConfigSchema } from '../../lib/config/schema.js';
 import { inMemoryLedger } from '../../lib/dedup/memory.js';
-import { deliverOnce } from '../../lib/dedup/once.js';
+import { deliverOnce, retryLedger } from '../../lib/dedup/once.js';
 import { createDelivery, targetOf } from '../../lib/delivery/deliver.js';
 import { newJob } from '../../lib/delivery/job.js';
 import { parseDeliveryJob } from '../../lib/delivery/job-schema.js';
@@ -19,6 +19,9 @@ import { processEscalation } from '../../lib/escalation/process.js';
 import type { EscalationQueue } from '../../lib/escalation/queue.js';
 import { escalationWatcher } from '../../lib/escalation/watch.js';
 import { durationText, escalationLine } from '../../lib/format/escalation.js';
+import type { GroupCloseJob } from '../../lib/group/job.js';
+import { joinGroup } from '../../lib/group/join.js';
+import { inMemoryGroupStore } from '../../lib/group/store.js';
 import { anomalyRecordId } from '../../lib/message/anomaly.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
 import { destinationType } from '../../lib/notify/kinds.js';
@@ -76,7 +79,7 @@ function recordingService(): ChatService & { posts: Seen[]; answer(...next: Post
 }
 
 /** The relay's first attempt and delivery-retry's escalation processing, sharing one ledger, one queue and one clock. */
-function setup(options: { config?: ReturnType<typeof configOf>; retryQueue?: boolean } = {}) {
+function setup(options: { config?: ReturnType<typeof configOf>; retryQueue?: boolean; grouped?: boolean } = {}) {
   const clock = manualClock();
   const slack = recordingService();
   const teams = recordingService();
@@ -110,10 +113,24 @@ function setup(options: { config?: ReturnType<typeof configOf>; retryQueue?: boo
     windowSeconds: 86_400,
     typeOf: destinationType,
   });
-  const first = deliverOnce({ ledger, delivery, logger: log.logger, metrics, now: clock.now, held });
+  // Where grouped alerts wait, and the closing jobs the relay scheduled for them.
+  const groups = inMemoryGroupStore(clock.now);
+  const closings: GroupCloseJob[] = [];
+  const grouping = joinGroup(
+    { store: groups, logger: log.logger, metrics, now: clock.now, schedule: async (job) => void closings.push(job) },
+    delivery.first,
+  );
+  const first = deliverOnce({
+    ledger,
+    delivery: options.grouped ? { ...delivery, first: grouping } : delivery,
+    logger: log.logger,
+    metrics,
+    now: clock.now,
+    held,
+  });
   const config = options.config ?? configOf();
   const store = memoryConfigStore({ config });
-  const ports = { config: store, ledger, first, queue, logger: log.logger, metrics, now: clock.now };
+  const ports = { config: store, ledger, first, queue, held, logger: log.logger, metrics, now: clock.now };
   let records = 0;
   /** The relay's first attempt at a destination of the configuration. */
   const send = (to: string, message = alert()) =>
@@ -127,7 +144,26 @@ function setup(options: { config?: ReturnType<typeof configOf>; retryQueue?: boo
   const process = (job: EscalationJob) => processEscalation(job, ports, budgetOf(60_000), `m${++records}`);
   const atDue = (job: EscalationJob) => clock.advance((job.firstSeen + WAIT_MINUTES * 60) * 1000 - clock.now());
   const anomaly = (destination = 'finops', message = alert()) => ledger.anomalies.get(anomalyRecordId(message, destination));
-  return { clock, slack, teams, ledger, log, metrics, retryQueue, deadLetters, waiting, store, send, next, process, atDue, anomaly, ports };
+  return {
+    clock,
+    slack,
+    teams,
+    ledger,
+    log,
+    metrics,
+    retryQueue,
+    deadLetters,
+    waiting,
+    store,
+    send,
+    next,
+    process,
+    atDue,
+    anomaly,
+    ports,
+    groups,
+    closings,
+  };
 }
 
 afterEach(() => {
@@ -422,6 +458,57 @@ describe('an escalation job on the retry queue (delivery-retry)', () => {
     expect(s.teams.posts.map((p) => p.message)).toEqual(['up 10%']);
   });
 
+  /** Hands delivery-retry every waiting job as one round, a hop later; how many jobs each round held, until none waits. */
+  const hopUntilDone = async (s: ReturnType<typeof setup>) => {
+    const rounds: number[] = [];
+    while (s.waiting.length > 0 && rounds.length < 100) {
+      const round = s.waiting.splice(0);
+      rounds.push(round.length);
+      s.clock.advance(MAX_HOP_SECONDS * 1000);
+      for (const { job } of round) await s.process(job);
+    }
+    return rounds;
+  };
+
+  it('follow-ups before it is due leave one job hopping: each one a later job replaced ends at its next hop', async () => {
+    const s = setup();
+    await s.send('finops', alert('up 10%'));
+    for (const text of ['up 20%', 'up 30%']) {
+      s.clock.advance(600_000);
+      await s.send('finops', alert(text));
+    }
+    const rounds = await hopUntilDone(s);
+    // Three jobs for two hops (the latest one's is recorded at its first); from then on, only the latest one's.
+    expect(rounds.slice(0, 2)).toEqual([3, 3]);
+    expect(rounds.slice(2)).toEqual(rounds.slice(2).map(() => 1));
+    expect(rounds.length).toBeGreaterThan(10);
+    expect(s.teams.posts.map((p) => p.message)).toEqual(['up 30%']);
+    expect(s.metrics.count('Escalations', { outcome: 'dropped' })).toBe(2);
+    expect(s.log.records().filter((r) => r['reason'] === 'replaced')).toHaveLength(2);
+  });
+
+  it('a later follow-up whose job never reached the queue replaces nothing: the job that waits escalates', async () => {
+    const s = setup();
+    await s.send('finops', alert('up 10%'));
+    s.clock.advance(600_000);
+    await s.send('finops', alert('up 20%'));
+    // Lost on its way to the queue: the anomaly counts the follow-up, but no job of it waits.
+    s.waiting.pop();
+    await hopUntilDone(s);
+    expect(s.teams.posts.map((p) => p.message)).toEqual(['up 10%']);
+  });
+
+  it('a table that cannot say whether a later job waits leaves the job hopping', async () => {
+    const s = setup();
+    await s.send('finops', alert('up 10%'));
+    const { job } = s.next();
+    s.clock.advance(MAX_HOP_SECONDS * 1000);
+    s.ledger.fail = new Error('ProvisionedThroughputExceededException');
+    expect(await s.process(job)).toBe('done');
+    expect(s.next()).toEqual({ job, delaySeconds: MAX_HOP_SECONDS });
+    expect(s.log.records().find((r) => r['level'] === 'warn')?.['message']).toMatch(/could not tell whether a later escalation job waits/);
+  });
+
   it('no replacement for a follow-up only queued, one of a triaged anomaly, or one that comes when it is due', async () => {
     const s = setup();
     await s.send('finops', alert('up 10%'));
@@ -439,6 +526,53 @@ describe('an escalation job on the retry queue (delivery-retry)', () => {
     expect(await s.send('finops', alert('up 40%'))).toEqual({ kind: 'delivered' });
     expect(s.waiting).toHaveLength(0);
   });
+
+  it.each([
+    ['waited on the retry queue', false],
+    ['waited in a group', true],
+  ] as const)(
+    'a follow-up that %s replaces the job once delivery-retry delivers it: the escalation carries its content',
+    async (_how, grouped) => {
+      const s = setup({ config: configOf(grouped ? { group: { waitSeconds: 60 } } : {}), grouped });
+      const opening = alert('up 10%');
+      // A group's first alert waits in it too: the opening goes first, alone, so that only the follow-up is grouped.
+      if (grouped)
+        await s.ports.first(
+          { deliveryId: 'o', target: targetOf('finops', configOf().destinations['finops']!, undefined), message: opening },
+          budgetOf(10_000),
+        );
+      else await s.send('finops', opening);
+      const first = s.next().job;
+      s.clock.advance(600_000);
+      if (!grouped) s.slack.answer({ kind: 'retryable', reason: 'http_503' });
+      expect((await s.send('finops', alert('up 20%'))).kind).toBe(grouped ? 'grouped' : 'queued');
+      expect(s.waiting).toHaveLength(0);
+
+      s.clock.advance(60_000);
+      const delivery = createDelivery({
+        services: chatServices({ slack: s.slack }),
+        postTimeoutMs: 5_000,
+        logger: s.log.logger,
+        now: s.clock.now,
+        sleep: s.clock.sleep,
+      });
+      const body = grouped ? s.closings[0] : s.retryQueue.jobs[0]!.job;
+      expect(await processBatch([record(JSON.stringify(body))], retryDeps(s, delivery))).toEqual({ batchItemFailures: [] });
+      expect(s.slack.posts.at(-1)?.message).toBe('up 20%');
+      expect(s.anomaly()).toMatchObject({ followUps: 1 });
+      const latest = s.next().job;
+      expect(latest).toMatchObject({ firstSeen: first.firstSeen, updates: 1, message: alert('up 20%') });
+
+      // Both due together: the opening's job lets the latest go first, and then finds it escalated.
+      s.atDue(first);
+      await s.process(first);
+      const deferred = s.next().job;
+      await s.process(latest);
+      s.clock.advance(DEFER_SECONDS * 1000);
+      await s.process(deferred);
+      expect(s.teams.posts.map((p) => p.message)).toEqual(['up 20%']);
+    },
+  );
 
   it('`to` cannot take it yet: it waits on the retry queue as a delivery job that keeps the mark, and delivery-retry posts it marked', async () => {
     const s = setup();
@@ -696,6 +830,57 @@ describe('escalations under npm start', () => {
     expect(teams.posts).toHaveLength(1);
   });
 
+  it('a follow-up that waited in a local group carries its content to the escalation', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const dir = mkdtempSync(join(tmpdir(), 'escalation-'));
+    writeFileSync(
+      join(dir, 'relay.json'),
+      JSON.stringify({
+        auth: { method: 'none' },
+        destinations: {
+          default: { url: 'http://127.0.0.1:9/finops', group: { waitSeconds: 30 }, escalate: { afterMinutes: 2, to: 'oncall' } },
+          oncall: { type: 'teams', url: 'http://127.0.0.1:9/oncall' },
+        },
+      }),
+    );
+    const slack = recordingService();
+    const teams = recordingService();
+    const ledger = inMemoryLedger();
+    const relay = createRelayFromEnvironment(
+      { RELAY_CONFIG_SECRET_ID: `file:${join(dir, 'relay.json')}` },
+      {
+        logger: capturedLogger().logger,
+        metrics: memoryMetrics(),
+        services: chatServices({ slack, teams }),
+        ledger,
+        localGroups: true,
+        localEscalations: true,
+      },
+    );
+    const post = (text: string) =>
+      relay(
+        {
+          requestId: text,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(alert(text)),
+          isBase64Encoded: false,
+        },
+        budgetOf(10_000),
+      );
+    // A closing loads its kind's digest code first: real time, which the fake clock does not move.
+    const closed = (posts: number) => vi.waitFor(() => expect(slack.posts).toHaveLength(posts));
+    expect((await post('up 10%')).statusCode).toBe(202);
+    await vi.advanceTimersByTimeAsync(31_000);
+    await closed(1);
+    expect((await post('up 20%')).statusCode).toBe(202);
+    await vi.advanceTimersByTimeAsync(31_000);
+    await closed(2);
+    expect(slack.posts.map((p) => p.message)).toEqual(['up 10%', 'up 20%']);
+    await vi.advanceTimersByTimeAsync(300_000);
+    expect(teams.posts.map((p) => p.message)).toEqual(['up 20%']);
+  });
+
   it('without a queue, a table or npm start the relay says the escalation cannot wait, and delivers the alert', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'escalation-'));
     writeFileSync(
@@ -749,6 +934,9 @@ function retryDeps(s: ReturnType<typeof setup>, delivery: ReturnType<typeof crea
     metrics: s.metrics,
     budget: budgetOf(60_000),
     now: s.clock.now,
-    escalations: { ledger: s.ports.ledger, first: s.ports.first, queue: s.ports.queue },
+    ledger: retryLedger({ ledger: s.ledger, logger: s.log.logger, metrics: s.metrics }),
+    groups: s.groups,
+    sleep: s.clock.sleep,
+    escalations: { ledger: s.ports.ledger, first: s.ports.first, queue: s.ports.queue, held: s.ports.held },
   };
 }

@@ -124,17 +124,30 @@ describe('an anomaly at a destination with a summary, in the dedup table', () =>
       ConditionExpression: 'attribute_not_exists(keptUntil) OR keptUntil >= :expires',
       ExpressionAttributeValues: { ':expires': { N: String(t + WINDOW) } },
     });
-    // The window reaches past it (late in its life, or a long window): the window it is.
+    // The window reaches past it (late in its life, or a long window): the window it is, and
+    // keptUntil goes, so that later updates are one write again.
+    aws.calls.length = 0;
+    aws.answer('DynamoDB_20120810.UpdateItem', (call) =>
+      String(call.body['ConditionExpression']).endsWith('keptUntil >= :expires') ? { error: 'ConditionalCheckFailedException' } : {},
+    );
+    await ledger().anomalyOpened('anomaly#1', { channel: 'C1', ts: '1.2' });
+    expect(aws.calls).toHaveLength(2);
+    expect(aws.calls[1]?.body).toMatchObject({
+      UpdateExpression:
+        'SET channel = :channel, ts = :ts, firstSeen = if_not_exists(firstSeen, :now), expiresAt = :expires REMOVE keptUntil',
+      ConditionExpression: 'attribute_not_exists(keptUntil) OR keptUntil < :expires',
+    });
+    // keptUntil raised in between (an escalation's wait): kept, the later of the two.
     aws.calls.length = 0;
     aws.answer('DynamoDB_20120810.UpdateItem', (call) =>
       call.body['ConditionExpression'] ? { error: 'ConditionalCheckFailedException' } : {},
     );
-    await ledger().anomalyOpened('anomaly#1', { channel: 'C1', ts: '1.2' });
-    expect(aws.calls).toHaveLength(2);
-    expect(aws.calls[1]?.body['UpdateExpression']).toBe(
-      'SET channel = :channel, ts = :ts, firstSeen = if_not_exists(firstSeen, :now), expiresAt = :expires',
+    await ledger().anomalyFollowedUp('anomaly#1');
+    expect(aws.calls).toHaveLength(3);
+    expect(aws.calls[2]?.body['UpdateExpression']).toBe(
+      'ADD followUps :one SET lastUpdate = :now, firstSeen = if_not_exists(firstSeen, :now), expiresAt = if_not_exists(keptUntil, :expires)',
     );
-    expect(aws.calls[1]?.body['ConditionExpression']).toBeUndefined();
+    expect(aws.calls[2]?.body['ConditionExpression']).toBeUndefined();
     aws.answer('DynamoDB_20120810.UpdateItem', { error: 'ResourceNotFoundException' });
     await expect(ledger().anomalyFollowedUp('anomaly#1')).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
   });
