@@ -30,9 +30,11 @@ export interface SummaryAnomaly {
 export interface SummaryWeek {
   /** The destination's name in the relay configuration. */
   destination: string;
-  /** Epoch seconds: anomalies first seen from `from` until `to` (the summary's own time). */
+  /** Epoch seconds: anomalies first seen after `from` until `to` (its schedule's slot, or the time asked). */
   from: number;
   to: number;
+  /** Epoch seconds: when the summary was made; an open anomaly's age is told up to then, not up to `to`. */
+  asOf: number;
   /** The destination's IANA time zone: every time is shown in it. */
   timeZone: string;
   counts: Readonly<Record<TriageStateName, number>>;
@@ -99,11 +101,11 @@ export const isOpen = (anomaly: SummaryAnomaly): boolean => anomaly.state === 'o
  * One anomaly's line, inert and unescaped: title and account, then for an open one its age and
  * updates, for any other who changed its state and when (a snooze also until when).
  */
-export function summaryLine(anomaly: SummaryAnomaly, week: Pick<SummaryWeek, 'to' | 'timeZone'>): string {
+export function summaryLine(anomaly: SummaryAnomaly, week: Pick<SummaryWeek, 'asOf' | 'timeZone'>): string {
   const head = `${inert(anomaly.title, SHOWN.title) || 'Anomaly'} · ${inert(anomaly.account, SHOWN.account) || 'unknown account'}`;
   if (isOpen(anomaly)) {
     const updates = anomaly.updates > 0 ? plural(anomaly.updates, 'update') : 'no updates';
-    return `${head} · open ${summaryAge(week.to - anomaly.firstSeen)} · ${updates}`;
+    return `${head} · open ${summaryAge(week.asOf - anomaly.firstSeen)} · ${updates}`;
   }
   const when = anomaly.at === undefined ? '' : `, ${summaryTime(anomaly.at, week.timeZone)}`;
   const until = anomaly.state === 'snoozed' && anomaly.until !== undefined ? ` (until ${summaryTime(anomaly.until, week.timeZone)})` : '';

@@ -119,9 +119,22 @@ export function isoWeek(epochMs: number, timeZone: string): string {
   return `${year}-W${String(week).padStart(2, '0')}`;
 }
 
+/** A summary due now: its week's key, the slot it is due from, and the slot before it. */
+export interface DueSummary {
+  due: true;
+  week: string;
+  /** Epoch ms: the week it sums up ends here, whenever the run that posts it comes. */
+  slot: number;
+  /** Epoch ms: the slot a week earlier, where the week it sums up starts (7 days ± an hour of clock change). */
+  previousSlot: number;
+  /** Epoch ms: the end of its catch-up time, after which no run posts this week's summary. */
+  closes: number;
+}
+
 /** Whether the schedule's summary is due at `nowMs`, and the week it belongs to (its slot's week). */
-export function dueWeek(nowMs: number, schedule: SummarySchedule): { due: true; week: string } | { due: false } {
+export function dueWeek(nowMs: number, schedule: SummarySchedule): DueSummary | { due: false } {
   const slot = latestSlot(nowMs, schedule);
-  if (nowMs - slot >= CATCH_UP_HOURS * HOUR_MS) return { due: false };
-  return { due: true, week: isoWeek(slot, schedule.timeZone) };
+  const closes = slot + CATCH_UP_HOURS * HOUR_MS;
+  if (nowMs >= closes) return { due: false };
+  return { due: true, week: isoWeek(slot, schedule.timeZone), slot, previousSlot: latestSlot(slot - 1, schedule), closes };
 }

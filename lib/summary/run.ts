@@ -14,7 +14,7 @@ import { signTriageToken } from '../triage-link/sign.js';
 import { dueWeek, type SummarySchedule } from './due.js';
 import type { SummaryRequest } from './event.js';
 import type { SummaryRecords, SummaryWeeks } from './store.js';
-import { accountOf, SUMMARY_DAYS, type SummaryRecord, stateOf, summaryWeek } from './view.js';
+import { accountOf, daysBefore, type SummaryRecord, type SummaryWindow, stateOf, summaryWeek } from './view.js';
 
 export interface SummaryPorts {
   /** The relay configuration, read as the other functions read it (cached, validated). */
@@ -97,28 +97,30 @@ export function createSummaryRun(ports: SummaryPorts) {
     return service.post(addressOf(destination), payload, { timeoutMs, ...(botToken ? { botToken } : {}) });
   }
 
-  /** One destination's summary: its week read, laid out by its kind and posted with its service. */
+  /** One destination's summary: the anomalies of `window` read, laid out by its kind and posted with its service. */
   async function summarise(
     config: RelayConfig,
     name: string,
     destination: Summarised,
+    window: SummaryWindow | undefined,
     budget: InvocationBudget,
     keyOf: (signal: AbortSignal) => Promise<string | undefined>,
   ): Promise<{ outcome: PostOutcome; week: SummaryWeek }> {
     const kind = kindOf(destination);
     const nowMs = ports.now();
     const nowSeconds = Math.floor(nowMs / 1000);
+    const covered = window ?? daysBefore(nowSeconds);
     const records = await budget.step(
       'summary_records',
       RECORDS_BUDGET_MS,
-      (signal) => ports.records.since(name, nowSeconds - SUMMARY_DAYS * 86_400, signal),
+      (signal) => ports.records.since(name, covered.from, signal),
       WEEK_CALL_BUDGET_MS,
     );
     const wantsLinks = kind.links(destination) && records.some((r) => r.origin !== undefined && stateOf(r.triage, nowSeconds) === 'open');
     const key = wantsLinks
       ? await budget.step('triage_key', LINK_KEY_BUDGET_MS, keyOf, WEEK_CALL_BUDGET_MS).catch(() => undefined)
       : undefined;
-    const week = summaryWeek(name, destination.summary.timeZone, records, nowSeconds, linker(key, name, nowMs));
+    const week = summaryWeek(name, destination.summary.timeZone, records, covered, nowSeconds, linker(key, name, nowMs));
     // The configuration refuses `summary` on such a kind; this only tells the compiler so.
     if (!kind.summaries) throw new SummaryNotTakenError(`A ${kind.label} destination takes no summary.`, 'no_summaries');
     const payload = (await kind.extras()).summary(destination, week);
@@ -172,8 +174,12 @@ export function createSummaryRun(ports: SummaryPorts) {
         failed('out_of_time');
         continue;
       }
-      // A run asked for a destination posts now, and leaves the week's scheduled summary to come.
+      // A run asked for a destination posts the days before now, and leaves the week's scheduled
+      // summary to come. A scheduled one covers slot to slot, however late its run: an anomaly
+      // first seen after the slot is next week's, and across a clock change no hour falls
+      // between two weeks or into both.
       const week = due?.due ? due.week : undefined;
+      const window = due?.due ? { from: due.previousSlot / 1000, to: due.slot / 1000 } : undefined;
       const token = randomUUID();
       if (week !== undefined) {
         const holdSeconds = Math.ceil(budget.remainingMs() / 1000) + 5;
@@ -194,7 +200,7 @@ export function createSummaryRun(ports: SummaryPorts) {
       let result: Awaited<ReturnType<typeof summarise>> | undefined;
       let reason: string | undefined;
       try {
-        result = await summarise(config, name, destination, budget, keyOf);
+        result = await summarise(config, name, destination, window, budget, keyOf);
         if (result.outcome.kind !== 'delivered') reason = result.outcome.reason;
       } catch (error) {
         reason = errorReason(error);

@@ -106,12 +106,13 @@ const longWeek = (count: number): SummaryWeek => {
   }).sort((a, b) => Number(b.state === 'open') - Number(a.state === 'open'));
   const counts = { open: 0, acknowledged: 0, expected: 0, snoozed: 0 };
   for (const anomaly of anomalies) counts[anomaly.state] += 1;
-  return { destination: 'finops', from: WEEK_END - 7 * 86_400, to: WEEK_END, timeZone: 'Europe/Berlin', counts, anomalies };
+  return { destination: 'finops', from: WEEK_END - 7 * 86_400, to: WEEK_END, asOf: WEEK_END, timeZone: 'Europe/Berlin', counts, anomalies };
 };
 const quietWeek: SummaryWeek = {
   destination: 'finops',
   from: WEEK_END - 7 * 86_400,
   to: WEEK_END,
+  asOf: WEEK_END,
   timeZone: 'UTC',
   counts: { open: 0, acknowledged: 0, expected: 0, snoozed: 0 },
   anomalies: [],

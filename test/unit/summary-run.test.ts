@@ -51,7 +51,8 @@ describe('the summary function', () => {
   });
 
   beforeEach(() => {
-    clock = MONDAY_NINE_BERLIN + 10 * 60_000;
+    // Before finops' and app's hour: anomalies opened now belong to the week their summaries sum up.
+    clock = MONDAY_NINE_BERLIN - 50 * 60_000;
     ledger = inMemoryLedger(() => clock);
     weeks = memorySummaryWeeks(() => clock);
     metrics = memoryMetrics();
@@ -106,7 +107,7 @@ describe('the summary function', () => {
   it('posts a due destination’s week once however often it runs; a destination whose hour has not come gets nothing', async () => {
     await open('finops', 'EC2 spend rose');
     await open('friday', 'Lambda spend rose');
-    clock += 2 * HOUR;
+    clock += 3 * HOUR;
     const run = createSummaryRun(ports());
     const first = await run(scheduled, budgetOf(30_000));
     expect(outcomeOf(first.summaries, 'finops')).toEqual({ destination: 'finops', outcome: 'posted', anomalies: 1 });
@@ -114,7 +115,7 @@ describe('the summary function', () => {
     expect(outcomeOf(first.summaries, 'app')).toEqual({ destination: 'app', outcome: 'quiet', anomalies: 0 });
     expect(outcomeOf(first.summaries, 'default')).toBeUndefined();
     expect(teams.accepted()).toHaveLength(1);
-    expect(cardText(teams.accepted()[0]?.body)).toContain('EC2 spend rose · Production payer (123456789012) · open 2 h · no updates');
+    expect(cardText(teams.accepted()[0]?.body)).toContain('EC2 spend rose · Production payer (123456789012) · open 3 h · no updates');
     expect(hooks.requests).toHaveLength(0);
 
     clock += 20 * 60_000;
@@ -125,6 +126,49 @@ describe('the summary function', () => {
       ['Summaries', 'posted', 'teams'],
       ['Summaries', 'quiet', 'slack'],
     ]);
+  });
+
+  it('a summary posted late names its week up to its hour; what was first seen after the hour comes in next week’s', async () => {
+    clock = MONDAY_NINE_BERLIN - 24 * HOUR;
+    await open('finops', 'Seen on Sunday');
+    const run = createSummaryRun(ports());
+    // The chat refuses the summary at its hour; a later run posts it.
+    clock = MONDAY_NINE_BERLIN;
+    teams.queue(new URL(teams.url()).pathname, { kind: 'error', status: 503, code: 'ServiceUnavailable' });
+    expect(outcomeOf((await run(scheduled, budgetOf(30_000))).summaries, 'finops')).toMatchObject({ outcome: 'failed' });
+    clock = MONDAY_NINE_BERLIN + HOUR;
+    await open('finops', 'Seen after the hour');
+    clock = MONDAY_NINE_BERLIN + 3 * HOUR;
+    expect(outcomeOf((await run(scheduled, budgetOf(30_000))).summaries, 'finops')).toMatchObject({ outcome: 'posted', anomalies: 1 });
+    const late = cardText(teams.accepted()[0]?.body);
+    expect(late).toContain('Seen on Sunday');
+    expect(late).not.toContain('Seen after the hour');
+
+    clock = MONDAY_NINE_BERLIN + 7 * 24 * HOUR;
+    expect(outcomeOf((await run(scheduled, budgetOf(30_000))).summaries, 'finops')).toMatchObject({ outcome: 'posted', anomalies: 1 });
+    const next = cardText(teams.accepted()[1]?.body);
+    expect(next).toContain('Seen after the hour');
+    expect(next).not.toContain('Seen on Sunday');
+  });
+
+  it('across a change of the clocks, every anomaly is named in exactly one weekly summary', async () => {
+    const run = createSummaryRun(ports());
+    const summaryAt = async (iso: string) => {
+      clock = Date.parse(iso);
+      const before = teams.accepted().length;
+      expect(outcomeOf((await run(scheduled, budgetOf(30_000))).summaries, 'finops')?.outcome).toMatch(/^(posted|quiet)$/);
+      return cardText(teams.accepted()[before]?.body);
+    };
+    // Spring: Monday 09:00 in Berlin is 08:00 UTC, and a week later 07:00 UTC (the slots are 7 d - 1 h apart).
+    clock = Date.parse('2026-03-23T07:30:00Z');
+    await open('finops', 'Seen before the spring hour');
+    const spring = [await summaryAt('2026-03-23T08:00:00Z'), await summaryAt('2026-03-30T07:00:00Z')];
+    expect(spring.filter((text) => text.includes('Seen before the spring hour'))).toHaveLength(1);
+    // Autumn: 07:00 UTC, and a week later 08:00 UTC (7 d + 1 h apart).
+    await summaryAt('2026-10-19T07:00:00Z');
+    clock = Date.parse('2026-10-19T07:30:00Z');
+    await open('finops', 'Seen after the autumn hour');
+    expect(await summaryAt('2026-10-26T08:00:00Z')).toContain('Seen after the autumn hour');
   });
 
   it('a Slack app channel gets the quiet week in one line through the Web API, with the bot token and no link key read', async () => {
@@ -141,6 +185,7 @@ describe('the summary function', () => {
 
   it('gives an open anomaly a Triage link signed with the stack’s key, naming it, its destination, account and thread', async () => {
     await open('finops', 'S3 spend rose');
+    clock += HOUR;
     await createSummaryRun(ports())(scheduled, budgetOf(30_000));
     const link = /\[Triage\]\(([^)]+)\)/.exec(cardText(teams.accepted().at(-1)?.body))?.[1] ?? '';
     expect(link.startsWith(`${ORIGIN}/triage/`)).toBe(true);
@@ -164,6 +209,7 @@ describe('the summary function', () => {
 
   it('a post the chat refuses gives the week back: the next hourly run posts it, and each is counted', async () => {
     await open('finops', 'EC2 spend rose');
+    clock += HOUR;
     const run = createSummaryRun(ports());
     teams.queue(new URL(teams.url()).pathname, { kind: 'error', status: 503, code: 'ServiceUnavailable' });
     const failed = await run(scheduled, budgetOf(30_000));
@@ -184,6 +230,7 @@ describe('the summary function', () => {
   });
 
   it('records that cannot be read give the week back; a run out of time takes nothing', async () => {
+    clock += HOUR;
     const broken: SummaryRecords = { since: () => Promise.reject(new Error('table unreachable')) };
     const run = createSummaryRun(ports({ records: broken }));
     const { summaries } = await run(scheduled, budgetOf(30_000));

@@ -156,7 +156,7 @@ describe('when the table misbehaves around a post', () => {
                 accountId: '1',
                 accountName: '',
                 origin: 'https://api.example.com',
-                firstSeen: NOW / 1000 - 60,
+                firstSeen: NOW / 1000 - 3_600,
                 followUps: 0,
               },
             ],
