@@ -181,12 +181,15 @@ export function createSummaryRun(ports: SummaryPorts) {
       const week = due?.due ? due.week : undefined;
       const window = due?.due ? { from: due.previousSlot / 1000, to: due.slot / 1000 } : undefined;
       const token = randomUUID();
-      if (week !== undefined) {
-        const holdSeconds = Math.ceil(budget.remainingMs() / 1000) + 5;
+      if (due?.due) {
+        // Held until no run would post this week's summary any more, not just for this run: once
+        // the post may have gone out, only this run knows, and it gives the week back itself when
+        // the post failed. Marking it posted can fail, or the run can die, after a post that went out.
+        const holdSeconds = Math.max(Math.ceil((due.closes - ports.now()) / 1000), Math.ceil(budget.remainingMs() / 1000) + 5);
         let taken: boolean;
         try {
           taken = await budget.step('summary_week', WEEK_CALL_BUDGET_MS, (signal) =>
-            ports.weeks.take(name, week, { token, holdSeconds }, signal),
+            ports.weeks.take(name, due.week, { token, holdSeconds }, signal),
           );
         } catch (error) {
           failed(errorReason(error));
@@ -210,7 +213,9 @@ export function createSummaryRun(ports: SummaryPorts) {
         if (week !== undefined) {
           await budget
             .step('summary_week', WEEK_CALL_BUDGET_MS, (signal) => ports.weeks.release(name, week, token, signal))
-            .catch((error: unknown) => log.warn('could not give the week back; it frees itself later', { reason: errorReason(error) }));
+            .catch((error: unknown) =>
+              log.warn('could not give the week back; no later run posts its summary', { destination: name, reason: errorReason(error) }),
+            );
         }
         failed(reason ?? 'unknown');
         continue;
@@ -218,7 +223,12 @@ export function createSummaryRun(ports: SummaryPorts) {
       if (week !== undefined) {
         await budget
           .step('summary_week', WEEK_CALL_BUDGET_MS, (signal) => ports.weeks.posted(name, week, signal))
-          .catch((error: unknown) => log.warn('could not mark the week posted', { destination: name, reason: errorReason(error) }));
+          .catch((error: unknown) =>
+            log.warn('could not mark the week posted; it stays taken until its catch-up time ends', {
+              destination: name,
+              reason: errorReason(error),
+            }),
+          );
       }
       const anomalies = result.week.anomalies.length;
       const outcome = anomalies === 0 ? 'quiet' : 'posted';

@@ -7,6 +7,7 @@ import { createLogger } from '../../lib/log/logger.js';
 import { anomalyRecordId } from '../../lib/message/anomaly.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
 import { createChatServices } from '../../lib/notify/kinds.js';
+import { CATCH_UP_HOURS } from '../../lib/summary/due.js';
 import { createSummaryRun, type DestinationSummary, type SummaryPorts } from '../../lib/summary/run.js';
 import { memorySummaryRecords, memorySummaryWeeks, type SummaryRecords } from '../../lib/summary/store.js';
 import { fetchOverNodeHttp } from '../../lib/transport/fetch-over-node-http.js';
@@ -221,6 +222,23 @@ describe('the summary function', () => {
     expect(teams.accepted()).toHaveLength(1);
     expect(metrics.count('Summaries', { outcome: 'failed', destinationType: 'teams' })).toBe(1);
     expect(metrics.count('Summaries', { outcome: 'posted', destinationType: 'teams' })).toBe(1);
+  });
+
+  it('a week whose summary went out is not posted again, though the table could not mark it posted', async () => {
+    await open('finops', 'EC2 spend rose');
+    const unmarked = { ...weeks, posted: () => Promise.reject(new Error('table unreachable')) };
+    const run = createSummaryRun(ports({ weeks: unmarked }));
+    clock = MONDAY_NINE_BERLIN + 10 * 60_000;
+    expect(outcomeOf((await run(scheduled, budgetOf(30_000))).summaries, 'finops')).toMatchObject({ outcome: 'posted' });
+    // Every later hourly run within the catch-up time.
+    for (let hour = 1; hour < CATCH_UP_HOURS; hour++) {
+      clock = MONDAY_NINE_BERLIN + hour * HOUR;
+      expect(outcomeOf((await run(scheduled, budgetOf(30_000))).summaries, 'finops')).toEqual({
+        destination: 'finops',
+        outcome: 'already_posted',
+      });
+    }
+    expect(teams.accepted()).toHaveLength(1);
   });
 
   it('a summary never posted in its hour is not posted once the catch-up time has passed', async () => {
