@@ -5,6 +5,7 @@
 import { doneLabel, TRIAGE_STATES, type TriageStateName } from '../vocabulary/triage.js';
 import { withoutControls } from './fit.js';
 import { inertText, singleLine, truncate } from './text.js';
+import { zonedFormat } from './time.js';
 import { triageName } from './triage.js';
 
 /** One anomaly as a summary names it; its texts came from a sender or a person and are shown inert. */
@@ -52,23 +53,24 @@ const inert = (text: string, max: number) => truncate(singleLine(inertText(witho
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
+const timeIn = zonedFormat('en-GB', {
+  day: 'numeric',
+  month: 'short',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+  timeZoneName: 'short',
+});
+const dateIn = zonedFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric' });
+
 /** `24 Nov 10:00 CET`, in the destination's time zone. */
 export function summaryTime(epochSeconds: number, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-GB', {
-    timeZone,
-    day: 'numeric',
-    month: 'short',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-    timeZoneName: 'short',
-  })
+  return timeIn(timeZone)
     .format(epochSeconds * 1000)
     .replace(',', '');
 }
 
-const summaryDate = (epochSeconds: number, timeZone: string) =>
-  new Intl.DateTimeFormat('en-GB', { timeZone, day: 'numeric', month: 'short', year: 'numeric' }).format(epochSeconds * 1000);
+const summaryDate = (epochSeconds: number, timeZone: string) => dateIn(timeZone).format(epochSeconds * 1000);
 
 /** `3 d 4 h`, `5 h 10 min`, `40 min`: how long an anomaly has been open. */
 export function summaryAge(seconds: number): string {

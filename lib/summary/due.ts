@@ -1,5 +1,6 @@
 // When a destination's weekly summary is due, in its own time zone, with nothing but Intl: the
 // runtime's time zone data decides offsets and daylight saving time.
+import { zonedFormat } from '../format/time.js';
 import { WEEKDAYS, type Weekday } from '../notify/options.js';
 
 /** A destination's `summary` option, as the configuration reads it. */
@@ -29,24 +30,15 @@ interface Wall {
   minute: number;
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-const formatterFor = (timeZone: string) => {
-  let formatter = formatters.get(timeZone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      weekday: 'long',
-      hour: 'numeric',
-      minute: 'numeric',
-      hourCycle: 'h23',
-    });
-    formatters.set(timeZone, formatter);
-  }
-  return formatter;
-};
+const formatterFor = zonedFormat('en-US', {
+  year: 'numeric',
+  month: 'numeric',
+  day: 'numeric',
+  weekday: 'long',
+  hour: 'numeric',
+  minute: 'numeric',
+  hourCycle: 'h23',
+});
 
 /** The wall clock in `timeZone` at `epochMs`. */
 export function wallClock(epochMs: number, timeZone: string): Wall {
