@@ -31,7 +31,7 @@ export interface SummaryAnomaly {
 export interface SummaryWeek {
   /** The destination's name in the relay configuration. */
   destination: string;
-  /** Epoch seconds: anomalies first seen after `from` until `to` (its schedule's slot, or the time asked). */
+  /** Epoch seconds: anomalies first seen after `from` until `to` (the run's time; a scheduled week starts where the last one ended). */
   from: number;
   to: number;
   /** Epoch seconds: when the summary was made; an open anomaly's age is told up to then, not up to `to`. */

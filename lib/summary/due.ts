@@ -111,14 +111,19 @@ export function isoWeek(epochMs: number, timeZone: string): string {
   return `${year}-W${String(week).padStart(2, '0')}`;
 }
 
-/** A summary due now: its week's key, the slot it is due from, and the slot before it. */
+/** A summary due now: its week's key, the slot it is due from, and the slot and week before it. */
 export interface DueSummary {
   due: true;
   week: string;
-  /** Epoch ms: the week it sums up ends here, whenever the run that posts it comes. */
+  /** Epoch ms: the hour it is due from; the run that posts it may come later, within its catch-up time. */
   slot: number;
-  /** Epoch ms: the slot a week earlier, where the week it sums up starts (7 days ± an hour of clock change). */
+  /**
+   * Epoch ms: the slot a week earlier (7 days ± an hour of clock change). The week it sums up
+   * starts where the previous week's summary ended, or here when that is not known.
+   */
   previousSlot: number;
+  /** The previous week's key (`isoWeek` of `previousSlot`), whose item tells where its summary ended. */
+  previousWeek: string;
   /** Epoch ms: the end of its catch-up time, after which no run posts this week's summary. */
   closes: number;
 }
@@ -128,5 +133,13 @@ export function dueWeek(nowMs: number, schedule: SummarySchedule): DueSummary | 
   const slot = latestSlot(nowMs, schedule);
   const closes = slot + CATCH_UP_HOURS * HOUR_MS;
   if (nowMs >= closes) return { due: false };
-  return { due: true, week: isoWeek(slot, schedule.timeZone), slot, previousSlot: latestSlot(slot - 1, schedule), closes };
+  const previousSlot = latestSlot(slot - 1, schedule);
+  return {
+    due: true,
+    week: isoWeek(slot, schedule.timeZone),
+    slot,
+    previousSlot,
+    previousWeek: isoWeek(previousSlot, schedule.timeZone),
+    closes,
+  };
 }

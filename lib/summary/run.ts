@@ -11,7 +11,7 @@ import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason, ReasonedError } from '../shared/errors.js';
 import { isHttpsOrLoopbackUrl } from '../transport/allowed-url.js';
 import { signTriageToken } from '../triage-link/sign.js';
-import { dueWeek, type SummarySchedule } from './due.js';
+import { type DueSummary, dueWeek, type SummarySchedule } from './due.js';
 import type { SummaryRequest } from './event.js';
 import type { SummaryRecords, SummaryWeeks } from './store.js';
 import { accountOf, daysBefore, type SummaryRecord, type SummaryWindow, stateOf, summaryWeek } from './view.js';
@@ -48,7 +48,7 @@ export interface SummaryAnswer {
   error?: string;
 }
 
-/** What the table calls around a post may take: taking the week, and marking it posted or giving it back. */
+/** What the table calls around a post may take: taking the week, reading where last week's ended, and marking it posted or giving it back. */
 export const WEEK_CALL_BUDGET_MS = 2_000;
 /** Reading one destination's week of anomalies, page by page. */
 export const RECORDS_BUDGET_MS = 10_000;
@@ -97,19 +97,38 @@ export function createSummaryRun(ports: SummaryPorts) {
     return service.post(addressOf(destination), payload, { timeoutMs, ...(botToken ? { botToken } : {}) });
   }
 
-  /** One destination's summary: the anomalies of `window` read, laid out by its kind and posted with its service. */
+  /**
+   * What a scheduled summary covers: the anomalies first seen up to its run, from where the
+   * previous week's summary ended (recorded when it was posted), else from the previous slot.
+   * Each week then starts where the last one ended: no anomaly is named twice or never, however
+   * late a summary is posted, and across a change of the clocks (slots 7 days ± an hour apart).
+   */
+  async function scheduledWindow(name: string, due: DueSummary, nowSeconds: number, budget: InvocationBudget): Promise<SummaryWindow> {
+    const ended = await budget.step(
+      'summary_week',
+      WEEK_CALL_BUDGET_MS,
+      (signal) => ports.weeks.coveredTo(name, due.previousWeek, signal),
+      WEEK_CALL_BUDGET_MS,
+    );
+    return { from: ended ?? due.previousSlot / 1000, to: nowSeconds };
+  }
+
+  /**
+   * One destination's summary: the anomalies of its week (a scheduled one's, or the days before
+   * now when asked for) read, laid out by its kind and posted with its service.
+   */
   async function summarise(
     config: RelayConfig,
     name: string,
     destination: Summarised,
-    window: SummaryWindow | undefined,
+    due: DueSummary | undefined,
     budget: InvocationBudget,
     keyOf: (signal: AbortSignal) => Promise<string | undefined>,
   ): Promise<{ outcome: PostOutcome; week: SummaryWeek }> {
     const kind = kindOf(destination);
     const nowMs = ports.now();
     const nowSeconds = Math.floor(nowMs / 1000);
-    const covered = window ?? daysBefore(nowSeconds);
+    const covered = due ? await scheduledWindow(name, due, nowSeconds, budget) : daysBefore(nowSeconds);
     const records = await budget.step(
       'summary_records',
       RECORDS_BUDGET_MS,
@@ -169,17 +188,14 @@ export function createSummaryRun(ports: SummaryPorts) {
         metrics.add(summaryMetric('failed', type));
         summaries.push({ destination: name, outcome: 'failed', reason });
       };
-      if (!budget.fits(ports.postTimeoutMs + 2 * WEEK_CALL_BUDGET_MS)) {
+      if (!budget.fits(ports.postTimeoutMs + 3 * WEEK_CALL_BUDGET_MS)) {
         // Nothing taken: the next run within the catch-up time tries again.
         failed('out_of_time');
         continue;
       }
       // A run asked for a destination posts the days before now, and leaves the week's scheduled
-      // summary to come. A scheduled one covers slot to slot, however late its run: an anomaly
-      // first seen after the slot is next week's, and across a clock change no hour falls
-      // between two weeks or into both.
+      // summary to come (it neither reads nor records where a week ended).
       const week = due?.due ? due.week : undefined;
-      const window = due?.due ? { from: due.previousSlot / 1000, to: due.slot / 1000 } : undefined;
       const token = randomUUID();
       if (due?.due) {
         // Held until no run would post this week's summary any more, not just for this run: once
@@ -203,13 +219,13 @@ export function createSummaryRun(ports: SummaryPorts) {
       let result: Awaited<ReturnType<typeof summarise>> | undefined;
       let reason: string | undefined;
       try {
-        result = await summarise(config, name, destination, window, budget, keyOf);
+        result = await summarise(config, name, destination, due?.due ? due : undefined, budget, keyOf);
         if (result.outcome.kind !== 'delivered') reason = result.outcome.reason;
       } catch (error) {
         reason = errorReason(error);
       }
       if (reason !== undefined || !result) {
-        // Given back, so that the next hourly run tries again.
+        // Given back, so that the next hourly run tries again (also when where last week's ended could not be read).
         if (week !== undefined) {
           await budget
             .step('summary_week', WEEK_CALL_BUDGET_MS, (signal) => ports.weeks.release(name, week, token, signal))
@@ -221,10 +237,12 @@ export function createSummaryRun(ports: SummaryPorts) {
         continue;
       }
       if (week !== undefined) {
+        // Where this week's summary ended: next week's starts there.
+        const coveredTo = result.week.to;
         await budget
-          .step('summary_week', WEEK_CALL_BUDGET_MS, (signal) => ports.weeks.posted(name, week, signal))
+          .step('summary_week', WEEK_CALL_BUDGET_MS, (signal) => ports.weeks.posted(name, week, coveredTo, signal))
           .catch((error: unknown) =>
-            log.warn('could not mark the week posted; it stays taken until its catch-up time ends', {
+            log.warn('could not mark the week posted; it stays taken until its catch-up time ends, and the next week starts at its hour', {
               destination: name,
               reason: errorReason(error),
             }),

@@ -2,7 +2,7 @@ import { type AnomalyTriage, snoozeHolds } from '../dedup/ledger.js';
 import type { SummaryAnomaly, SummaryWeek } from '../format/summary.js';
 import { TRIAGE_STATES, type TriageStateName } from '../vocabulary/triage.js';
 
-/** What a summary asked for now covers: the anomalies first seen in these days before it (a scheduled one goes slot to slot). */
+/** What a summary asked for now covers: the anomalies first seen in these days before it (a scheduled one starts where last week's ended). */
 export const SUMMARY_DAYS = 7;
 
 /** One anomaly at one destination as its item keeps it for the summary (lib/dedup/summary-record.ts). */

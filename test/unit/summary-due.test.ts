@@ -67,21 +67,28 @@ describe('a weekly summary is due', () => {
     expect(dueWeek(at('2026-10-25T01:00:00Z'), night)).toMatchObject({ due: true, week: '2026-W43' });
   });
 
-  it('sums up the week from the slot before to its own, an hour short or long across a change of the clocks', () => {
+  it('names the slot before and its week, where a week with no recorded end starts: 7 d ± 1 h back across a change of the clocks', () => {
     const monday = schedule('monday', 9, 'Europe/Berlin');
-    expect(dueWeek(at('2026-11-23T11:00:00Z'), monday)).toMatchObject({
+    expect(dueWeek(at('2026-11-23T11:00:00Z'), monday)).toEqual({
+      due: true,
+      week: '2026-W48',
       slot: at('2026-11-23T08:00:00Z'),
       previousSlot: at('2026-11-16T08:00:00Z'),
+      previousWeek: '2026-W47',
       closes: at('2026-11-23T08:00:00Z') + CATCH_UP_HOURS * 3_600_000,
     });
     expect(dueWeek(at('2026-03-30T07:00:00Z'), monday)).toMatchObject({
       slot: at('2026-03-30T07:00:00Z'),
       previousSlot: at('2026-03-23T08:00:00Z'),
+      previousWeek: '2026-W13',
     });
     expect(dueWeek(at('2026-10-26T08:00:00Z'), monday)).toMatchObject({
       slot: at('2026-10-26T08:00:00Z'),
       previousSlot: at('2026-10-19T07:00:00Z'),
+      previousWeek: '2026-W43',
     });
+    // Across the turn of a year: the last ISO week of the one before.
+    expect(dueWeek(at('2027-01-04T08:00:00Z'), monday)).toMatchObject({ week: '2027-W01', previousWeek: '2026-W53' });
   });
 
   it('a day has 23 or 25 hours across a change of the clocks, and the slot is still that weekday’s hour', () => {

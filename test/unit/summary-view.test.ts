@@ -65,16 +65,26 @@ describe('the week of one destination', () => {
     expect(week.anomalies.filter((a) => a.state !== 'open').every((a) => a.link === undefined)).toBe(true);
   });
 
-  it('a week from one slot to the next: first seen after its start, up to and with its end; states and ages as of now', () => {
-    const window = { from: NOW - 7 * DAY - HOUR, to: NOW };
-    const edges = [record('at-start', window.from), record('at-end', NOW), record('after-end', NOW + 60)];
-    const late = summaryWeek('finops', 'UTC', edges, window, NOW + 3 * HOUR);
-    expect(late.anomalies.map((a) => a.title)).toEqual(['Spend rose at-end']);
-    expect(late).toMatchObject({ from: window.from, to: NOW, asOf: NOW + 3 * HOUR });
-    expect(late.anomalies.map((a) => summaryLine(a, late))).toEqual([expect.stringContaining('· open 3 h ·')]);
-    // The week before ends where this one starts: each anomaly is in one of them.
-    const before = summaryWeek('finops', 'UTC', edges, { from: window.from - 7 * DAY, to: window.from }, NOW);
-    expect(before.anomalies.map((a) => a.title)).toEqual(['Spend rose at-start']);
+  it('a scheduled week: first seen after where the last one ended, up to and with its run; the next starts where it ends', () => {
+    // Last week's summary went out 3 h after its hour; this week's runs 10 min after its own.
+    const window = { from: NOW - 7 * DAY + 3 * HOUR, to: NOW + 10 * 60 };
+    const edges = [
+      record('at-start', window.from),
+      record('before-run', NOW + 5 * 60),
+      record('at-run', window.to),
+      record('after-run', window.to + 1),
+    ];
+    const titles = (from: number, to: number, nowSeconds: number) =>
+      summaryWeek('finops', 'UTC', edges, { from, to }, nowSeconds).anomalies.map((a) => a.title.replace('Spend rose ', ''));
+    const week = summaryWeek('finops', 'UTC', edges, window, window.to);
+    expect(week).toMatchObject({ from: window.from, to: window.to, asOf: window.to });
+    expect(week.anomalies.map((a) => summaryLine(a, week))).toEqual([
+      expect.stringContaining('Spend rose before-run · Production payer (123456789012) · open 5 min ·'),
+      expect.stringContaining('Spend rose at-run · Production payer (123456789012) · open 0 min ·'),
+    ]);
+    // The week before ended where this one starts, and the next starts where it ends: each anomaly is in one of them.
+    expect(titles(window.from - 7 * DAY, window.from, window.from)).toEqual(['at-start']);
+    expect(titles(window.to, window.to + 7 * DAY, window.to + 7 * DAY)).toEqual(['after-run']);
   });
 
   it('names the account by name and id, or whichever is known', () => {
