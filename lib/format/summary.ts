@@ -5,6 +5,7 @@
 import { doneLabel, TRIAGE_STATES, type TriageStateName } from '../vocabulary/triage.js';
 import { withoutControls } from './fit.js';
 import { inertText, singleLine, truncate } from './text.js';
+import { zonedFormat } from './time.js';
 import { triageName } from './triage.js';
 
 /** One anomaly as a summary names it; its texts came from a sender or a person and are shown inert. */
@@ -30,9 +31,11 @@ export interface SummaryAnomaly {
 export interface SummaryWeek {
   /** The destination's name in the relay configuration. */
   destination: string;
-  /** Epoch seconds: anomalies first seen from `from` until `to` (the summary's own time). */
+  /** Epoch seconds: anomalies first seen after `from` until `to` (the run's time; a scheduled week starts where the last one ended). */
   from: number;
   to: number;
+  /** Epoch seconds: when the summary was made; an open anomaly's age is told up to then, not up to `to`. */
+  asOf: number;
   /** The destination's IANA time zone: every time is shown in it. */
   timeZone: string;
   counts: Readonly<Record<TriageStateName, number>>;
@@ -50,23 +53,24 @@ const inert = (text: string, max: number) => truncate(singleLine(inertText(witho
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
+const timeIn = zonedFormat('en-GB', {
+  day: 'numeric',
+  month: 'short',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+  timeZoneName: 'short',
+});
+const dateIn = zonedFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric' });
+
 /** `24 Nov 10:00 CET`, in the destination's time zone. */
 export function summaryTime(epochSeconds: number, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-GB', {
-    timeZone,
-    day: 'numeric',
-    month: 'short',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-    timeZoneName: 'short',
-  })
+  return timeIn(timeZone)
     .format(epochSeconds * 1000)
     .replace(',', '');
 }
 
-const summaryDate = (epochSeconds: number, timeZone: string) =>
-  new Intl.DateTimeFormat('en-GB', { timeZone, day: 'numeric', month: 'short', year: 'numeric' }).format(epochSeconds * 1000);
+const summaryDate = (epochSeconds: number, timeZone: string) => dateIn(timeZone).format(epochSeconds * 1000);
 
 /** `3 d 4 h`, `5 h 10 min`, `40 min`: how long an anomaly has been open. */
 export function summaryAge(seconds: number): string {
@@ -99,11 +103,11 @@ export const isOpen = (anomaly: SummaryAnomaly): boolean => anomaly.state === 'o
  * One anomaly's line, inert and unescaped: title and account, then for an open one its age and
  * updates, for any other who changed its state and when (a snooze also until when).
  */
-export function summaryLine(anomaly: SummaryAnomaly, week: Pick<SummaryWeek, 'to' | 'timeZone'>): string {
+export function summaryLine(anomaly: SummaryAnomaly, week: Pick<SummaryWeek, 'asOf' | 'timeZone'>): string {
   const head = `${inert(anomaly.title, SHOWN.title) || 'Anomaly'} · ${inert(anomaly.account, SHOWN.account) || 'unknown account'}`;
   if (isOpen(anomaly)) {
     const updates = anomaly.updates > 0 ? plural(anomaly.updates, 'update') : 'no updates';
-    return `${head} · open ${summaryAge(week.to - anomaly.firstSeen)} · ${updates}`;
+    return `${head} · open ${summaryAge(week.asOf - anomaly.firstSeen)} · ${updates}`;
   }
   const when = anomaly.at === undefined ? '' : `, ${summaryTime(anomaly.at, week.timeZone)}`;
   const until = anomaly.state === 'snoozed' && anomaly.until !== undefined ? ` (until ${summaryTime(anomaly.until, week.timeZone)})` : '';

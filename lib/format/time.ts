@@ -12,3 +12,22 @@ export function parseTimestamp(value: string | undefined): number | undefined {
   // Slack's date token takes a non-negative epoch; anything earlier is shown as text.
   return Number.isNaN(ms) || ms < 0 ? undefined : Math.floor(ms / 1000);
 }
+
+/**
+ * One date format for any time zone, made once per zone: making an Intl.DateTimeFormat costs far
+ * more than formatting with one, and a summary formats times per line on every try at fitting.
+ */
+export function zonedFormat(
+  locale: string,
+  options: Omit<Intl.DateTimeFormatOptions, 'timeZone'>,
+): (timeZone: string) => Intl.DateTimeFormat {
+  const made = new Map<string, Intl.DateTimeFormat>();
+  return (timeZone) => {
+    let format = made.get(timeZone);
+    if (!format) {
+      format = new Intl.DateTimeFormat(locale, { ...options, timeZone });
+      made.set(timeZone, format);
+    }
+    return format;
+  };
+}

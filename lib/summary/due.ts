@@ -1,5 +1,6 @@
 // When a destination's weekly summary is due, in its own time zone, with nothing but Intl: the
 // runtime's time zone data decides offsets and daylight saving time.
+import { zonedFormat } from '../format/time.js';
 import { WEEKDAYS, type Weekday } from '../notify/options.js';
 
 /** A destination's `summary` option, as the configuration reads it. */
@@ -29,24 +30,15 @@ interface Wall {
   minute: number;
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-const formatterFor = (timeZone: string) => {
-  let formatter = formatters.get(timeZone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      weekday: 'long',
-      hour: 'numeric',
-      minute: 'numeric',
-      hourCycle: 'h23',
-    });
-    formatters.set(timeZone, formatter);
-  }
-  return formatter;
-};
+const formatterFor = zonedFormat('en-US', {
+  year: 'numeric',
+  month: 'numeric',
+  day: 'numeric',
+  weekday: 'long',
+  hour: 'numeric',
+  minute: 'numeric',
+  hourCycle: 'h23',
+});
 
 /** The wall clock in `timeZone` at `epochMs`. */
 export function wallClock(epochMs: number, timeZone: string): Wall {
@@ -119,9 +111,35 @@ export function isoWeek(epochMs: number, timeZone: string): string {
   return `${year}-W${String(week).padStart(2, '0')}`;
 }
 
+/** A summary due now: its week's key, the slot it is due from, and the slot and week before it. */
+export interface DueSummary {
+  due: true;
+  week: string;
+  /** Epoch ms: the hour it is due from; the run that posts it may come later, within its catch-up time. */
+  slot: number;
+  /**
+   * Epoch ms: the slot a week earlier (7 days ± an hour of clock change). The week it sums up
+   * starts where the previous week's summary ended, or here when that is not known.
+   */
+  previousSlot: number;
+  /** The previous week's key (`isoWeek` of `previousSlot`), whose item tells where its summary ended. */
+  previousWeek: string;
+  /** Epoch ms: the end of its catch-up time, after which no run posts this week's summary. */
+  closes: number;
+}
+
 /** Whether the schedule's summary is due at `nowMs`, and the week it belongs to (its slot's week). */
-export function dueWeek(nowMs: number, schedule: SummarySchedule): { due: true; week: string } | { due: false } {
+export function dueWeek(nowMs: number, schedule: SummarySchedule): DueSummary | { due: false } {
   const slot = latestSlot(nowMs, schedule);
-  if (nowMs - slot >= CATCH_UP_HOURS * HOUR_MS) return { due: false };
-  return { due: true, week: isoWeek(slot, schedule.timeZone) };
+  const closes = slot + CATCH_UP_HOURS * HOUR_MS;
+  if (nowMs >= closes) return { due: false };
+  const previousSlot = latestSlot(slot - 1, schedule);
+  return {
+    due: true,
+    week: isoWeek(slot, schedule.timeZone),
+    slot,
+    previousSlot,
+    previousWeek: isoWeek(previousSlot, schedule.timeZone),
+    closes,
+  };
 }

@@ -110,15 +110,36 @@ export function dynamoSummaryWeeks(dynamo: AwsJsonCall, tableName: string, now: 
         throw error;
       }
     },
-    async posted(destination, week, signal) {
+    async posted(destination, week, coveredTo, signal) {
       await dynamo(
         'PutItem',
         {
           TableName: tableName,
-          Item: { ...Key(destination, week), state: { S: 'posted' }, expiresAt: { N: String(seconds() + WEEK_KEPT_SECONDS) } },
+          Item: {
+            ...Key(destination, week),
+            state: { S: 'posted' },
+            coveredTo: { N: String(coveredTo) },
+            expiresAt: { N: String(seconds() + WEEK_KEPT_SECONDS) },
+          },
         },
         signal,
       );
+    },
+    async coveredTo(destination, week, signal) {
+      // Consistent: the week's post may have been marked by the previous run only moments ago.
+      const answer = await dynamo(
+        'GetItem',
+        {
+          TableName: tableName,
+          Key: Key(destination, week),
+          ConsistentRead: true,
+          ProjectionExpression: '#state, coveredTo',
+          ExpressionAttributeNames: { '#state': 'state' },
+        },
+        signal,
+      );
+      const item = answer['Item'] as Item | undefined;
+      return item?.['state']?.S === 'posted' ? number(item['coveredTo']) : undefined;
     },
     async release(destination, week, token, signal) {
       try {

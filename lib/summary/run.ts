@@ -11,10 +11,10 @@ import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason, ReasonedError } from '../shared/errors.js';
 import { isHttpsOrLoopbackUrl } from '../transport/allowed-url.js';
 import { signTriageToken } from '../triage-link/sign.js';
-import { dueWeek, type SummarySchedule } from './due.js';
+import { type DueSummary, dueWeek, type SummarySchedule } from './due.js';
 import type { SummaryRequest } from './event.js';
 import type { SummaryRecords, SummaryWeeks } from './store.js';
-import { accountOf, SUMMARY_DAYS, type SummaryRecord, stateOf, summaryWeek } from './view.js';
+import { accountOf, daysBefore, type SummaryRecord, type SummaryWindow, stateOf, summaryWeek } from './view.js';
 
 export interface SummaryPorts {
   /** The relay configuration, read as the other functions read it (cached, validated). */
@@ -48,7 +48,7 @@ export interface SummaryAnswer {
   error?: string;
 }
 
-/** What the table calls around a post may take: taking the week, and marking it posted or giving it back. */
+/** What the table calls around a post may take: taking the week, reading where last week's ended, and marking it posted or giving it back. */
 export const WEEK_CALL_BUDGET_MS = 2_000;
 /** Reading one destination's week of anomalies, page by page. */
 export const RECORDS_BUDGET_MS = 10_000;
@@ -97,28 +97,49 @@ export function createSummaryRun(ports: SummaryPorts) {
     return service.post(addressOf(destination), payload, { timeoutMs, ...(botToken ? { botToken } : {}) });
   }
 
-  /** One destination's summary: its week read, laid out by its kind and posted with its service. */
+  /**
+   * What a scheduled summary covers: the anomalies first seen up to its run, from where the
+   * previous week's summary ended (recorded when it was posted), else from the previous slot.
+   * Each week then starts where the last one ended: no anomaly is named twice or never, however
+   * late a summary is posted, and across a change of the clocks (slots 7 days ± an hour apart).
+   */
+  async function scheduledWindow(name: string, due: DueSummary, nowSeconds: number, budget: InvocationBudget): Promise<SummaryWindow> {
+    const ended = await budget.step(
+      'summary_week',
+      WEEK_CALL_BUDGET_MS,
+      (signal) => ports.weeks.coveredTo(name, due.previousWeek, signal),
+      WEEK_CALL_BUDGET_MS,
+    );
+    return { from: ended ?? due.previousSlot / 1000, to: nowSeconds };
+  }
+
+  /**
+   * One destination's summary: the anomalies of its week (a scheduled one's, or the days before
+   * now when asked for) read, laid out by its kind and posted with its service.
+   */
   async function summarise(
     config: RelayConfig,
     name: string,
     destination: Summarised,
+    due: DueSummary | undefined,
     budget: InvocationBudget,
     keyOf: (signal: AbortSignal) => Promise<string | undefined>,
   ): Promise<{ outcome: PostOutcome; week: SummaryWeek }> {
     const kind = kindOf(destination);
     const nowMs = ports.now();
     const nowSeconds = Math.floor(nowMs / 1000);
+    const covered = due ? await scheduledWindow(name, due, nowSeconds, budget) : daysBefore(nowSeconds);
     const records = await budget.step(
       'summary_records',
       RECORDS_BUDGET_MS,
-      (signal) => ports.records.since(name, nowSeconds - SUMMARY_DAYS * 86_400, signal),
+      (signal) => ports.records.since(name, covered.from, signal),
       WEEK_CALL_BUDGET_MS,
     );
     const wantsLinks = kind.links(destination) && records.some((r) => r.origin !== undefined && stateOf(r.triage, nowSeconds) === 'open');
     const key = wantsLinks
       ? await budget.step('triage_key', LINK_KEY_BUDGET_MS, keyOf, WEEK_CALL_BUDGET_MS).catch(() => undefined)
       : undefined;
-    const week = summaryWeek(name, destination.summary.timeZone, records, nowSeconds, linker(key, name, nowMs));
+    const week = summaryWeek(name, destination.summary.timeZone, records, covered, nowSeconds, linker(key, name, nowMs));
     // The configuration refuses `summary` on such a kind; this only tells the compiler so.
     if (!kind.summaries) throw new SummaryNotTakenError(`A ${kind.label} destination takes no summary.`, 'no_summaries');
     const payload = (await kind.extras()).summary(destination, week);
@@ -167,20 +188,24 @@ export function createSummaryRun(ports: SummaryPorts) {
         metrics.add(summaryMetric('failed', type));
         summaries.push({ destination: name, outcome: 'failed', reason });
       };
-      if (!budget.fits(ports.postTimeoutMs + 2 * WEEK_CALL_BUDGET_MS)) {
+      if (!budget.fits(ports.postTimeoutMs + 3 * WEEK_CALL_BUDGET_MS)) {
         // Nothing taken: the next run within the catch-up time tries again.
         failed('out_of_time');
         continue;
       }
-      // A run asked for a destination posts now, and leaves the week's scheduled summary to come.
+      // A run asked for a destination posts the days before now, and leaves the week's scheduled
+      // summary to come (it neither reads nor records where a week ended).
       const week = due?.due ? due.week : undefined;
       const token = randomUUID();
-      if (week !== undefined) {
-        const holdSeconds = Math.ceil(budget.remainingMs() / 1000) + 5;
+      if (due?.due) {
+        // Held until no run would post this week's summary any more, not just for this run: once
+        // the post may have gone out, only this run knows, and it gives the week back itself when
+        // the post failed. Marking it posted can fail, or the run can die, after a post that went out.
+        const holdSeconds = Math.max(Math.ceil((due.closes - ports.now()) / 1000), Math.ceil(budget.remainingMs() / 1000) + 5);
         let taken: boolean;
         try {
           taken = await budget.step('summary_week', WEEK_CALL_BUDGET_MS, (signal) =>
-            ports.weeks.take(name, week, { token, holdSeconds }, signal),
+            ports.weeks.take(name, due.week, { token, holdSeconds }, signal),
           );
         } catch (error) {
           failed(errorReason(error));
@@ -194,25 +219,34 @@ export function createSummaryRun(ports: SummaryPorts) {
       let result: Awaited<ReturnType<typeof summarise>> | undefined;
       let reason: string | undefined;
       try {
-        result = await summarise(config, name, destination, budget, keyOf);
+        result = await summarise(config, name, destination, due?.due ? due : undefined, budget, keyOf);
         if (result.outcome.kind !== 'delivered') reason = result.outcome.reason;
       } catch (error) {
         reason = errorReason(error);
       }
       if (reason !== undefined || !result) {
-        // Given back, so that the next hourly run tries again.
+        // Given back, so that the next hourly run tries again (also when where last week's ended could not be read).
         if (week !== undefined) {
           await budget
             .step('summary_week', WEEK_CALL_BUDGET_MS, (signal) => ports.weeks.release(name, week, token, signal))
-            .catch((error: unknown) => log.warn('could not give the week back; it frees itself later', { reason: errorReason(error) }));
+            .catch((error: unknown) =>
+              log.warn('could not give the week back; no later run posts its summary', { destination: name, reason: errorReason(error) }),
+            );
         }
         failed(reason ?? 'unknown');
         continue;
       }
       if (week !== undefined) {
+        // Where this week's summary ended: next week's starts there.
+        const coveredTo = result.week.to;
         await budget
-          .step('summary_week', WEEK_CALL_BUDGET_MS, (signal) => ports.weeks.posted(name, week, signal))
-          .catch((error: unknown) => log.warn('could not mark the week posted', { destination: name, reason: errorReason(error) }));
+          .step('summary_week', WEEK_CALL_BUDGET_MS, (signal) => ports.weeks.posted(name, week, coveredTo, signal))
+          .catch((error: unknown) =>
+            log.warn('could not mark the week posted; it stays taken until its catch-up time ends, and the next week starts at its hour', {
+              destination: name,
+              reason: errorReason(error),
+            }),
+          );
       }
       const anomalies = result.week.anomalies.length;
       const outcome = anomalies === 0 ? 'quiet' : 'posted';

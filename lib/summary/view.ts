@@ -2,7 +2,7 @@ import { type AnomalyTriage, snoozeHolds } from '../dedup/ledger.js';
 import type { SummaryAnomaly, SummaryWeek } from '../format/summary.js';
 import { TRIAGE_STATES, type TriageStateName } from '../vocabulary/triage.js';
 
-/** What a summary covers: the anomalies first seen in the 7 days before it. */
+/** What a summary asked for now covers: the anomalies first seen in these days before it (a scheduled one starts where last week's ended). */
 export const SUMMARY_DAYS = 7;
 
 /** One anomaly at one destination as its item keeps it for the summary (lib/dedup/summary-record.ts). */
@@ -34,8 +34,20 @@ export function stateOf(triage: AnomalyTriage | undefined, nowSeconds: number): 
 }
 
 /**
- * One destination's week from its anomaly records: those first seen in the SUMMARY_DAYS before
- * `nowSeconds`, counted by state, the open ones first (the longest open first), then the ones
+ * The anomalies a summary covers, epoch seconds: those first seen after `from` until `to`. Where
+ * one week's `to` is the next one's `from`, every anomaly belongs to exactly one of them.
+ */
+export interface SummaryWindow {
+  from: number;
+  to: number;
+}
+
+/** The SUMMARY_DAYS before `nowSeconds`. */
+export const daysBefore = (nowSeconds: number): SummaryWindow => ({ from: nowSeconds - SUMMARY_DAYS * 86_400, to: nowSeconds });
+
+/**
+ * One destination's week from its anomaly records: those first seen in `window`, counted by
+ * their state at `nowSeconds`, the open ones first (the longest open first), then the ones
  * someone triaged (the earliest first). `linkOf` gives an open anomaly its Triage link, where
  * the destination's messages carry links.
  */
@@ -43,13 +55,14 @@ export function summaryWeek(
   destination: string,
   timeZone: string,
   records: readonly SummaryRecord[],
+  window: SummaryWindow,
   nowSeconds: number,
   linkOf: (record: SummaryRecord) => string | undefined = () => undefined,
 ): SummaryWeek {
-  const from = nowSeconds - SUMMARY_DAYS * 86_400;
+  const { from, to } = window;
   const counts = Object.fromEntries(TRIAGE_STATES.map((state) => [state, 0])) as Record<TriageStateName, number>;
   const anomalies = records
-    .filter((record) => record.firstSeen >= from && record.firstSeen <= nowSeconds)
+    .filter((record) => record.firstSeen > from && record.firstSeen <= to)
     .map((record) => {
       const state = stateOf(record.triage, nowSeconds);
       counts[state] += 1;
@@ -69,5 +82,5 @@ export function summaryWeek(
       return anomaly;
     })
     .sort((a, b) => Number(b.state === 'open') - Number(a.state === 'open') || a.firstSeen - b.firstSeen);
-  return { destination, from, to: nowSeconds, timeZone, counts, anomalies };
+  return { destination, from, to, asOf: nowSeconds, timeZone, counts, anomalies };
 }

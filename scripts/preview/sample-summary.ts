@@ -13,6 +13,7 @@ export function sampleWeek(name: string, timeZone: string, nowSeconds: number): 
     destination: `${name} (sample)`,
     from: nowSeconds - 7 * DAY,
     to: nowSeconds,
+    asOf: nowSeconds,
     timeZone,
     counts: { open: 2, acknowledged: 1, expected: 1, snoozed: 1 },
     anomalies: [

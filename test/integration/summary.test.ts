@@ -1,11 +1,13 @@
 // Weekly summaries through the built bundles: the relay opens anomalies at summarised loopback
 // chats (DynamoDB in moto, the table created from template.yaml's declaration), the triage
 // bundle acknowledges and snoozes some, and the summary bundle posts each due destination's week.
-import { type AttributeValue, GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, GetItemCommand, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anomalyRecordId } from '../../lib/message/anomaly.js';
 import { type WebhookMessage, webhookMessageSchema } from '../../lib/message/schema.js';
 import { WEEKDAYS } from '../../lib/notify/options.js';
+import { dueWeek } from '../../lib/summary/due.js';
+import { weekItemId } from '../../lib/summary/store.js';
 import { type EventInput, httpApiEvent } from '../../scripts/http-api-event.js';
 import { awsEnvironment, createSecret, motoUrl, secretsClient } from '../helpers/aws.js';
 import { type AwsProxy, startAwsProxy } from '../helpers/aws-proxy.js';
@@ -78,6 +80,7 @@ describe.skipIf(!moto)('weekly summaries: relay, triage and summary bundles agai
   let triage: RunningBundle;
   let summary: RunningBundle;
   let proxy: AwsProxy;
+  let dueClock: ReturnType<typeof clockIn>;
   const answers: unknown[] = [];
 
   const event = (input: EventInput) => {
@@ -128,6 +131,7 @@ describe.skipIf(!moto)('weekly summaries: relay, triage and summary bundles agai
       startAwsProxy(moto as string),
     ]);
     const due = clockIn(DUE_ZONE);
+    dueClock = due;
     const later = clockIn(LATER_ZONE);
     const notDue = WEEKDAYS[(WEEKDAYS.indexOf(later.weekday) + 3) % 7] as string;
     const secrets = secretsClient(moto as string);
@@ -186,6 +190,41 @@ describe.skipIf(!moto)('weekly summaries: relay, triage and summary bundles agai
   });
 
   it('posts the due destination one message naming every anomaly of the week with its state and who triaged it; nothing where not due', async () => {
+    // The anomalies were sent just now, within finops' hour, before this run: its summary names them.
+    // Its week starts where last week's summary ended, recorded on last week's item: one first seen
+    // before that, which last week's summary named, is not named again.
+    const ids = TITLES.map((title) => anomalyRecordId(message(title, '', 'finops'), 'finops'));
+    const firstSeen = await Promise.all(ids.map(async (id) => numberOf((await item(id))['firstSeen'])));
+    const lastEnded = Math.min(...firstSeen) - 1;
+    const due = dueWeek(Date.now(), { ...dueClock, timeZone: DUE_ZONE });
+    if (!due.due) throw new Error('finops is not due now');
+    const kept = { N: String(lastEnded + 8 * 86_400) };
+    await table.dynamo.send(
+      new PutItemCommand({
+        TableName: table.name,
+        Item: {
+          id: { S: weekItemId('finops', due.previousWeek) },
+          state: { S: 'posted' },
+          coveredTo: { N: String(lastEnded) },
+          expiresAt: kept,
+        },
+      }),
+    );
+    await table.dynamo.send(
+      new PutItemCommand({
+        TableName: table.name,
+        Item: {
+          id: { S: 'anomaly#named-last-week' },
+          summaryOf: { S: 'finops' },
+          firstSeen: { N: String(lastEnded - 60) },
+          title: { S: 'Named last week' },
+          accountId: { S: ACCOUNTS.finops },
+          accountName: { S: 'Production payer' },
+          followUps: { N: '0' },
+          expiresAt: kept,
+        },
+      }),
+    );
     const before = { teams: teams.accepted().length, hooks: hooks.accepted(HOOK_PATH).length };
     const answer = await run(scheduledEvent);
     expect(answer.summaries).toEqual(
@@ -201,6 +240,12 @@ describe.skipIf(!moto)('weekly summaries: relay, triage and summary bundles agai
     expect(text).toContain('4 anomalies first seen');
     expect(text).toContain('2 open, 1 acknowledged, 0 expected, 1 snoozed');
     for (const title of ['EC2 spend rose', 'S3 spend rose', 'RDS spend rose', 'GPU spend']) expect(text).toContain(title);
+    expect(text).not.toContain('Named last week');
+    // This week's item records where its summary ended, the run's time, for next week's to start there.
+    const week = await item(weekItemId('finops', due.week));
+    expect(week['state']).toEqual({ S: 'posted' });
+    expect(numberOf(week['coveredTo'])).toBeGreaterThanOrEqual(Math.max(...firstSeen));
+    expect(numberOf(week['coveredTo'])).toBeLessThanOrEqual(Date.now() / 1000);
     expect(text).toMatch(/EC2 spend rose · Production payer \(310000000001\) · Acknowledged by Dana, /);
     expect(text).toMatch(/RDS spend rose · Production payer \(310000000001\) · Snoozed for 24 h by Lee, .* \(until /);
     expect(text).toMatch(

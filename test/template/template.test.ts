@@ -263,10 +263,11 @@ describe('least privilege', () => {
       'dynamodb:PutItem DedupTable',
       'secretsmanager:GetSecretValue PlatformCredentialsSecret',
     ]);
-    // The summary function queries the summaries index and takes each week's summary# item; it scans nothing.
+    // The summary function queries the summaries index and takes and reads each week's summary# item; it scans nothing.
     const [summaryId] = functionNamed('summary') ?? [];
     expect(grants(summaryId as string)).toEqual([
       'dynamodb:DeleteItem DedupTable',
+      'dynamodb:GetItem DedupTable',
       'dynamodb:PutItem DedupTable',
       'dynamodb:Query DedupTable/index/summaries',
       'secretsmanager:GetSecretValue RelayConfigSecret',
@@ -274,7 +275,7 @@ describe('least privilege', () => {
     ]);
   });
 
-  it('the summary function queries the summaries index alone, and writes and deletes summary# items alone', () => {
+  it('the summary function queries the summaries index alone, and writes, deletes and reads summary# items alone', () => {
     const [summaryId] = functionNamed('summary') ?? [];
     const statements = (
       effectiveFunctionProperties(template, summaryId as string)['Policies'] as Array<{ Statement: Array<Record<string, unknown>> }>
@@ -284,7 +285,7 @@ describe('least privilege', () => {
     });
     const writes = statements.find((s) => JSON.stringify(s['Action']).includes('dynamodb:PutItem'));
     expect(writes).toMatchObject({
-      Action: ['dynamodb:PutItem', 'dynamodb:DeleteItem'],
+      Action: ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem'],
       Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['summary#*'] } },
     });
   });

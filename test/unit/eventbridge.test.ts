@@ -268,6 +268,7 @@ describe('the weekly summary', () => {
       destination: 'bus-finops',
       from,
       to: from + 7 * 86_400,
+      asOf: from + 7 * 86_400,
       timeZone: 'UTC',
       counts: { open: 1, acknowledged: 1, expected: 0, snoozed: 0 },
       anomalies: [

@@ -437,6 +437,7 @@ describe('a weekly summary at a Jira destination', () => {
     destination: 'tickets',
     from,
     to: from + 7 * 86_400,
+    asOf: from + 7 * 86_400,
     timeZone: 'UTC',
     counts: { open: anomalies.filter((a) => a.state === 'open').length, acknowledged: 0, expected: 0, snoozed: 0 },
     anomalies,

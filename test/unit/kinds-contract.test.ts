@@ -106,12 +106,13 @@ const longWeek = (count: number): SummaryWeek => {
   }).sort((a, b) => Number(b.state === 'open') - Number(a.state === 'open'));
   const counts = { open: 0, acknowledged: 0, expected: 0, snoozed: 0 };
   for (const anomaly of anomalies) counts[anomaly.state] += 1;
-  return { destination: 'finops', from: WEEK_END - 7 * 86_400, to: WEEK_END, timeZone: 'Europe/Berlin', counts, anomalies };
+  return { destination: 'finops', from: WEEK_END - 7 * 86_400, to: WEEK_END, asOf: WEEK_END, timeZone: 'Europe/Berlin', counts, anomalies };
 };
 const quietWeek: SummaryWeek = {
   destination: 'finops',
   from: WEEK_END - 7 * 86_400,
   to: WEEK_END,
+  asOf: WEEK_END,
   timeZone: 'UTC',
   counts: { open: 0, acknowledged: 0, expected: 0, snoozed: 0 },
   anomalies: [],
@@ -269,6 +270,53 @@ describe.each(DESTINATION_TYPES)('the %s kind keeps the destination-kind contrac
       }
       const told = JSON.stringify(outcomes);
       for (const secret of secrets) expect(told, variant.name).not.toContain(secret);
+    }
+  });
+});
+
+// Kinds whose summaries people read: every triaged line tells its times on the destination's clock.
+// Making a date format costs far more than using one, and a layout builds its lines again on every
+// try at fitting: a format made per line made a long week take seconds, time a run may not have.
+// Timing it would depend on the machine, so what is counted is the formats made.
+describe.each(SUMMARY_TYPES.filter((type) => type !== 'eventbridge'))('the %s kind lays out a long weekly summary', (type) => {
+  const Made = Intl.DateTimeFormat;
+  let made = 0;
+  beforeAll(() => {
+    Intl.DateTimeFormat = class extends Made {
+      constructor(...args: ConstructorParameters<typeof Made>) {
+        super(...args);
+        made++;
+      }
+    } as typeof Made;
+  });
+  afterAll(() => {
+    Intl.DateTimeFormat = Made;
+  });
+
+  it('makes a date format once per time zone, not once per line, for a week of thousands of snoozed anomalies', async () => {
+    const kind = KINDS[type] as DestinationKind;
+    if (!kind.summaries) throw new Error(`${type} takes no summary`);
+    const extras = await kind.extras();
+    // Short lines, so that many fit; each tells two times on the destination's clock.
+    const anomalies = Array.from({ length: 2_000 }, (_, i) => ({
+      title: `A${i}`,
+      account: '1',
+      firstSeen: WEEK_END - 60 * (i + 1),
+      updates: 0,
+      state: 'snoozed' as const,
+      by: 'Lee',
+      at: WEEK_END - 60,
+      until: WEEK_END + 3_600,
+    }));
+    const week = { ...quietWeek, timeZone: 'Europe/Berlin', counts: { ...quietWeek.counts, snoozed: 2_000 }, anomalies };
+    for (const variant of (tools[type] as KindTools).conformance.variants('http://127.0.0.1:1')) {
+      made = 0;
+      const payload: unknown = extras.summary(variant.destination, week);
+      // A Jira post is made when it is sent.
+      const shown = JSON.stringify(typeof payload === 'function' ? payload() : payload);
+      expect(shown, variant.name).toContain('A1 · 1 · Snoozed');
+      // A date and a time of day, in the one zone.
+      expect(made, variant.name).toBeLessThanOrEqual(2);
     }
   });
 });

@@ -11,8 +11,8 @@ describe('a weekly summary is due', () => {
     // Monday 2026-11-23, 09:00 in Berlin is 08:00 UTC (CET, UTC+1).
     const berlin = schedule('monday', 9, 'Europe/Berlin');
     expect(dueWeek(at('2026-11-23T07:59:59Z'), berlin)).toEqual({ due: false });
-    expect(dueWeek(at('2026-11-23T08:00:00Z'), berlin)).toEqual({ due: true, week: '2026-W48' });
-    expect(dueWeek(at('2026-11-23T08:00:00Z') + CATCH_UP_HOURS * 3_600_000 - 1, berlin)).toEqual({ due: true, week: '2026-W48' });
+    expect(dueWeek(at('2026-11-23T08:00:00Z'), berlin)).toMatchObject({ due: true, week: '2026-W48' });
+    expect(dueWeek(at('2026-11-23T08:00:00Z') + CATCH_UP_HOURS * 3_600_000 - 1, berlin)).toMatchObject({ due: true, week: '2026-W48' });
     expect(dueWeek(at('2026-11-23T08:00:00Z') + CATCH_UP_HOURS * 3_600_000, berlin)).toEqual({ due: false });
     // Another weekday, at the same hour: not due.
     expect(dueWeek(at('2026-11-24T08:00:00Z'), berlin)).toEqual({ due: false });
@@ -40,13 +40,13 @@ describe('a weekly summary is due', () => {
   it('on its own weekday where UTC is still on the day before', () => {
     // Monday 09:00 in Auckland (NZDT, UTC+13) is Sunday 20:00 UTC.
     const auckland = schedule('monday', 9, 'Pacific/Auckland');
-    expect(dueWeek(at('2026-11-22T20:00:00Z'), auckland)).toEqual({ due: true, week: '2026-W48' });
+    expect(dueWeek(at('2026-11-22T20:00:00Z'), auckland)).toMatchObject({ due: true, week: '2026-W48' });
     expect(dueWeek(at('2026-11-23T20:00:00Z'), auckland)).toEqual({ due: false });
   });
 
   it('late in the evening, still after midnight within the catch-up time, for the week of its own day', () => {
     const sunday = schedule('sunday', 23);
-    expect(dueWeek(at('2026-11-30T02:00:00Z'), sunday)).toEqual({ due: true, week: '2026-W48' });
+    expect(dueWeek(at('2026-11-30T02:00:00Z'), sunday)).toMatchObject({ due: true, week: '2026-W48' });
     expect(dueWeek(at('2026-11-30T05:00:00Z'), sunday)).toEqual({ due: false });
   });
 
@@ -55,7 +55,7 @@ describe('a weekly summary is due', () => {
     const night = schedule('sunday', 2, 'Europe/Berlin');
     expect(instantOf({ year: 2026, month: 3, day: 29 }, 2, 'Europe/Berlin')).toBe(at('2026-03-29T01:00:00Z'));
     expect(dueWeek(at('2026-03-29T00:00:00Z'), night)).toEqual({ due: false });
-    expect(dueWeek(at('2026-03-29T01:00:00Z'), night)).toEqual({ due: true, week: '2026-W13' });
+    expect(dueWeek(at('2026-03-29T01:00:00Z'), night)).toMatchObject({ due: true, week: '2026-W13' });
   });
 
   it('when the clocks go back over its hour: at the first of the two, one week either way', () => {
@@ -63,8 +63,32 @@ describe('a weekly summary is due', () => {
     const night = schedule('sunday', 2, 'Europe/Berlin');
     expect(instantOf({ year: 2026, month: 10, day: 25 }, 2, 'Europe/Berlin')).toBe(at('2026-10-25T00:00:00Z'));
     expect(dueWeek(at('2026-10-24T23:00:00Z'), night)).toEqual({ due: false });
-    expect(dueWeek(at('2026-10-25T00:00:00Z'), night)).toEqual({ due: true, week: '2026-W43' });
-    expect(dueWeek(at('2026-10-25T01:00:00Z'), night)).toEqual({ due: true, week: '2026-W43' });
+    expect(dueWeek(at('2026-10-25T00:00:00Z'), night)).toMatchObject({ due: true, week: '2026-W43' });
+    expect(dueWeek(at('2026-10-25T01:00:00Z'), night)).toMatchObject({ due: true, week: '2026-W43' });
+  });
+
+  it('names the slot before and its week, where a week with no recorded end starts: 7 d ± 1 h back across a change of the clocks', () => {
+    const monday = schedule('monday', 9, 'Europe/Berlin');
+    expect(dueWeek(at('2026-11-23T11:00:00Z'), monday)).toEqual({
+      due: true,
+      week: '2026-W48',
+      slot: at('2026-11-23T08:00:00Z'),
+      previousSlot: at('2026-11-16T08:00:00Z'),
+      previousWeek: '2026-W47',
+      closes: at('2026-11-23T08:00:00Z') + CATCH_UP_HOURS * 3_600_000,
+    });
+    expect(dueWeek(at('2026-03-30T07:00:00Z'), monday)).toMatchObject({
+      slot: at('2026-03-30T07:00:00Z'),
+      previousSlot: at('2026-03-23T08:00:00Z'),
+      previousWeek: '2026-W13',
+    });
+    expect(dueWeek(at('2026-10-26T08:00:00Z'), monday)).toMatchObject({
+      slot: at('2026-10-26T08:00:00Z'),
+      previousSlot: at('2026-10-19T07:00:00Z'),
+      previousWeek: '2026-W43',
+    });
+    // Across the turn of a year: the last ISO week of the one before.
+    expect(dueWeek(at('2027-01-04T08:00:00Z'), monday)).toMatchObject({ week: '2027-W01', previousWeek: '2026-W53' });
   });
 
   it('a day has 23 or 25 hours across a change of the clocks, and the slot is still that weekday’s hour', () => {

@@ -210,7 +210,7 @@ describe('the summary function’s reading of a week, and its one summary a week
     });
   });
 
-  it('takes a week with one conditional write, marks it posted, and gives back only its own hold', async () => {
+  it('takes a week with one conditional write, marks it posted with where it ended, and gives back only its own hold', async () => {
     const weeks = dynamoSummaryWeeks(dynamo(), 'seen', now);
     aws.answer('DynamoDB_20120810.PutItem', {});
     expect(await weeks.take('finops', '2026-W48', { token: 'mine', holdSeconds: 65 })).toBe(true);
@@ -231,10 +231,11 @@ describe('the summary function’s reading of a week, and its one summary a week
       name: 'ResourceNotFoundException',
     });
     aws.answer('DynamoDB_20120810.PutItem', {});
-    await weeks.posted('finops', '2026-W48');
+    await weeks.posted('finops', '2026-W48', t - 30);
     expect(aws.calls.at(-1)?.body['Item']).toEqual({
       id: { S: 'summary#finops#2026-W48' },
       state: { S: 'posted' },
+      coveredTo: { N: String(t - 30) },
       expiresAt: { N: String(t + 8 * 86_400) },
     });
     aws.answer('DynamoDB_20120810.DeleteItem', { error: 'ConditionalCheckFailedException' });
@@ -245,6 +246,28 @@ describe('the summary function’s reading of a week, and its one summary a week
     });
     aws.answer('DynamoDB_20120810.DeleteItem', { error: 'ResourceNotFoundException' });
     await expect(weeks.release('finops', '2026-W48', 'mine')).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
+  });
+
+  it('reads where a posted week ended with one consistent read; a week taken, missing or posted without it tells nothing', async () => {
+    const weeks = dynamoSummaryWeeks(dynamo(), 'seen', now);
+    aws.answer('DynamoDB_20120810.GetItem', { Item: { state: { S: 'posted' }, coveredTo: { N: String(t - 30) } } });
+    expect(await weeks.coveredTo('finops', '2026-W47')).toBe(t - 30);
+    expect(aws.calls).toHaveLength(1);
+    expect(aws.calls[0]).toMatchObject({
+      target: 'DynamoDB_20120810.GetItem',
+      body: { TableName: 'seen', Key: { id: { S: 'summary#finops#2026-W47' } }, ConsistentRead: true },
+    });
+    for (const answer of [
+      { Item: { state: { S: 'taken' }, coveredTo: { N: '1' } } },
+      { Item: { state: { S: 'posted' } } },
+      { Item: { state: { S: 'posted' }, coveredTo: { S: 'soon' } } },
+      {},
+    ]) {
+      aws.answer('DynamoDB_20120810.GetItem', answer);
+      expect(await weeks.coveredTo('finops', '2026-W47')).toBeUndefined();
+    }
+    aws.answer('DynamoDB_20120810.GetItem', { error: 'ResourceNotFoundException' });
+    await expect(weeks.coveredTo('finops', '2026-W47')).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
   });
 });
 

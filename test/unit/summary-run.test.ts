@@ -7,6 +7,7 @@ import { createLogger } from '../../lib/log/logger.js';
 import { anomalyRecordId } from '../../lib/message/anomaly.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
 import { createChatServices } from '../../lib/notify/kinds.js';
+import { CATCH_UP_HOURS } from '../../lib/summary/due.js';
 import { createSummaryRun, type DestinationSummary, type SummaryPorts } from '../../lib/summary/run.js';
 import { memorySummaryRecords, memorySummaryWeeks, type SummaryRecords } from '../../lib/summary/store.js';
 import { fetchOverNodeHttp } from '../../lib/transport/fetch-over-node-http.js';
@@ -51,6 +52,7 @@ describe('the summary function', () => {
   });
 
   beforeEach(() => {
+    // In finops' and app's hour, before their runs: anomalies opened now are named by their summaries.
     clock = MONDAY_NINE_BERLIN + 10 * 60_000;
     ledger = inMemoryLedger(() => clock);
     weeks = memorySummaryWeeks(() => clock);
@@ -127,6 +129,120 @@ describe('the summary function', () => {
     ]);
   });
 
+  it('names an anomaly first seen in the summary’s hour a few minutes before its run', async () => {
+    clock = MONDAY_NINE_BERLIN - 2 * HOUR;
+    await open('finops', 'Seen before the hour');
+    clock = MONDAY_NINE_BERLIN + 25 * 60_000;
+    await open('finops', 'Seen five minutes before the run');
+    clock = MONDAY_NINE_BERLIN + 30 * 60_000;
+    expect(outcomeOf((await createSummaryRun(ports())(scheduled, budgetOf(30_000))).summaries, 'finops')).toMatchObject({
+      outcome: 'posted',
+      anomalies: 2,
+    });
+    const text = cardText(teams.accepted()[0]?.body);
+    expect(text).toContain('Seen before the hour');
+    expect(text).toContain('Seen five minutes before the run · Production payer (123456789012) · open 5 min');
+  });
+
+  it('a summary posted late names what was first seen up to its run; next week’s starts where it ended', async () => {
+    clock = MONDAY_NINE_BERLIN - 24 * HOUR;
+    await open('finops', 'Seen on Sunday');
+    const run = createSummaryRun(ports());
+    // The chat refuses the summary at its hour; a later run posts it.
+    clock = MONDAY_NINE_BERLIN;
+    teams.queue(new URL(teams.url()).pathname, { kind: 'error', status: 503, code: 'ServiceUnavailable' });
+    expect(outcomeOf((await run(scheduled, budgetOf(30_000))).summaries, 'finops')).toMatchObject({ outcome: 'failed' });
+    clock = MONDAY_NINE_BERLIN + HOUR;
+    await open('finops', 'Seen after the hour');
+    clock = MONDAY_NINE_BERLIN + 3 * HOUR;
+    expect(outcomeOf((await run(scheduled, budgetOf(30_000))).summaries, 'finops')).toMatchObject({ outcome: 'posted', anomalies: 2 });
+    const late = cardText(teams.accepted()[0]?.body);
+    expect(late).toContain('Seen on Sunday');
+    expect(late).toContain('Seen after the hour');
+    clock = MONDAY_NINE_BERLIN + 3 * HOUR + 1_000;
+    await open('finops', 'Seen after the late run');
+
+    // On time a week later: from the late run on, not from last week's hour.
+    clock = MONDAY_NINE_BERLIN + 7 * 24 * HOUR;
+    expect(outcomeOf((await run(scheduled, budgetOf(30_000))).summaries, 'finops')).toMatchObject({ outcome: 'posted', anomalies: 1 });
+    const next = cardText(teams.accepted()[1]?.body);
+    expect(next).toContain('Seen after the late run');
+    expect(next).not.toContain('Seen on Sunday');
+    expect(next).not.toContain('Seen after the hour');
+  });
+
+  it('a week after none recorded (the first, or one whose end was not recorded) starts at the previous week’s hour', async () => {
+    clock = MONDAY_NINE_BERLIN - 7 * 24 * HOUR - 60_000;
+    await open('finops', 'Seen before last week’s hour');
+    clock = MONDAY_NINE_BERLIN - 7 * 24 * HOUR + 60_000;
+    await open('finops', 'Seen after last week’s hour');
+    clock = MONDAY_NINE_BERLIN + 10 * 60_000;
+    expect(outcomeOf((await createSummaryRun(ports())(scheduled, budgetOf(30_000))).summaries, 'finops')).toMatchObject({
+      outcome: 'posted',
+      anomalies: 1,
+    });
+    const text = cardText(teams.accepted()[0]?.body);
+    expect(text).toContain('Seen after last week’s hour');
+    expect(text).not.toContain('Seen before last week’s hour');
+  });
+
+  it('where last week’s summary ended cannot be read, the week is given back and the next hourly run posts it', async () => {
+    await open('finops', 'EC2 spend rose');
+    const unreadable = { ...weeks, coveredTo: () => Promise.reject(new Error('table unreachable')) };
+    const failed = await createSummaryRun(ports({ weeks: unreadable }))(scheduled, budgetOf(30_000));
+    expect(outcomeOf(failed.summaries, 'finops')).toEqual({ destination: 'finops', outcome: 'failed', reason: 'Error' });
+    expect(teams.requests).toHaveLength(0);
+    clock += HOUR;
+    const next = await createSummaryRun(ports())(scheduled, budgetOf(30_000));
+    expect(outcomeOf(next.summaries, 'finops')).toMatchObject({ outcome: 'posted', anomalies: 1 });
+  });
+
+  it('across a change of the clocks, every anomaly is named in exactly one weekly summary: the first after it was seen', async () => {
+    const run = createSummaryRun(ports());
+    // Monday 09:00 in Berlin: 08:00 UTC before the clocks go forward on 29 March and after they go
+    // back on 25 October, 07:00 UTC between; those weeks are 7 d - 1 h and 7 d + 1 h long.
+    const timeline: Array<[string, string | undefined]> = [
+      ['2026-03-23T07:30:00Z', 'Seen 23 Mar 07:30'],
+      ['2026-03-23T08:05:00Z', 'Seen 23 Mar 08:05'],
+      ['2026-03-23T08:10:00Z', undefined],
+      ['2026-03-23T08:15:00Z', 'Seen 23 Mar 08:15'],
+      ['2026-03-30T06:55:00Z', 'Seen 30 Mar 06:55'],
+      ['2026-03-30T07:20:00Z', undefined],
+      ['2026-03-30T07:40:00Z', 'Seen 30 Mar 07:40'],
+      ['2026-04-06T07:00:00Z', undefined],
+      ['2026-10-19T07:05:00Z', 'Seen 19 Oct 07:05'],
+      ['2026-10-19T07:10:00Z', undefined],
+      ['2026-10-19T07:30:00Z', 'Seen 19 Oct 07:30'],
+      ['2026-10-26T07:30:00Z', 'Seen 26 Oct 07:30'],
+      ['2026-10-26T09:00:00Z', 'Seen 26 Oct 09:00'],
+      // Posted late, within the catch-up time.
+      ['2026-10-26T10:30:00Z', undefined],
+      ['2026-10-26T11:00:00Z', 'Seen 26 Oct 11:00'],
+      ['2026-11-02T07:59:00Z', 'Seen 2 Nov 07:59'],
+      ['2026-11-02T08:00:00Z', undefined],
+    ];
+    const summaries: string[] = [];
+    const namedBy = new Map<string, number>();
+    for (const [iso, title] of timeline) {
+      clock = Date.parse(iso);
+      if (title !== undefined) {
+        await open('finops', title);
+        namedBy.set(title, summaries.length);
+        continue;
+      }
+      const before = teams.accepted().length;
+      expect(outcomeOf((await run(scheduled, budgetOf(30_000))).summaries, 'finops')?.outcome, iso).toBe('posted');
+      summaries.push(cardText(teams.accepted()[before]?.body));
+    }
+    expect(summaries).toHaveLength(6);
+    for (const [title, index] of namedBy) {
+      expect(
+        summaries.flatMap((text, i) => (text.includes(title) ? [i] : [])),
+        title,
+      ).toEqual([index]);
+    }
+  });
+
   it('a Slack app channel gets the quiet week in one line through the Web API, with the bot token and no link key read', async () => {
     clock = Date.parse('2026-11-23T08:00:00Z');
     const { summaries } = await createSummaryRun(ports())(scheduled, budgetOf(30_000));
@@ -175,6 +291,23 @@ describe('the summary function', () => {
     expect(teams.accepted()).toHaveLength(1);
     expect(metrics.count('Summaries', { outcome: 'failed', destinationType: 'teams' })).toBe(1);
     expect(metrics.count('Summaries', { outcome: 'posted', destinationType: 'teams' })).toBe(1);
+  });
+
+  it('a week whose summary went out is not posted again, though the table could not mark it posted', async () => {
+    await open('finops', 'EC2 spend rose');
+    const unmarked = { ...weeks, posted: () => Promise.reject(new Error('table unreachable')) };
+    const run = createSummaryRun(ports({ weeks: unmarked }));
+    clock = MONDAY_NINE_BERLIN + 10 * 60_000;
+    expect(outcomeOf((await run(scheduled, budgetOf(30_000))).summaries, 'finops')).toMatchObject({ outcome: 'posted' });
+    // Every later hourly run within the catch-up time.
+    for (let hour = 1; hour < CATCH_UP_HOURS; hour++) {
+      clock = MONDAY_NINE_BERLIN + hour * HOUR;
+      expect(outcomeOf((await run(scheduled, budgetOf(30_000))).summaries, 'finops')).toEqual({
+        destination: 'finops',
+        outcome: 'already_posted',
+      });
+    }
+    expect(teams.accepted()).toHaveLength(1);
   });
 
   it('a summary never posted in its hour is not posted once the catch-up time has passed', async () => {

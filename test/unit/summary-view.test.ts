@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mostThatFit, notShownLine, quietLine, summaryAge, summaryCounts, summaryLine, summaryTime } from '../../lib/format/summary.js';
-import { accountOf, type SummaryRecord, stateOf, summaryWeek } from '../../lib/summary/view.js';
+import { accountOf, daysBefore, type SummaryRecord, stateOf, summaryWeek } from '../../lib/summary/view.js';
 
 // A destination's week as every kind's layout receives it: counts by state, the open anomalies
 // first with their age and updates, then the triaged ones with who and when.
@@ -30,7 +30,7 @@ describe('the week of one destination', () => {
     record('too-old', NOW - 7 * DAY - 1),
     record('in-the-future', NOW + 60),
   ];
-  const week = summaryWeek('finops', 'Europe/Berlin', records, NOW, (r) => `https://api.example.com/triage/${r.id}`);
+  const week = summaryWeek('finops', 'Europe/Berlin', records, daysBefore(NOW), NOW, (r) => `https://api.example.com/triage/${r.id}`);
 
   it('counts the anomalies first seen in the 7 days before, by state; a snooze that has ended counts as open', () => {
     expect(week.anomalies).toHaveLength(6);
@@ -65,6 +65,28 @@ describe('the week of one destination', () => {
     expect(week.anomalies.filter((a) => a.state !== 'open').every((a) => a.link === undefined)).toBe(true);
   });
 
+  it('a scheduled week: first seen after where the last one ended, up to and with its run; the next starts where it ends', () => {
+    // Last week's summary went out 3 h after its hour; this week's runs 10 min after its own.
+    const window = { from: NOW - 7 * DAY + 3 * HOUR, to: NOW + 10 * 60 };
+    const edges = [
+      record('at-start', window.from),
+      record('before-run', NOW + 5 * 60),
+      record('at-run', window.to),
+      record('after-run', window.to + 1),
+    ];
+    const titles = (from: number, to: number, nowSeconds: number) =>
+      summaryWeek('finops', 'UTC', edges, { from, to }, nowSeconds).anomalies.map((a) => a.title.replace('Spend rose ', ''));
+    const week = summaryWeek('finops', 'UTC', edges, window, window.to);
+    expect(week).toMatchObject({ from: window.from, to: window.to, asOf: window.to });
+    expect(week.anomalies.map((a) => summaryLine(a, week))).toEqual([
+      expect.stringContaining('Spend rose before-run · Production payer (123456789012) · open 5 min ·'),
+      expect.stringContaining('Spend rose at-run · Production payer (123456789012) · open 0 min ·'),
+    ]);
+    // The week before ended where this one starts, and the next starts where it ends: each anomaly is in one of them.
+    expect(titles(window.from - 7 * DAY, window.from, window.from)).toEqual(['at-start']);
+    expect(titles(window.to, window.to + 7 * DAY, window.to + 7 * DAY)).toEqual(['after-run']);
+  });
+
   it('names the account by name and id, or whichever is known', () => {
     expect(week.anomalies[0]?.account).toBe('Production payer (123456789012)');
     expect(accountOf({ accountId: '1', accountName: '' })).toBe('1');
@@ -73,7 +95,7 @@ describe('the week of one destination', () => {
 });
 
 describe('what a summary says, in words', () => {
-  const week = { to: NOW, timeZone: 'Europe/Berlin' };
+  const week = { asOf: NOW, timeZone: 'Europe/Berlin' };
   const base = { title: 'EC2 spend rose', account: 'Production payer (123456789012)', firstSeen: NOW - 2 * DAY - 3 * HOUR, updates: 0 };
 
   it('an open anomaly: title, account, how long open and its updates', () => {
@@ -120,10 +142,10 @@ describe('what a summary says, in words', () => {
       '0 min',
     ]);
     expect(summaryTime(NOW, 'America/New_York')).toBe('23 Nov 03:00 GMT-5');
-    const summary = summaryWeek('finops', 'UTC', [record('a', NOW - HOUR)], NOW);
+    const summary = summaryWeek('finops', 'UTC', [record('a', NOW - HOUR)], daysBefore(NOW), NOW);
     expect(summaryCounts(summary)).toBe('1 anomaly first seen 16 Nov 2026 – 23 Nov 2026: 1 open, 0 acknowledged, 0 expected, 0 snoozed');
     expect(notShownLine(37)).toBe('… and 37 more not shown');
-    const line = quietLine(summaryWeek('finops', 'UTC', [], NOW));
+    const line = quietLine(summaryWeek('finops', 'UTC', [], daysBefore(NOW), NOW));
     expect(line).toBe('Weekly summary · finops: no anomalies in the 7 days to 23 Nov 2026.');
   });
 

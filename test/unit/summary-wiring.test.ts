@@ -86,8 +86,11 @@ describe('the summary function, wired from its environment', () => {
   });
 
   it('reads the week from the summaries index and the link key from its secret, takes the week, posts, and counts it', async () => {
+    // Last week's summary went out 20 minutes after its hour; this week's starts there.
+    const lastEnded = NOW / 1000 - 7 * 86_400 - 10 * 60;
     aws.answer('secretsmanager.GetSecretValue', { SecretString: KEY });
     aws.answer('DynamoDB_20120810.PutItem', {});
+    aws.answer('DynamoDB_20120810.GetItem', { Item: { state: { S: 'posted' }, coveredTo: { N: String(lastEnded) } } });
     aws.answer('DynamoDB_20120810.Query', {
       Items: [
         {
@@ -114,10 +117,18 @@ describe('the summary function, wired from its environment', () => {
     ]);
     expect(aws.calls.map((c) => c.target)).toEqual([
       'DynamoDB_20120810.PutItem',
+      'DynamoDB_20120810.GetItem',
       'DynamoDB_20120810.Query',
       'secretsmanager.GetSecretValue',
       'DynamoDB_20120810.PutItem',
     ]);
+    expect(aws.calls[1]?.body).toMatchObject({ Key: { id: { S: 'summary#default#2026-W47' } }, ConsistentRead: true });
+    expect(aws.calls[2]?.body['ExpressionAttributeValues']).toMatchObject({ ':from': { N: String(lastEnded) } });
+    expect(aws.calls[4]?.body['Item']).toMatchObject({
+      id: { S: 'summary#default#2026-W48' },
+      state: { S: 'posted' },
+      coveredTo: { N: String(NOW / 1000) },
+    });
     expect(JSON.stringify(hooks.accepted('/services/T0/B0/default')[0]?.body)).toMatch(
       /EC2 spend rose · 1 · open 1 h · no updates · <https:\/\/api\.example\.com\/triage\//,
     );
@@ -170,6 +181,7 @@ describe('when the table misbehaves around a post', () => {
           now: () => NOW,
         })({ kind: 'scheduled' }, budgetOf(20_000));
       expect((await run(failing('take'))).summaries).toEqual([{ destination: 'default', outcome: 'failed', reason: 'Error' }]);
+      expect((await run(failing('coveredTo'))).summaries).toEqual([{ destination: 'default', outcome: 'failed', reason: 'Error' }]);
       expect(hooks.requests).toHaveLength(0);
       expect((await run(failing('posted'))).summaries).toEqual([{ destination: 'default', outcome: 'posted', anomalies: 1 }]);
       expect(lines.join('\n')).toContain('could not mark the week posted');
