@@ -2,9 +2,9 @@
 // shares with the cold path moves into a chunk the cold path loads too. What must be the cold
 // path's own instance (the condition-failure check of its error class) comes in as arguments.
 import type { AwsJsonCall } from '../aws/json-client.js';
-import { TRIAGE_STATES } from '../vocabulary/triage.js';
-import type { AnomalyStart, AnomalyTable, AnomalyTriage, EscalationClaim, EscalationClaimOutcome, StoredAnomaly } from './ledger.js';
+import type { AnomalyStart, AnomalyTable, EscalationClaim, EscalationClaimOutcome, StoredAnomaly } from './ledger.js';
 import { KEPT_UNTIL, SUMMARY_KEEP_SECONDS } from './summary-record.js';
+import { triageOfItem } from './triage-item.js';
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
@@ -24,21 +24,6 @@ type AnomalyItem = {
   escalationUpdates?: { N?: string };
 };
 
-// The triage function writes these on the same item; the conditional write returns them for free.
-function triageOf(item: AnomalyItem | undefined): AnomalyTriage | undefined {
-  const state = item?.triage?.S;
-  if (state === undefined || !(TRIAGE_STATES as readonly string[]).includes(state)) return undefined;
-  const until = Number(item?.triageUntil?.N);
-  const at = Number(item?.triageAt?.N);
-  const by = item?.triageBy?.S;
-  return {
-    state: state as AnomalyTriage['state'],
-    ...(by !== undefined ? { by } : {}),
-    ...(Number.isFinite(at) ? { at } : {}),
-    ...(Number.isFinite(until) ? { until } : {}),
-  };
-}
-
 /** The item as stored: `firstSeen` only where an opening wrote it (ledger.ts, anomalyStartOf). */
 function storedAnomaly(item: AnomalyItem | undefined): StoredAnomaly | undefined {
   if (!item) return undefined;
@@ -46,7 +31,7 @@ function storedAnomaly(item: AnomalyItem | undefined): StoredAnomaly | undefined
   const followUps = Number(item.followUps?.N);
   const channel = item.channel?.S;
   const ts = item.ts?.S;
-  const triage = triageOf(item);
+  const triage = triageOfItem(item);
   return {
     ...(item.firstSeen?.N !== undefined && Number.isFinite(firstSeen) ? { firstSeen } : {}),
     ...(Number.isFinite(followUps) ? { followUps } : {}),

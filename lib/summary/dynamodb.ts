@@ -1,7 +1,6 @@
 import { type AwsJsonCall, isConditionFailure } from '../aws/json-client.js';
-import type { AnomalyTriage } from '../dedup/ledger.js';
 import { SUMMARY_DESTINATION, SUMMARY_FIRST_SEEN, SUMMARY_INDEX } from '../dedup/summary-record.js';
-import { TRIAGE_STATES, type TriageStateName } from '../vocabulary/triage.js';
+import { triageOfItem } from '../dedup/triage-item.js';
 import { type SummaryRecords, type SummaryWeeks, WEEK_KEPT_SECONDS, weekItemId } from './store.js';
 import type { SummaryRecord } from './view.js';
 
@@ -13,25 +12,11 @@ const number = (attribute: Attribute | undefined): number | undefined => {
   return attribute?.N !== undefined && Number.isFinite(value) ? value : undefined;
 };
 
-function triageOf(item: Item): AnomalyTriage | undefined {
-  const state = item['triage']?.S;
-  if (state === undefined || !(TRIAGE_STATES as readonly string[]).includes(state)) return undefined;
-  const by = item['triageBy']?.S;
-  const at = number(item['triageAt']);
-  const until = number(item['triageUntil']);
-  return {
-    state: state as TriageStateName,
-    ...(by !== undefined ? { by } : {}),
-    ...(at !== undefined ? { at } : {}),
-    ...(until !== undefined ? { until } : {}),
-  };
-}
-
 function recordOf(item: Item): SummaryRecord | undefined {
   const id = item['id']?.S;
   const firstSeen = number(item[SUMMARY_FIRST_SEEN]);
   if (id === undefined || firstSeen === undefined) return undefined;
-  const triage = triageOf(item);
+  const triage = triageOfItem(item);
   return {
     id,
     title: item['title']?.S ?? '',
