@@ -100,6 +100,21 @@ export const quietLine = (week: SummaryWeek): string =>
 export const isOpen = (anomaly: SummaryAnomaly): boolean => anomaly.state === 'open';
 
 /**
+ * The first `shown` anomalies of a week as every layout shows them: the open ones, then the
+ * triaged ones, each made by `line` from its index; and how many are left out.
+ */
+export function summaryParts<Line>(
+  week: SummaryWeek,
+  shown: number,
+  line: (index: number) => Line,
+): { open: Line[]; triaged: Line[]; hidden: number } {
+  const open: Line[] = [];
+  const triaged: Line[] = [];
+  for (let i = 0; i < shown; i++) (isOpen(week.anomalies[i]!) ? open : triaged).push(line(i));
+  return { open, triaged, hidden: week.anomalies.length - shown };
+}
+
+/**
  * One anomaly's line, inert and unescaped: title and account, then for an open one its age and
  * updates, for any other who changed its state and when (a snooze also until when).
  */

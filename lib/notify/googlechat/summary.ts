@@ -1,6 +1,5 @@
 import { jsonBytes } from '../../format/fit.js';
 import {
-  isOpen,
   mostThatFit,
   notShownLine,
   quietLine,
@@ -8,6 +7,7 @@ import {
   summaryCounts,
   summaryHeading,
   summaryLine,
+  summaryParts,
 } from '../../format/summary.js';
 import { truncate } from '../../format/text.js';
 import { escapeCardHtml, escapeGoogleChatText, GOOGLE_CHAT_LIMITS, GOOGLE_CHAT_MAX_BYTES } from './format.js';
@@ -39,10 +39,7 @@ function paragraphs(lines: readonly string[]): Paragraph[] {
 }
 
 function build(week: SummaryWeek, shown: number): GoogleChatSummary {
-  const indexes = [...Array(shown).keys()];
-  const open = indexes.filter((i) => isOpen(week.anomalies[i]!)).map((i) => lineOf(week, i));
-  const triaged = indexes.filter((i) => !isOpen(week.anomalies[i]!)).map((i) => lineOf(week, i));
-  const hidden = week.anomalies.length - shown;
+  const { open, triaged, hidden } = summaryParts(week, shown, (i) => lineOf(week, i));
   const sections: Section[] = [
     ...(open.length > 0 ? [{ header: 'Open', widgets: paragraphs(open) }] : []),
     ...(triaged.length > 0 ? [{ header: 'Triaged', widgets: paragraphs(triaged) }] : []),

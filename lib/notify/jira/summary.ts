@@ -2,7 +2,6 @@
 // anomaly as its description. Loaded with the kind's extras (lazy-jira-extras.ts).
 import { jsonBytes } from '../../format/fit.js';
 import {
-  isOpen,
   mostThatFit,
   notShownLine,
   quietLine,
@@ -10,6 +9,7 @@ import {
   summaryCounts,
   summaryHeading,
   summaryLine,
+  summaryParts,
 } from '../../format/summary.js';
 import { truncate } from '../../format/text.js';
 import { type AdfDoc, type AdfInline, bulletList, doc, jiraText, ours, paragraph, plain } from './adf.js';
@@ -25,10 +25,7 @@ function lineOf(week: SummaryWeek, index: number): AdfInline[] {
 }
 
 function description(week: SummaryWeek, shown: number): AdfDoc {
-  const indexes = [...Array(shown).keys()];
-  const open = indexes.filter((i) => isOpen(week.anomalies[i]!));
-  const triaged = indexes.filter((i) => !isOpen(week.anomalies[i]!));
-  const hidden = week.anomalies.length - shown;
+  const { open, triaged, hidden } = summaryParts(week, shown, (i) => i);
   return doc(
     paragraph(...plain(summaryCounts(week))),
     paragraph(...(open.length > 0 ? [ours('Open', { type: 'strong' })] : [])),

@@ -1,5 +1,4 @@
 import {
-  isOpen,
   mostThatFit,
   notShownLine,
   quietLine,
@@ -7,6 +6,7 @@ import {
   summaryCounts,
   summaryHeading,
   summaryLine,
+  summaryParts,
 } from '../../format/summary.js';
 import { escapeMrkdwn, truncate } from '../../format/text.js';
 import type { SlackAppCall } from './app-payload.js';
@@ -46,10 +46,7 @@ function sections(label: string, lines: readonly string[]): SlackBlock[] {
 function build(week: SummaryWeek, shown: number): SlackMessage {
   const heading = summaryHeading(week);
   const counts = escapeMrkdwn(summaryCounts(week));
-  const indexes = [...Array(shown).keys()];
-  const open = indexes.filter((i) => isOpen(week.anomalies[i]!)).map((i) => lineOf(week, i));
-  const triaged = indexes.filter((i) => !isOpen(week.anomalies[i]!)).map((i) => lineOf(week, i));
-  const hidden = week.anomalies.length - shown;
+  const { open, triaged, hidden } = summaryParts(week, shown, (i) => lineOf(week, i));
   const blocks: SlackBlock[] = [
     { type: 'header', text: { type: 'plain_text', text: truncate(`:bar_chart: ${heading}`, SLACK_LIMITS.header), emoji: true } },
     { type: 'section', text: mrkdwn(counts) },

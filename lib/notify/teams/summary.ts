@@ -1,6 +1,5 @@
 import { jsonBytes } from '../../format/fit.js';
 import {
-  isOpen,
   mostThatFit,
   notShownLine,
   quietLine,
@@ -8,6 +7,7 @@ import {
   summaryCounts,
   summaryHeading,
   summaryLine,
+  summaryParts,
 } from '../../format/summary.js';
 import { escapeTeamsText, TEAMS_MAX_BYTES, type TeamsMessage, type TextBlock, teamsCard } from './format.js';
 
@@ -21,10 +21,7 @@ const lineOf = (week: SummaryWeek, index: number): TextBlock => {
 };
 
 function build(week: SummaryWeek, shown: number): TeamsMessage {
-  const indexes = [...Array(shown).keys()];
-  const open = indexes.filter((i) => isOpen(week.anomalies[i]!)).map((i) => lineOf(week, i));
-  const triaged = indexes.filter((i) => !isOpen(week.anomalies[i]!)).map((i) => lineOf(week, i));
-  const hidden = week.anomalies.length - shown;
+  const { open, triaged, hidden } = summaryParts(week, shown, (i) => lineOf(week, i));
   return teamsCard([
     block(`📊 ${escapeTeamsText(summaryHeading(week))}`, { weight: 'Bolder', size: 'Medium' }),
     block(escapeTeamsText(summaryCounts(week)), { isSubtle: true }),
