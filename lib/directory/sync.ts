@@ -29,7 +29,7 @@ export interface DirectorySyncLimits {
   writeConcurrency: number;
 }
 
-export const DEFAULT_DIRECTORY_SYNC_LIMITS: DirectorySyncLimits = {
+const DEFAULT_DIRECTORY_SYNC_LIMITS: DirectorySyncLimits = {
   writeReserveMs: 15_000,
   callFloorMs: 2_000,
   secretMs: 10_000,

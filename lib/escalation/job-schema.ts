@@ -16,7 +16,7 @@ import { parseJson } from '../shared/json.js';
  * payload, a URL or a secret: the destination it goes to is read from the configuration when
  * it is due.
  */
-export const escalationJobSchema = z.strictObject({
+const escalationJobSchema = z.strictObject({
   version: z.literal(2),
   kind: z.literal('escalation'),
   from: destinationNameSchema,

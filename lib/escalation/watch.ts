@@ -22,7 +22,7 @@ export interface WatchPorts {
 }
 
 /** The most a queue call of the wait may take, as the delivery core gives its own. */
-export const SCHEDULE_CALL_BUDGET_MS = 2_000;
+const SCHEDULE_CALL_BUDGET_MS = 2_000;
 
 /**
  * Sets an escalation waiting when a destination with `escalate` holds an anomaly's opening, and

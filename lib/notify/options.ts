@@ -29,7 +29,7 @@ export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday',
 export type Weekday = (typeof WEEKDAYS)[number];
 
 /** A time zone the runtime knows by its IANA name; anything else would silently mean UTC. */
-export function isTimeZone(name: string): boolean {
+function isTimeZone(name: string): boolean {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: name });
     return name.length > 0;
@@ -39,13 +39,13 @@ export function isTimeZone(name: string): boolean {
 }
 
 /** An anomaly still open at the destination this long after it was first seen goes once to `to` (lib/escalation). */
-export const escalateSchema = z.strictObject({
+const escalateSchema = z.strictObject({
   afterMinutes: z.number().check(z.refine(isWholeIn(1, 10080), { message: 'must be a whole number of minutes, 1 to 10080 (a week)' })),
   to: z.string().check(z.minLength(1)),
 });
 
 /** When the destination's weekly summary is posted, in its own time zone (lib/summary). */
-export const summarySchema = z.strictObject({
+const summarySchema = z.strictObject({
   weekday: z.enum(WEEKDAYS),
   hour: z.number().check(z.refine(isWholeIn(0, 23), { message: 'must be a whole hour, 0 to 23' })),
   timeZone: z._default(z.string().check(z.refine(isTimeZone, { message: 'must be an IANA time zone such as Europe/Berlin' })), 'UTC'),

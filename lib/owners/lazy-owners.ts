@@ -7,7 +7,7 @@ import type { CostCenterRef, OwnerDirectory } from './directory.js';
 import { dynamoOwnerDirectory } from './dynamodb.js';
 
 /** The most an owner read may take: it sits before routing, and a slow one only costs the cost-center routes. */
-export const OWNER_READ_BUDGET_MS = 800;
+const OWNER_READ_BUDGET_MS = 800;
 /** Accounts remembered per container; the oldest goes first. */
 const CACHED_ACCOUNTS = 1_000;
 

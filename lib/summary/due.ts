@@ -41,7 +41,7 @@ const formatterFor = zonedFormat('en-US', {
 });
 
 /** The wall clock in `timeZone` at `epochMs`. */
-export function wallClock(epochMs: number, timeZone: string): Wall {
+function wallClock(epochMs: number, timeZone: string): Wall {
   const parts = Object.fromEntries(
     formatterFor(timeZone)
       .formatToParts(epochMs)

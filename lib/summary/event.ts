@@ -6,7 +6,7 @@ import { describeIssues } from '../shared/zod-issues.js';
 export type SummaryRequest = { kind: 'scheduled' } | { kind: 'now'; destinations: readonly string[] };
 
 /** `{"summaryFor": ["finops", …]}`: post those destinations' summaries now (`npm run summary`). */
-export const summaryForSchema = z.strictObject({
+const summaryForSchema = z.strictObject({
   summaryFor: z.array(z.string().check(z.minLength(1))).check(z.minLength(1)),
 });
 

@@ -49,13 +49,13 @@ export interface SummaryAnswer {
 }
 
 /** What the table calls around a post may take: taking the week, reading where last week's ended, and marking it posted or giving it back. */
-export const WEEK_CALL_BUDGET_MS = 2_000;
+const WEEK_CALL_BUDGET_MS = 2_000;
 /** Reading one destination's week of anomalies, page by page. */
-export const RECORDS_BUDGET_MS = 10_000;
+const RECORDS_BUDGET_MS = 10_000;
 const LINK_KEY_BUDGET_MS = 3_000;
 
 /** A destination of a kind that takes no summary: the configuration refuses one there. */
-export class SummaryNotTakenError extends ReasonedError {}
+class SummaryNotTakenError extends ReasonedError {}
 
 type Summarised = Destination & { summary: SummarySchedule };
 const hasSummary = (destination: Destination): destination is Summarised => destination.summary !== undefined;

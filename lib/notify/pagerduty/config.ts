@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import '../../validation/messages.js';
 
 /** What PagerDuty makes of an event's severity (urgency rules, colours); `warning` unless configured. */
-export const PAGERDUTY_SEVERITIES = ['critical', 'error', 'warning', 'info'] as const;
+const PAGERDUTY_SEVERITIES = ['critical', 'error', 'warning', 'info'] as const;
 export type PagerDutySeverity = (typeof PAGERDUTY_SEVERITIES)[number];
 
 // An Events API v2 integration key. The message names its form only, as the value is a secret.

@@ -18,7 +18,7 @@ import { SLACK_LIMITS, type SlackBlock, type SlackMessage } from './format.js';
  * (`msg_blocks_too_long`) well below the sum of its per-block limits, so a long week is cut
  * here, visibly, rather than refused.
  */
-export const SLACK_SUMMARY_CHARS = 7_000;
+const SLACK_SUMMARY_CHARS = 7_000;
 
 const mrkdwn = (text: string) => ({ type: 'mrkdwn' as const, text, verbatim: true as const });
 
@@ -71,7 +71,7 @@ const totalChars = (message: SlackMessage): number =>
  * the message's total, and a line naming how many more there are. No mention: a summary is
  * read when convenient, it pings nobody. A quiet week is one line.
  */
-export function slackSummaryMessage(week: SummaryWeek): SlackMessage {
+function slackSummaryMessage(week: SummaryWeek): SlackMessage {
   if (week.anomalies.length === 0) {
     const line = escapeMrkdwn(quietLine(week));
     return { text: line, blocks: [{ type: 'section', text: mrkdwn(line) }] };
