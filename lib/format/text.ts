@@ -63,3 +63,10 @@ export function inertText(text: string): string {
 export function singleLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
+
+/**
+ * `<` and `>` as full-width look-alikes, for text that a service shows as written but passes on
+ * to chats and e-mail (PagerDuty's and Jira's own extensions), where `<…>` forms tags, mentions
+ * and links.
+ */
+export const angleLookAlikes = (text: string): string => text.replace(/[<>]/g, (c) => (c === '<' ? '＜' : '＞'));

@@ -2,7 +2,7 @@ import type { AnomalyPost } from '../../chat/service.js';
 import { alertView, isoSeconds } from '../../format/alert.js';
 import { escalationLine } from '../../format/escalation.js';
 import { withoutControls } from '../../format/fit.js';
-import { inertText, singleLine, truncate } from '../../format/text.js';
+import { angleLookAlikes, inertText, singleLine, truncate } from '../../format/text.js';
 import { triageLine, triageName } from '../../format/triage.js';
 import type { PagerDutyAlert, PagerDutyEvent, PagerDutyEventPayload } from './payload.js';
 
@@ -22,7 +22,7 @@ export const PAGERDUTY_MAX_BYTES = 512_000;
  * look-alikes. PagerDuty shows text as written, but its extensions pass the summary and details
  * on to Slack, Teams and e-mail, where `<…>` makes mentions, links and tags.
  */
-export const inertForPagerDuty = (text: string): string => text.replace(/[<>]/g, (c) => (c === '<' ? '＜' : '＞'));
+export const inertForPagerDuty = angleLookAlikes;
 
 /** One short line, or nothing when nothing is left. */
 const line = (text: string): string | undefined => {
