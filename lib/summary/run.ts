@@ -10,7 +10,7 @@ import { addressOf, type ChatServices, destinationType, kindOf, serviceFor } fro
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason, ReasonedError } from '../shared/errors.js';
 import { isHttpsOrLoopbackUrl } from '../transport/allowed-url.js';
-import { signTriageToken } from '../triage-link/sign.js';
+import { triageLink } from '../triage-link/sign.js';
 import { type DueSummary, dueWeek, type SummarySchedule } from './due.js';
 import type { SummaryRequest } from './event.js';
 import type { SummaryRecords, SummaryWeeks } from './store.js';
@@ -82,7 +82,7 @@ export function createSummaryRun(ports: SummaryPorts) {
   const linker = (key: string | undefined, name: string, nowMs: number) => (record: SummaryRecord) => {
     if (key === undefined || record.origin === undefined || !isHttpsOrLoopbackUrl(record.origin)) return undefined;
     const fields = { a: record.id, d: name, t: record.title, c: accountOf(record), ...(record.thread ? { k: record.thread } : {}) };
-    return `${record.origin}/triage/${signTriageToken(key, fields, nowMs)}`;
+    return triageLink(record.origin, key, fields, nowMs);
   };
 
   async function post(

@@ -1,5 +1,6 @@
 import { type AnomalyTriage, snoozeHolds } from '../dedup/ledger.js';
 import type { SummaryAnomaly, SummaryWeek } from '../format/summary.js';
+import { accountLabel } from '../triage-link/sign.js';
 import { TRIAGE_STATES, type TriageStateName } from '../vocabulary/triage.js';
 
 /** What a summary asked for now covers: the anomalies first seen in these days before it (a scheduled one starts where last week's ended). */
@@ -24,7 +25,7 @@ export interface SummaryRecord {
 
 /** "Name (id)", or whichever of the two is known: as a link's page shows the account. */
 export const accountOf = (record: Pick<SummaryRecord, 'accountId' | 'accountName'>): string =>
-  record.accountName && record.accountId ? `${record.accountName} (${record.accountId})` : record.accountName || record.accountId;
+  accountLabel(record.accountName, record.accountId);
 
 /** Its state now: a snooze that has ended is open again (the relay's rule, snoozeHolds), as is one never triaged. */
 export function stateOf(triage: AnomalyTriage | undefined, nowSeconds: number): TriageStateName {

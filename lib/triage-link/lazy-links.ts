@@ -4,7 +4,7 @@
 import type { AwsJsonCall } from '../aws/json-client.js';
 import type { WebhookMessage } from '../message/schema.js';
 import { TriageKeyInvalidError, triageKeyReader } from './key.js';
-import { signTriageToken, type TriageTokenFields } from './sign.js';
+import { accountLabel, type TriageTokenFields, triageLink } from './sign.js';
 
 /** What a link shows on the page: one line each, short, so the link stays short. */
 const TITLE_MAX = 150;
@@ -45,10 +45,10 @@ export function createLinkSigner(options: {
         a: alert.anomalyId,
         d: alert.destination,
         t: line(payload.title, TITLE_MAX),
-        c: name && id ? `${name} (${id})` : name || id,
+        c: accountLabel(name, id),
         ...(alert.threadKey ? { k: alert.threadKey } : {}),
       };
-      return `${alert.origin}/triage/${signTriageToken(await key(signal), fields, options.now())}`;
+      return triageLink(alert.origin, await key(signal), fields, options.now());
     },
   };
 }

@@ -25,3 +25,11 @@ export function signTriageToken(key: string, fields: TriageTokenFields, nowMs: n
   );
   return `${body}.${triageMac(key, body)}`;
 }
+
+/** An account as a link and a summary name it: `name (id)`, or whichever of the two is known. */
+export const accountLabel = (name: string | undefined, id: string | undefined): string =>
+  name && id ? `${name} (${id})` : name || id || '';
+
+/** The Triage link of an anomaly at a destination, on the origin its alert arrived on. */
+export const triageLink = (origin: string, key: string, fields: TriageTokenFields, nowMs: number): string =>
+  `${origin}/triage/${signTriageToken(key, fields, nowMs)}`;
