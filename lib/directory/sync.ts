@@ -247,11 +247,13 @@ export function createDirectorySync(deps: DirectorySyncDependencies): (budget: I
     }
     // Kept before the records are written, so that a run whose writes take all its time still
     // moves the next one on.
+    let cursorKept = true;
     if (stoppedAt !== undefined && stoppedAt !== cursor) {
       const next = stoppedAt;
       try {
         await budget.step('cursor_write', limits.writeMs, (signal) => deps.cursor.write(next, signal));
       } catch (error) {
+        cursorKept = false;
         log.warn('where this run stopped was not kept: the next run starts where this one did', {
           reason: errorReason(error),
           why: whyOf(error),
@@ -281,11 +283,16 @@ export function createDirectorySync(deps: DirectorySyncDependencies): (budget: I
       log.info('AWS account ids shorter than twelve digits were given back their leading zeros', { accountIds: paddedIds });
     }
     const nothingConfirmed = (payers.length > 0 && read.length === 0) || (records.length > 0 && written === 0);
+    // Payers left only for lack of time are the next run's first, once the cursor says so: the
+    // directory still moves through every payer, and the stale alarm counts such a run as renewal.
+    const onlyLeftForNextRun = cursorKept && skipped.every((s) => s.reason === 'out_of_time');
     const outcome: DirectorySyncOutcome = nothingConfirmed
       ? 'failed'
-      : skipped.length > 0 || accountsNotWritten > 0
+      : accountsNotWritten > 0 || !onlyLeftForNextRun
         ? 'partial'
-        : 'succeeded';
+        : skipped.length > 0
+          ? 'continued'
+          : 'succeeded';
     return {
       outcome,
       payers: payers.length,
@@ -308,7 +315,7 @@ export function createDirectorySync(deps: DirectorySyncDependencies): (budget: I
       summary = failedRun('unexpected_error');
     }
     deps.metrics.add(directorySyncMetric(summary.outcome));
-    const level = summary.outcome === 'succeeded' ? 'info' : summary.outcome === 'partial' ? 'warn' : 'error';
+    const level = summary.outcome === 'failed' ? 'error' : summary.outcome === 'partial' ? 'warn' : 'info';
     log[level]('directory sync finished', { ...summary });
     return summary;
   };

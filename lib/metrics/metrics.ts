@@ -95,8 +95,12 @@ export const digestPostedMetric = (destinationType: string): MetricPoint => coun
 export const triageActionMetric = (action: string, destinationType: string): MetricPoint =>
   count('TriageActions', { action, destinationType }, [['action']]);
 
-/** succeeded: every payer read and every record written; partial: some confirmed, some skipped; failed: nothing confirmed. */
-export type DirectorySyncOutcome = 'succeeded' | 'partial' | 'failed';
+/**
+ * succeeded: every payer read and every record written; continued: every payer it reached read and
+ * written, the rest left for the next run, which starts where it stopped (an organisation larger
+ * than one run's reach); partial: some confirmed, some skipped; failed: nothing confirmed.
+ */
+export type DirectorySyncOutcome = 'succeeded' | 'continued' | 'partial' | 'failed';
 
 export const directorySyncMetric = (outcome: DirectorySyncOutcome): MetricPoint => count('DirectorySyncs', { outcome });
 

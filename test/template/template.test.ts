@@ -536,7 +536,7 @@ describe('HTTP API, logs and alarms', () => {
     }
   });
 
-  it('alarms on behaviour: errors, 5xx answers, parked alerts, a blocked or slow retry, failed rotations; all sent to the topic', () => {
+  it('alarms on behaviour: errors, 5xx answers, parked alerts, a blocked or slow retry, failed rotations, a stale directory; all sent to the topic', () => {
     const alarms = resourcesOfType(template, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties ?? {});
     const watched = alarms
       .filter((a) => a['MetricName'])
@@ -559,19 +559,25 @@ describe('HTTP API, logs and alarms', () => {
         `ApproximateNumberOfMessagesVisible ${deadLetterQueueId}`,
         `ApproximateAgeOfOldestMessage ${deliveryQueueId}`,
         'ConfigurationUnavailable ',
-        'DirectorySyncs ',
       ].sort(),
     );
     // The blocked-worker alarm watches the metric delivery-retry writes (lib/metrics), by its service.
     const blocked = alarms.find((a) => a['MetricName'] === 'ConfigurationUnavailable');
     expect(blocked).toMatchObject({ Namespace: 'CostAlertRelay', Dimensions: [{ Name: 'service', Value: 'delivery-retry' }] });
     // One rotation alarm sees both a failed step (our metric) and a crash or timeout (Lambda's).
-    const rotation = resourcesOfType(template, 'AWS::CloudWatch::Alarm').find(([, a]) => a.Properties?.['Metrics']);
+    const rotation = resourcesOfType(template, 'AWS::CloudWatch::Alarm').find(([, a]) =>
+      JSON.stringify(a.Properties?.['Metrics'] ?? null).includes('"MetricName":"Rotations"'),
+    );
     expect(rotation?.[1].Condition).toBe('RotateApiKey');
     const metrics = JSON.stringify(rotation?.[1].Properties?.['Metrics']);
     expect(metrics).toContain('"MetricName":"Rotations"');
     expect(metrics).toContain('"Value":"failed"');
     expect([...referencedIds(rotation?.[1].Properties?.['Metrics'])]).toEqual([rotationId]);
+    expect(
+      resourcesOfType(template, 'AWS::CloudWatch::Alarm')
+        .filter(([, a]) => a.Properties?.['Metrics'])
+        .map(([id]) => id),
+    ).toEqual(expect.arrayContaining(['OwnerDirectoryStaleAlarm']));
     for (const alarm of alarms) expect(alarm['AlarmActions']).toEqual([{ Ref: 'AlarmTopic' }]);
     const [[, subscription] = []] = resourcesOfType(template, 'AWS::SNS::Subscription');
     expect(subscription?.Condition).toBe('HasAlarmEmail');
@@ -835,25 +841,44 @@ describe('operations', () => {
     expect(properties['EventInvokeConfig']).toEqual({ MaximumRetryAttempts: 0 });
   });
 
-  it('an alarm when no directory-sync run has succeeded for a day, whatever kept it from succeeding', () => {
+  it('an alarm when no directory-sync run has succeeded or continued for a day, whatever kept it from renewing', () => {
     const alarm = template.Resources['OwnerDirectoryStaleAlarm'];
     expect(alarm?.Condition).toBe('RouteByOwner');
     const p = alarm?.Properties ?? {};
-    // The metric directory-sync writes (lib/metrics), for succeeded runs only.
+    // The metric directory-sync writes (lib/metrics), for the two outcomes that renew what a run reached.
+    const metrics = p['Metrics'] as Array<{ Id: string; Expression?: string; ReturnData: boolean; MetricStat?: unknown }>;
+    const counted = (outcome: string) =>
+      expect.objectContaining({
+        Id: outcome,
+        ReturnData: false,
+        MetricStat: {
+          Stat: 'Sum',
+          Period: 3600,
+          Metric: {
+            Namespace: 'CostAlertRelay',
+            MetricName: 'DirectorySyncs',
+            Dimensions: [
+              { Name: 'service', Value: 'directory-sync' },
+              { Name: 'outcome', Value: outcome },
+            ],
+          },
+        },
+      });
+    expect(metrics).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ Id: 'renewed', Expression: 'FILL(succeeded, 0) + FILL(continued, 0)', ReturnData: true }),
+        counted('succeeded'),
+        counted('continued'),
+      ]),
+    );
+    expect(metrics).toHaveLength(3);
     expect(p).toMatchObject({
-      Namespace: 'CostAlertRelay',
-      MetricName: 'DirectorySyncs',
-      Dimensions: [
-        { Name: 'service', Value: 'directory-sync' },
-        { Name: 'outcome', Value: 'succeeded' },
-      ],
-      Statistic: 'Sum',
       Threshold: 1,
       ComparisonOperator: 'LessThanThreshold',
       // No data (a crash, a timeout, a schedule that stopped) counts against it too.
       TreatMissingData: 'breaching',
     });
-    expect(Number(p['Period']) * Number(p['EvaluationPeriods'])).toBe(86_400);
+    expect(3600 * Number(p['EvaluationPeriods'])).toBe(86_400);
     expect(p['DatapointsToAlarm']).toBe(p['EvaluationPeriods']);
   });
 

@@ -544,7 +544,10 @@ describe('directory-sync keeps to its deadlines and the platform’s pace', () =
     const summary = await s.run(30_000);
     // Sign-in, the payer accounts and the first payer's list fill the window.
     expect(platform.requests).toHaveLength(3);
-    expect(summary).toMatchObject({ outcome: 'partial', payersRead: 1, accountsWritten: 2 });
+    // Nothing failed: the rest is the next run's, which starts where this one stopped.
+    expect(summary).toMatchObject({ outcome: 'continued', payersRead: 1, accountsWritten: 2 });
+    expect(s.metrics.count('DirectorySyncs', { outcome: 'continued' })).toBe(1);
+    expect(s.log.records().at(-1)).toMatchObject({ level: 'info', message: 'directory sync finished', outcome: 'continued' });
     expect(summary.skipped).toEqual([
       expect.objectContaining({
         payer: '67890',
@@ -564,12 +567,24 @@ describe('directory-sync keeps to its deadlines and the platform’s pace', () =
     const readIn: string[][] = [];
     for (let i = 0; i < 3; i++) {
       const summary = await run();
-      expect(summary.outcome).toBe('partial');
+      expect(summary.outcome).toBe('continued');
       readIn.push(['12345', '67890', '24680'].filter((payer) => !summary.skipped.some((s) => s.payer === payer)));
     }
     expect(readIn).toEqual([['12345'], ['67890'], ['12345', '24680']]);
     expect(directoryOf(store)).toEqual(DIRECTORY);
     expect(cursor.next).toBe('67890');
+  });
+
+  it('a run that stops early but cannot keep where it stopped is partial: the next would start at the same payer', async () => {
+    const unwritable: SyncCursor = {
+      read: async () => undefined,
+      write: async () => {
+        throw new Error('refused');
+      },
+    };
+    const s = setup({ cursor: unwritable, pace: { requests: 3, windowMs: 60_000 }, virtualTime: true });
+    expect(await s.run(30_000)).toMatchObject({ outcome: 'partial', payersRead: 1 });
+    expect(s.metrics.count('DirectorySyncs', { outcome: 'continued' })).toBe(0);
   });
 
   it('a cursor naming a payer no longer listed, or one it cannot read, starts with the first payer', async () => {
