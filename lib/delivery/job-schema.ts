@@ -51,7 +51,7 @@ const receivedObject = z.custom<Record<string, unknown>>((value) => typeof value
  * The message with what the platform sent, where the destination's kind passes that on
  * (EventBridge): a retry carries the same members as the first attempt did.
  */
-const queuedMessageSchema = z.object({
+export const queuedMessageSchema = z.object({
   ...webhookMessageSchema.shape,
   received: z.optional(z.strictObject({ metadata: receivedObject, payload: receivedObject })),
 });

@@ -1,9 +1,8 @@
 import * as z from 'zod/mini';
 import '../validation/messages.js';
-import { destinationNameSchema } from '../delivery/job-schema.js';
+import { destinationNameSchema, queuedMessageSchema } from '../delivery/job-schema.js';
 import { originSchema } from '../delivery/origin.js';
 import { costCentersSchema } from '../message/cost-center.js';
-import { webhookMessageSchema } from '../message/schema.js';
 import { parseJson } from '../shared/json.js';
 
 // Read by delivery-retry (and npm start's timer) only: the relay writes jobs (job.ts) and never
@@ -24,7 +23,8 @@ const escalationJobSchema = z.strictObject({
   firstSeen: z.number().check(z.int(), z.nonnegative()),
   /** Follow-ups delivered at `from` when this job was sent: a job with more carries later content. */
   updates: z.number().check(z.int(), z.nonnegative()),
-  message: webhookMessageSchema,
+  /** With the body as sent where the destination it escalates to passes that on (EventBridge). */
+  message: queuedMessageSchema,
   /** Where the alert arrived, so that the escalated message links to the triage page there. */
   origin: z.optional(originSchema),
   costCenters: z.optional(costCentersSchema),

@@ -74,6 +74,22 @@ function typeOfDestination(destination: object): DestinationType {
 /** The kind of a destination. */
 export const kindOf = (destination: object): DestinationKind<object> => KINDS[destinationType(destination)];
 
+/**
+ * Whether an alert at `name` keeps the body as the platform sent it: its kind passes that on, or a
+ * destination its escalations lead to does (an escalation job carries the alert's message along).
+ */
+export function keepsBodyAsSent(destinations: Readonly<Record<string, object>>, name: string): boolean {
+  const seen = new Set<string>();
+  for (let at: string | undefined = name; at !== undefined && !seen.has(at); ) {
+    seen.add(at);
+    const destination: object | undefined = destinations[at];
+    if (!destination) return false;
+    if (kindOf(destination).passesOnReceived) return true;
+    at = (destination as { escalate?: { to: string } }).escalate?.to;
+  }
+  return false;
+}
+
 /** How long a chat destination groups its alerts; undefined for one that posts each at once, and for every other kind. */
 export const groupWaitOf = (destination: object): number | undefined =>
   kindOf(destination).chat ? (destination as { group?: { waitSeconds: number } }).group?.waitSeconds : undefined;

@@ -9,7 +9,7 @@ import { coldStartTracker, type Logger } from '../log/logger.js';
 import type { CostCenterRef } from '../message/cost-center.js';
 import { type ReceivedMessage, type WebhookMessage, webhookMessageSchema } from '../message/schema.js';
 import { answerLatencyMetric, answerMetric, configurationUnavailableMetric, type Metrics, noMetrics } from '../metrics/metrics.js';
-import { kindOf } from '../notify/kinds.js';
+import { keepsBodyAsSent } from '../notify/kinds.js';
 import { routeFacts, routesByCostCenter, selectDestinations } from '../routing/route.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
@@ -114,7 +114,7 @@ export function createRelay(deps: RelayDependencies): Relay {
     }
 
     const message: WebhookMessage = parsed.data;
-    // Only for a kind that asks: the schema has checked that both are objects.
+    // Only where a kind asks, here or at the end of an escalation: the schema has checked that both are objects.
     const asSent = (): WebhookMessage => {
       const { metadata, payload } = json.value as ReceivedMessage;
       return { ...message, received: { metadata, payload } };
@@ -138,7 +138,7 @@ export function createRelay(deps: RelayDependencies): Relay {
         const alert = {
           deliveryId: request.requestId,
           target,
-          message: kindOf(target.destination).passesOnReceived ? asSent() : message,
+          message: keepsBodyAsSent(loaded.config.destinations, name) ? asSent() : message,
           origin: request.origin,
           ...(costCenters ? { costCenters } : {}),
         };

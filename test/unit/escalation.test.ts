@@ -773,6 +773,10 @@ describe('an escalation job on the retry queue (delivery-retry)', () => {
       0,
     );
     expect(parseEscalationJob(JSON.stringify(job))).toEqual(job);
+    // The body as sent rides along for a bus at the end of the escalation, exactly as it came.
+    const received = { metadata: { object_type: 'anomaly_alert', rule_id: 'r-17' }, payload: { account_id: 123456789012, service: null } };
+    const withBody = { ...job, message: { ...job.message, received } };
+    expect(parseEscalationJob(JSON.stringify(withBody))).toEqual(withBody);
     expect(parseEscalationJob(JSON.stringify({ ...job, url: HOOK_SECRET }))).toBeUndefined();
     expect(parseEscalationJob(JSON.stringify({ ...job, to: 'oncall' }))).toBeUndefined();
     expect(parseEscalationJob(JSON.stringify({ ...job, kind: 'group_close' }))).toBeUndefined();
@@ -828,6 +832,61 @@ describe('escalations under npm start', () => {
     expect(teams.posts[0]?.escalation).toEqual({ from: 'default', afterMinutes: 1 });
     await vi.advanceTimersByTimeAsync(3_600_000);
     expect(teams.posts).toHaveLength(1);
+  });
+
+  it('an escalation to a bus carries the body as the platform sent it, though the anomaly waited at a chat', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const dir = mkdtempSync(join(tmpdir(), 'escalation-'));
+    writeFileSync(
+      join(dir, 'relay.json'),
+      JSON.stringify({
+        auth: { method: 'none' },
+        destinations: {
+          default: { url: 'http://127.0.0.1:9/finops', escalate: { afterMinutes: 1, to: 'bus' } },
+          bus: { type: 'eventbridge', eventBus: 'default' },
+        },
+      }),
+    );
+    const slack = recordingService();
+    const onBus: unknown[] = [];
+    const bus: ChatService = {
+      minIntervalMs: 0,
+      paceKey: (a) => a,
+      format: (message) => message.received,
+      async post(_address, payload) {
+        onBus.push(payload);
+        return { kind: 'delivered' };
+      },
+    };
+    const relay = createRelayFromEnvironment(
+      { RELAY_CONFIG_SECRET_ID: `file:${join(dir, 'relay.json')}` },
+      {
+        logger: capturedLogger().logger,
+        metrics: memoryMetrics(),
+        services: chatServices({ slack, eventbridge: bus }),
+        ledger: inMemoryLedger(),
+        localEscalations: true,
+      },
+    );
+    // A member the relay does not know, a numeric account id and a null: what a rule on the bus may match.
+    const asSent = {
+      metadata: { object_type: 'anomaly_alert', rule_id: 'r-17' },
+      payload: { title: 'EC2 spend rose', message: 'up 340%', account_id: 123456789012, service: null },
+    };
+    const answer = await relay(
+      {
+        requestId: 'a',
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(asSent),
+        isBase64Encoded: false,
+      },
+      budgetOf(10_000),
+    );
+    expect(answer.statusCode).toBe(200);
+    expect(slack.posts).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(61_000);
+    expect(onBus).toEqual([asSent]);
   });
 
   it('a follow-up that waited in a local group carries its content to the escalation', async () => {
