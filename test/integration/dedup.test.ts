@@ -106,8 +106,16 @@ describe.skipIf(!moto)('no alert twice: the relay and delivery-retry with a dedu
   });
 
   it('five identical deliveries at once post once; none is answered 202, since no queue holds the alert', async () => {
+    const mark = stack.relay.output().length;
     const answers = await Promise.all(Array.from({ length: 5 }, () => send(stack.relay, alert('Five at once'))));
-    expect(posted('Five at once')).toHaveLength(1);
+    // Exactly once while the table answers in time. A claim it leaves unanswered past its deadline
+    // is posted anyway, never lost, and says so: on a machine that busy, each such claim may post
+    // once more, and nothing else may.
+    const givenUp = () => (outputSince(stack.relay, mark).match(/"reason":"dedup_unavailable"/g) ?? []).length;
+    const extra = posted('Five at once').length - 1;
+    // The log comes through the bundle's stdout, which may trail its answers a little.
+    if (extra > 0) await waitFor(() => givenUp() >= extra, 2_000);
+    expect(posted('Five at once').length).toBe(1 + Math.min(extra, givenUp()));
     for (const answer of answers) {
       expect([200, 503]).toContain(answer.statusCode);
       // One still being posted elsewhere is the sender's to send again, after the claim's time at most.
