@@ -787,43 +787,41 @@ describe('an escalation job on the retry queue (delivery-retry)', () => {
   });
 });
 
+/**
+ * The relay as `npm start` wires it, with the configuration in a file; `send` posts a body as a
+ * request would carry it, within a generous budget.
+ */
+function localRelay(destinations: Record<string, unknown>, options: Parameters<typeof createRelayFromEnvironment>[1]) {
+  const dir = mkdtempSync(join(tmpdir(), 'escalation-'));
+  writeFileSync(join(dir, 'relay.json'), JSON.stringify({ auth: { method: 'none' }, destinations }));
+  const relay = createRelayFromEnvironment({ RELAY_CONFIG_SECRET_ID: `file:${join(dir, 'relay.json')}` }, options);
+  const send = (body: unknown, requestId = 'a') =>
+    relay(
+      { requestId, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), isBase64Encoded: false },
+      budgetOf(10_000),
+    );
+  return { send };
+}
+
 describe('escalations under npm start', () => {
   it('an in-process timer escalates an untouched anomaly after the wait, once', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-    const dir = mkdtempSync(join(tmpdir(), 'escalation-'));
-    writeFileSync(
-      join(dir, 'relay.json'),
-      JSON.stringify({
-        auth: { method: 'none' },
-        destinations: {
-          default: { url: 'http://127.0.0.1:9/finops', escalate: { afterMinutes: 1, to: 'oncall' } },
-          oncall: { type: 'teams', url: 'http://127.0.0.1:9/oncall' },
-        },
-      }),
-    );
     const slack = recordingService();
     const teams = recordingService();
-    const log = capturedLogger();
-    const relay = createRelayFromEnvironment(
-      { RELAY_CONFIG_SECRET_ID: `file:${join(dir, 'relay.json')}` },
+    const { send } = localRelay(
       {
-        logger: log.logger,
+        default: { url: 'http://127.0.0.1:9/finops', escalate: { afterMinutes: 1, to: 'oncall' } },
+        oncall: { type: 'teams', url: 'http://127.0.0.1:9/oncall' },
+      },
+      {
+        logger: capturedLogger().logger,
         metrics: memoryMetrics(),
         services: chatServices({ slack, teams }),
         ledger: inMemoryLedger(),
         localEscalations: true,
       },
     );
-    const answer = await relay(
-      {
-        requestId: 'a',
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(alert()),
-        isBase64Encoded: false,
-      },
-      budgetOf(10_000),
-    );
+    const answer = await send(alert());
     expect(answer.statusCode).toBe(200);
     await vi.advanceTimersByTimeAsync(59_000);
     expect(teams.posts).toHaveLength(0);
@@ -836,17 +834,6 @@ describe('escalations under npm start', () => {
 
   it('an escalation to a bus carries the body as the platform sent it, though the anomaly waited at a chat', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-    const dir = mkdtempSync(join(tmpdir(), 'escalation-'));
-    writeFileSync(
-      join(dir, 'relay.json'),
-      JSON.stringify({
-        auth: { method: 'none' },
-        destinations: {
-          default: { url: 'http://127.0.0.1:9/finops', escalate: { afterMinutes: 1, to: 'bus' } },
-          bus: { type: 'eventbridge', eventBus: 'default' },
-        },
-      }),
-    );
     const slack = recordingService();
     const onBus: unknown[] = [];
     const bus: ChatService = {
@@ -858,8 +845,11 @@ describe('escalations under npm start', () => {
         return { kind: 'delivered' };
       },
     };
-    const relay = createRelayFromEnvironment(
-      { RELAY_CONFIG_SECRET_ID: `file:${join(dir, 'relay.json')}` },
+    const { send } = localRelay(
+      {
+        default: { url: 'http://127.0.0.1:9/finops', escalate: { afterMinutes: 1, to: 'bus' } },
+        bus: { type: 'eventbridge', eventBus: 'default' },
+      },
       {
         logger: capturedLogger().logger,
         metrics: memoryMetrics(),
@@ -873,16 +863,7 @@ describe('escalations under npm start', () => {
       metadata: { object_type: 'anomaly_alert', rule_id: 'r-17' },
       payload: { title: 'EC2 spend rose', message: 'up 340%', account_id: 123456789012, service: null },
     };
-    const answer = await relay(
-      {
-        requestId: 'a',
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(asSent),
-        isBase64Encoded: false,
-      },
-      budgetOf(10_000),
-    );
+    const answer = await send(asSent);
     expect(answer.statusCode).toBe(200);
     expect(slack.posts).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(61_000);
@@ -891,42 +872,23 @@ describe('escalations under npm start', () => {
 
   it('a follow-up that waited in a local group carries its content to the escalation', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-    const dir = mkdtempSync(join(tmpdir(), 'escalation-'));
-    writeFileSync(
-      join(dir, 'relay.json'),
-      JSON.stringify({
-        auth: { method: 'none' },
-        destinations: {
-          default: { url: 'http://127.0.0.1:9/finops', group: { waitSeconds: 30 }, escalate: { afterMinutes: 2, to: 'oncall' } },
-          oncall: { type: 'teams', url: 'http://127.0.0.1:9/oncall' },
-        },
-      }),
-    );
     const slack = recordingService();
     const teams = recordingService();
-    const ledger = inMemoryLedger();
-    const relay = createRelayFromEnvironment(
-      { RELAY_CONFIG_SECRET_ID: `file:${join(dir, 'relay.json')}` },
+    const { send } = localRelay(
+      {
+        default: { url: 'http://127.0.0.1:9/finops', group: { waitSeconds: 30 }, escalate: { afterMinutes: 2, to: 'oncall' } },
+        oncall: { type: 'teams', url: 'http://127.0.0.1:9/oncall' },
+      },
       {
         logger: capturedLogger().logger,
         metrics: memoryMetrics(),
         services: chatServices({ slack, teams }),
-        ledger,
+        ledger: inMemoryLedger(),
         localGroups: true,
         localEscalations: true,
       },
     );
-    const post = (text: string) =>
-      relay(
-        {
-          requestId: text,
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(alert(text)),
-          isBase64Encoded: false,
-        },
-        budgetOf(10_000),
-      );
+    const post = (text: string) => send(alert(text), text);
     // A closing loads its kind's digest code first: real time, which the fake clock does not move.
     const closed = (posts: number) => vi.waitFor(() => expect(slack.posts).toHaveLength(posts));
     expect((await post('up 10%')).statusCode).toBe(202);
@@ -941,33 +903,16 @@ describe('escalations under npm start', () => {
   });
 
   it('without a queue, a table or npm start the relay says the escalation cannot wait, and delivers the alert', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'escalation-'));
-    writeFileSync(
-      join(dir, 'relay.json'),
-      JSON.stringify({
-        auth: { method: 'none' },
-        destinations: {
-          default: { url: 'http://127.0.0.1:9/x', escalate: { afterMinutes: 1, to: 'oncall' } },
-          oncall: { url: 'http://127.0.0.1:9/y' },
-        },
-      }),
-    );
     const slack = recordingService();
     const log = capturedLogger();
-    const relay = createRelayFromEnvironment(
-      { RELAY_CONFIG_SECRET_ID: `file:${join(dir, 'relay.json')}` },
+    const { send } = localRelay(
+      {
+        default: { url: 'http://127.0.0.1:9/x', escalate: { afterMinutes: 1, to: 'oncall' } },
+        oncall: { url: 'http://127.0.0.1:9/y' },
+      },
       { logger: log.logger, metrics: memoryMetrics(), services: chatServices({ slack }), ledger: inMemoryLedger() },
     );
-    const answer = await relay(
-      {
-        requestId: 'a',
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(alert()),
-        isBase64Encoded: false,
-      },
-      budgetOf(10_000),
-    );
+    const answer = await send(alert());
     expect(answer.statusCode).toBe(200);
     expect(slack.posts).toHaveLength(1);
     expect(log.records().some((r) => String(r['message']).startsWith('escalation cannot wait here'))).toBe(true);
