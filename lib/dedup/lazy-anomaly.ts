@@ -228,8 +228,8 @@ export function dynamoAnomalyTable(
         if ((error.fields['Item'] as AnomalyItem | undefined)?.triage === undefined) return;
       }
       // What someone decided stays: only the opening goes, so the next delivery opens again.
-      try {
-        await dynamo(
+      await ignoringConditionFailure(
+        dynamo(
           'UpdateItem',
           {
             TableName,
@@ -239,10 +239,8 @@ export function dynamoAnomalyTable(
             ExpressionAttributeValues: { ':zero': { N: '0' } },
           },
           signal,
-        );
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
+        ),
+      );
     },
 
     async keepAnomaly(id, firstSeen, untilSeconds, signal) {
