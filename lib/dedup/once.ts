@@ -192,7 +192,8 @@ export function deliverOnce(deps: OnceDependencies): FirstAttempt {
       }
     }
 
-    const result = await delivery.first({ ...alert, anomaly }, budget);
+    const firstSeen = start?.kind === 'opened' ? start.firstSeen : undefined;
+    const result = await delivery.first({ ...alert, anomaly, ...(firstSeen !== undefined ? { firstSeen } : {}) }, budget);
     if (claim) {
       const state = recorded(result);
       const outcome = result.kind === 'delivered' ? 'delivered' : 'failed';
@@ -255,6 +256,18 @@ export function retryLedger(deps: LedgerDependencies) {
     const settled = outcome === 'delivered' ? 'delivered' : 'failed';
     await step(budget, destination, (signal) => settleAnomaly(deps.ledger, anomalyId, anomaly ?? OPENING, settled, opened, signal));
   };
-  return { settle };
+  const withdraw = ledgerStep(deps, 'dedup table unavailable; an anomaly nobody could triage may still escalate');
+  /**
+   * An opening was posted where nobody could triage it (a digest without a link): its escalation
+   * is settled as done, so that no job of this opening posts it.
+   */
+  const untriageable = async (
+    { message, destination, firstSeen }: { message: WebhookMessage; destination: string; firstSeen: number },
+    budget: InvocationBudget,
+  ): Promise<void> => {
+    const id = anomalyRecordId(message, destination);
+    await withdraw(budget, destination, async (signal) => (await deps.ledger.escalations()).escalated(id, firstSeen, signal));
+  };
+  return { settle, untriageable };
 }
 export type RetryLedger = ReturnType<typeof retryLedger>;

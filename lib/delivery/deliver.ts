@@ -1,5 +1,6 @@
 import type { AnomalyPost, ChatService, EscalationMark, MessageRef, PostContext, PostOutcome, TriageControls } from '../chat/service.js';
 import type { Destination } from '../config/schema.js';
+import type { DigestPageAnomaly } from '../format/digest-token.js';
 import type { Logger } from '../log/logger.js';
 import { anomalyRecordId } from '../message/anomaly.js';
 import type { CostCenterRef } from '../message/cost-center.js';
@@ -41,6 +42,8 @@ export interface AlertContext {
   costCenters?: readonly CostCenterRef[] | undefined;
   /** An escalation's mark (lib/escalation): where the anomaly waited, said in the message. */
   escalation?: EscalationMark | undefined;
+  /** A digest's own controls (its page's link), offered instead of asking the triage port about the message. */
+  controls?: TriageControls | undefined;
 }
 
 /**
@@ -48,11 +51,21 @@ export interface AlertContext {
  * that may read the link key and so gets a deadline. A failure only costs the message its
  * controls, never the alert.
  */
-export type TriageControlsPort = (alert: {
+export type TriageControlsPort = ((alert: {
   target: Target;
   message: WebhookMessage;
   origin?: string | undefined;
-}) => TriageControls | ((signal: AbortSignal) => Promise<TriageControls>) | undefined;
+}) => TriageControls | ((signal: AbortSignal) => Promise<TriageControls>) | undefined) & {
+  /** How a digest at the target offers its anomalies for triage: a link to a page listing them; undefined where it cannot. */
+  digest?: DigestTriagePort;
+};
+
+/**
+ * Where a digest can offer a link to a page listing its anomalies (the destination's messages
+ * carry triage controls, the key is configured, the alerts arrived on an origin): what signs one.
+ */
+export type DigestTriagePort = (digest: { target: Target; origin: string }) => DigestLinkSigner | undefined;
+export type DigestLinkSigner = (anomalies: readonly DigestPageAnomaly[], signal: AbortSignal) => Promise<string>;
 
 /** The most the triage controls may take before a message goes without them; the key is read once per container. */
 export const TRIAGE_CONTROLS_BUDGET_MS = 1_000;
@@ -127,6 +140,8 @@ export interface AlertForTarget {
   costCenters?: readonly CostCenterRef[] | undefined;
   /** Delivered as an escalation from another destination (lib/escalation); its retries keep the mark. */
   escalation?: EscalationMark | undefined;
+  /** An opening's first-seen time (epoch seconds) as the anomaly's record has it (lib/dedup), for a group to keep. */
+  firstSeen?: number | undefined;
 }
 
 /** A relay's first attempt at one destination: the core's own, or the same behind the dedup ledger. */
@@ -174,6 +189,15 @@ export interface Delivery {
   again(retry: RetryAttempt, budget: InvocationBudget): Promise<Decision>;
   /** Parks a message for a human; false when it could not be parked (it must then stay where it is). */
   park(parcel: Parcel, budget: InvocationBudget): Promise<boolean>;
+  /**
+   * What signs the link of a digest at `target` whose alerts arrived on `origin`, within the
+   * budget (undefined when signing fails: the digest then goes without it); undefined where a
+   * digest there offers no link.
+   */
+  digestLinks?(
+    target: Target,
+    origin: string,
+  ): ((anomalies: readonly DigestPageAnomaly[], budget: InvocationBudget) => Promise<string | undefined>) | undefined;
 }
 
 /** How long one post to a chat service may take when the environment does not say. */
@@ -215,7 +239,7 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
 
   const attempt: Delivery['attempt'] = async (target, message, budget, anomaly, alert) => {
     const service = serviceFor(target.destination);
-    const offered = alert ? await controls(target, message, budget, alert.origin) : undefined;
+    const offered = alert?.controls ?? (alert ? await controls(target, message, budget, alert.origin) : undefined);
     const timeoutMs = Math.max(1, budget.ms(ports.postTimeoutMs, afterPost));
     const options = target.botToken === undefined ? { timeoutMs } : { timeoutMs, botToken: target.botToken };
     // Most kinds never read the anomaly's id: it is hashed only when one does.
@@ -321,5 +345,18 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
       maxAttempts,
     );
 
-  return { serviceFor, attempt, first, again, park };
+  const digestLinks: Delivery['digestLinks'] = (target, origin) => {
+    const sign = ports.triage?.digest?.({ target, origin });
+    if (!sign) return undefined;
+    return async (anomalies, budget) => {
+      try {
+        return await budget.step('triage_controls', TRIAGE_CONTROLS_BUDGET_MS, (signal) => sign(anomalies, signal));
+      } catch (error) {
+        logger.warn('digest posted without its triage link', { destination: target.name, error: errorReason(error) });
+        return undefined;
+      }
+    };
+  };
+
+  return { serviceFor, attempt, first, again, park, digestLinks };
 }

@@ -11,7 +11,7 @@ import { addressOf, destinationType, kindOf } from '../notify/kinds.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
 import type { Sleep } from '../shared/sleep.js';
-import { digestParts } from './digest.js';
+import { type DigestPage, type DigestPart, digestParts } from './digest.js';
 import type { GroupCloseJob } from './job.js';
 import { GROUP_CALL_BUDGET_MS } from './join.js';
 import type { GroupEntry, GroupStore } from './store.js';
@@ -86,10 +86,11 @@ export async function closeGroup(
   };
   const flush = () => step((signal) => deps.store.flushed(destination, job.groupId, token, signal));
 
-  const delivered = async (entries: readonly GroupEntry[], opened: MessageRef | undefined) => {
+  const delivered = async (entries: readonly GroupEntry[], openedAt: (key: string) => MessageRef | undefined) => {
     const { ledger } = deps;
     if (!ledger) return;
     await inBatches(entries, async ({ key, message, anomaly, origin, costCenters }) => {
+      const opened = openedAt(key);
       await ledger.settle(
         {
           message,
@@ -118,12 +119,38 @@ export async function closeGroup(
   // Only chats take a group (the configuration refuses it elsewhere), and every chat plans its digests.
   if (!kind.chat) throw new Error(`a ${kind.type} destination takes no group`);
   const plan = (await kind.extras()).digest(target.destination);
-  const parts = digestParts(group.entries, plan, deps.now(), (message) =>
-    deps.delivery.serviceFor(target.destination).format(message, target.destination, OPENING),
+  // A digest links to the page of its anomalies on the origin the latest of its alerts arrived on.
+  const origin = group.entries.findLast((entry) => entry.origin !== undefined)?.origin;
+  const sign = group.entries.length > 1 && origin !== undefined ? deps.delivery.digestLinks?.(target, origin) : undefined;
+  const page: DigestPage | undefined = sign && origin !== undefined ? { origin, destination } : undefined;
+  const parts = digestParts(
+    group.entries,
+    plan,
+    deps.now(),
+    (message, link) =>
+      deps.delivery.serviceFor(target.destination).format(message, target.destination, OPENING, link ? { link } : undefined),
+    page,
   );
 
+  // An anomaly escalates only from where someone could have triaged it: the openings of a digest
+  // posted without its link (none could be signed, or the destination offers none) never do.
+  const untriageable = async (part: DigestPart) => {
+    const { ledger } = deps;
+    if (!ledger || !target.destination.escalate) return;
+    const keys = new Set(part.keys);
+    const openings = group.entries.filter(
+      (entry) => keys.has(entry.key) && entry.anomaly?.kind !== 'follow_up' && entry.firstSeen !== undefined,
+    );
+    if (openings.length === 0) return;
+    await inBatches(openings, ({ message, firstSeen }) => ledger.untriageable({ message, destination, firstSeen: firstSeen! }, budget));
+    deps.logger.info('escalation withdrawn: the digest offered no way to triage its anomalies', {
+      destination,
+      anomalies: openings.length,
+    });
+  };
+
   /** Part `from` was refused: the alerts of the parts before it are delivered, every other one is parked. */
-  const refused = async (from: number, reason: string, opened: MessageRef | undefined): Promise<CloseOutcome> => {
+  const refused = async (from: number, reason: string, opened: (key: string) => MessageRef | undefined): Promise<CloseOutcome> => {
     const unposted = new Set(parts.slice(from).flatMap((part) => part.keys));
     const rest = group.entries.filter((entry) => unposted.has(entry.key));
     const parked = await inBatches(rest, (entry) => parkOne(entry, reason));
@@ -139,7 +166,9 @@ export async function closeGroup(
   };
 
   const interval = deps.delivery.serviceFor(target.destination).minIntervalMs;
-  let opened: MessageRef | undefined;
+  // Where each anomaly first seen in a digest now is: the message of the part that named it.
+  const openings = new Map<string, MessageRef>();
+  const opened = (key: string) => openings.get(key);
   for (let i = group.postedParts; i < parts.length; i++) {
     const part = parts[i]!;
     if (i > group.postedParts) {
@@ -147,11 +176,12 @@ export async function closeGroup(
         return later({ kind: 'retry', reason: 'invocation_ending', delaySeconds: 1 });
       await deps.sleep(interval);
     }
+    const link = sign && part.anomalies ? await sign(part.anomalies, budget) : undefined;
     const outcome =
       plan.build && part.digest
         ? await deps.delivery
             .serviceFor(target.destination)
-            .post(addressOf(target.destination), plan.build(part.digest.title, part.digest.lines), {
+            .post(addressOf(target.destination), plan.build(part.digest.title, part.digest.lines, link), {
               timeoutMs: Math.max(1, budget.ms(deps.postTimeoutMs, deps.reserveMs)),
             })
         : await deps.delivery.attempt(
@@ -159,7 +189,11 @@ export async function closeGroup(
             part.message,
             budget,
             part.anomaly,
-            part.digest ? undefined : { origin: part.origin, ...(part.costCenters ? { costCenters: part.costCenters } : {}) },
+            part.digest
+              ? link
+                ? { controls: { link } }
+                : undefined
+              : { origin: part.origin, ...(part.costCenters ? { costCenters: part.costCenters } : {}) },
           );
     if (outcome.kind === 'refused') return refused(i, outcome.reason, opened);
     if (outcome.kind === 'retryable') {
@@ -170,7 +204,8 @@ export async function closeGroup(
         ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
       });
     }
-    if (i === 0 && outcome.opened) opened = outcome.opened;
+    if (outcome.opened) for (const key of part.keys) openings.set(key, outcome.opened);
+    if (part.digest && !link) await untriageable(part);
     // A closer that lost its lease stops: the one holding it now resumes after what is recorded.
     if (!(await step((signal) => deps.store.posted(destination, job.groupId, token, i + 1, signal)))) return LEASE_LOST;
     if (group.entries.length > 1) metrics.add(digestPostedMetric(type));

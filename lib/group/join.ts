@@ -48,6 +48,7 @@ export function joinGroup(ports: GroupingPorts, alone: (alert: AlertForTarget, b
       // As a queued job keeps it: only an API's own origin is ever linked to.
       ...(alert.origin !== undefined && originSchema.safeParse(alert.origin).success ? { origin: alert.origin } : {}),
       ...(alert.costCenters?.length ? { costCenters: alert.costCenters.map(({ id, name }) => ({ id, name })) } : {}),
+      ...(alert.firstSeen !== undefined ? { firstSeen: alert.firstSeen } : {}),
     };
     if (entryBytes(entry) > MAX_GROUP_BYTES) return alone(alert, budget);
     const grouped = (): FirstResult => {

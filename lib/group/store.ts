@@ -11,8 +11,10 @@ export interface GroupEntry {
   anomaly?: AnomalyPost;
   /** The origin it arrived on (lib/delivery/job.ts originSchema), where its triage link leads when it is posted alone. */
   origin?: string;
-  /** The cost centers of its account, where the owner directory knew them: named when it is posted alone. */
+  /** The cost centers of its account, where the owner directory knew them: named in its digest line, or when it is posted alone. */
   costCenters?: CostCenterRef[];
+  /** An opening's first-seen time (epoch seconds) as the table wrote it: what its escalation waits on. */
+  firstSeen?: number;
 }
 
 export type JoinOutcome =

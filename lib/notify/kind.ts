@@ -216,8 +216,12 @@ export interface DigestPlan {
   maxBytes?: number;
   /** What one line break takes in that JSON: `\n`, or Google Chat's `<br>`. */
   breakBytes: number;
-  /** A digest message of the chat's own (Slack webhook sections); without it a digest is posted as an alert of the lines. */
-  build?(title: string, lines: readonly string[]): unknown;
+  /**
+   * A digest message of the chat's own (Slack webhook sections), with the link to the page of its
+   * anomalies where it has one; without it a digest is posted as an alert of the lines, the link
+   * as its triage controls.
+   */
+  build?(title: string, lines: readonly string[], link?: string): unknown;
 }
 
 /** A click from a chat app's buttons, as its kind read it. */

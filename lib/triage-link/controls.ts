@@ -1,5 +1,5 @@
 import type { AwsJsonCall } from '../aws/json-client.js';
-import type { TriageControlsPort } from '../delivery/deliver.js';
+import type { DigestTriagePort, TriageControlsPort } from '../delivery/deliver.js';
 import { anomalyRecordId } from '../message/anomaly.js';
 import { kindOf } from '../notify/kinds.js';
 import type { LinkSigner } from './lazy-links.js';
@@ -49,9 +49,16 @@ export function triageControls(options: TriageControlsOptions): TriageControlsPo
     };
     return async (signal) => ({ link: await (await load()).link(alert, signal) });
   };
+  // A digest offers its page wherever the destination's messages offer triage, buttons included:
+  // an app's buttons act on one anomaly, the page on each one the digest names.
+  const digest: DigestTriagePort = ({ target, origin }) => {
+    if (!linksOn || !(target.buttons || kindOf(target.destination).links(target.destination))) return undefined;
+    return async (anomalies, signal) => (await load()).digestLink({ origin, destination: target.name, anomalies }, signal);
+  };
   // Once the key is read it stays for the container: later requests start nothing, not even a timer.
   let primed = false;
   return Object.assign(port, {
+    digest,
     prime() {
       if (!linksOn || primed) return;
       primed = true;

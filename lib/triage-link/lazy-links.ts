@@ -2,9 +2,10 @@
 // relay without a link key never loads it. It is bundled on its own: what it shares with the
 // cold path (the Secrets Manager client) comes in as arguments.
 import type { AwsJsonCall } from '../aws/json-client.js';
+import type { DigestPageAnomaly } from '../format/digest-token.js';
 import type { WebhookMessage } from '../message/schema.js';
 import { TriageKeyInvalidError, triageKeyReader } from './key.js';
-import { accountLabel, type TriageTokenFields, triageLink } from './sign.js';
+import { accountLabel, signDigestToken, type TriageTokenFields, triageLink } from './sign.js';
 
 /** What a link shows on the page: one line each, short, so the link stays short. */
 const TITLE_MAX = 150;
@@ -49,6 +50,11 @@ export function createLinkSigner(options: {
         ...(alert.threadKey ? { k: alert.threadKey } : {}),
       };
       return triageLink(alert.origin, await key(signal), fields, options.now());
+    },
+    /** The link of a digest's page, listing each anomaly it names (lib/group measured it within DIGEST_LINK_MAX). */
+    async digestLink(digest: { origin: string; destination: string; anomalies: readonly DigestPageAnomaly[] }, signal: AbortSignal) {
+      const token = signDigestToken(await key(signal), { destination: digest.destination, anomalies: digest.anomalies }, options.now());
+      return `${digest.origin}/triage/${token}`;
     },
   };
 }

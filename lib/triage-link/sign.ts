@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { type DigestPageFields, digestTokenBody } from '../format/digest-token.js';
 
 /** How long a triage link works: long enough for an anomaly's life, short enough that a leaked link dies. */
 export const TRIAGE_TOKEN_DAYS = 30;
@@ -18,11 +19,18 @@ export interface TriageTokenFields {
 
 export const triageMac = (key: string, body: string): string => createHmac('sha256', key).update(body).digest('base64url');
 
+/** Epoch seconds when a link signed now stops working. */
+const expiryOf = (nowMs: number): number => Math.floor(nowMs / 1000) + TRIAGE_TOKEN_DAYS * 86_400;
+
 /** `<base64url JSON>.<base64url HMAC-SHA256>`; the MAC covers the encoded body exactly as sent. */
 export function signTriageToken(key: string, fields: TriageTokenFields, nowMs: number): string {
-  const body = Buffer.from(JSON.stringify({ ...fields, e: Math.floor(nowMs / 1000) + TRIAGE_TOKEN_DAYS * 86_400 }), 'utf8').toString(
-    'base64url',
-  );
+  const body = Buffer.from(JSON.stringify({ ...fields, e: expiryOf(nowMs) }), 'utf8').toString('base64url');
+  return `${body}.${triageMac(key, body)}`;
+}
+
+/** A digest's token (lib/format/digest-token.ts): its compressed body, then the same MAC over the body as sent. */
+export function signDigestToken(key: string, fields: DigestPageFields, nowMs: number): string {
+  const body = digestTokenBody(fields, expiryOf(nowMs));
   return `${body}.${triageMac(key, body)}`;
 }
 

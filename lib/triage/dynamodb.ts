@@ -91,12 +91,12 @@ export function dynamoTriageStore(dynamo: AwsJsonCall, tableName: string, now: (
       const item = await get(id, signal);
       return item ? recordOf(item) : undefined;
     },
-    async apply(id, action, who, nowSeconds, signal) {
+    async apply(id, action, who, nowSeconds, signal, onlyOpen) {
       // Read, decide, write over what was read: a repeat writes nothing, and two clicks at once
       // each decide from the other's result. The loser of a race decides once more.
       for (let attempt = 1; ; attempt++) {
         const item = await get(id, signal);
-        const change = nextTriage(item && recordOf(item), action, who, nowSeconds);
+        const change = nextTriage(item && recordOf(item), action, who, nowSeconds, onlyOpen);
         if (!change) return { kind: 'unchanged' };
         if (await write(id, change, Number(item?.['triageVersion']?.N ?? 0) || 0, signal)) return { kind: 'applied', change };
         if (attempt >= WRITE_ATTEMPTS) throw new TriageConflictError('The anomaly changed while this action was recorded.', 'conflict');

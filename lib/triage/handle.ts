@@ -1,12 +1,14 @@
+import { withoutControls } from '../format/fit.js';
+import { inertText, singleLine } from '../format/text.js';
 import { triageLine, triageName } from '../format/triage.js';
 import type { Logger } from '../log/logger.js';
 import { type Metrics, triageActionMetric } from '../metrics/metrics.js';
 import type { Interactions } from '../notify/kind.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
-import { type TriageToken, verifyTriageToken } from '../triage-link/token.js';
-import type { TriageAction } from '../vocabulary/triage.js';
-import { PAGE_HEADERS, renderTriagePage } from './page.js';
+import { type DigestToken, type TriageToken, verifyTriageToken } from '../triage-link/token.js';
+import { REOPEN, type TriageAction } from '../vocabulary/triage.js';
+import { PAGE_HEADERS, renderDigestPage, renderTriagePage } from './page.js';
 import { triageActionSchema } from './state.js';
 import type { TriageStore } from './store.js';
 
@@ -63,6 +65,11 @@ export interface AppInteractions {
 export const SLACK_STORE_BUDGET_MS = 1_000;
 export const SLACK_UPDATE_BUDGET_MS = 1_200;
 const SECRET_BUDGET_MS = 600;
+/** How many anomalies of a digest one action on all of them writes side by side. */
+const SIDE_BY_SIDE = 10;
+
+/** A title or account from a link in a follow-up: sender text, inert and on one line; each kind escapes its syntax on top. */
+const noteText = (text: string): string => singleLine(inertText(withoutControls(text)));
 
 const text = (statusCode: number, body: string): TriageAnswer => ({
   statusCode,
@@ -153,6 +160,9 @@ export function createTriageHandler(ports: TriagePorts) {
       log.warn('refused a triage link', { reason: reading.reason });
       return text(403, 'This link is not valid or has expired.');
     }
+    // The link as the relay signed it: the verified token, on the origin this request came in on.
+    const link = request.origin ? { link: `${request.origin}/triage/${supplied}` } : {};
+    if ('digest' in reading) return digestPage(request, budget, reading.digest, link);
     const token = reading.token;
     const nowSeconds = Math.floor(ports.now() / 1000);
     let notice: string | undefined;
@@ -166,28 +176,112 @@ export function createTriageHandler(ports: TriagePorts) {
       );
       if (outcome.kind === 'unchanged') notice = 'Nothing changed: the anomaly is already in that state.';
       else {
-        const type = (await ports.destinationTypeOf(token.d).catch(() => undefined)) ?? 'unknown';
-        count(action.data, type);
-        log.info('triage action', { action: action.data, destinationType: type });
-        notice = triageLine(action.data, who, nowSeconds);
-        try {
-          const line = notice;
-          // The link as the relay signed it: the verified token, on the origin this request came in on.
-          const link = request.origin ? { link: `${request.origin}/triage/${supplied}` } : {};
-          await budget.step('follow_up', 3_000, (signal) =>
-            ports.postFollowUp(token, { action: action.data, line, by: who, at: nowSeconds, ...link }, signal),
-          );
-        } catch (error) {
-          log.warn('cannot post the triage follow-up', { reason: errorReason(error) });
-          notice += ' (the chat could not be told)';
-        }
+        await counted(token.d, action.data, 1);
+        notice = await told(budget, token, {
+          action: action.data,
+          line: triageLine(action.data, who, nowSeconds),
+          by: who,
+          at: nowSeconds,
+          ...link,
+        });
       }
     }
     const record = await budget.step('triage_read', SLACK_STORE_BUDGET_MS * 2, (signal) => ports.store.read(token.a, signal));
     return {
       statusCode: 200,
       headers: { ...PAGE_HEADERS },
-      body: renderTriagePage({ title: token.t, account: token.c, record, nowSeconds, ...(notice ? { notice } : {}) }),
+      body: renderTriagePage({ title: token.t, account: token.c, destination: token.d, record, nowSeconds, ...(notice ? { notice } : {}) }),
+    };
+  }
+
+  /** Counts `changed` actions at the destination's type, and logs them. */
+  async function counted(destination: string, action: TriageAction, changed: number) {
+    const type = (await ports.destinationTypeOf(destination).catch(() => undefined)) ?? 'unknown';
+    for (let i = 0; i < changed; i++) count(action, type);
+    log.info('triage action', { action, destinationType: type, ...(changed > 1 ? { anomalies: changed } : {}) });
+  }
+
+  /** Posts the short follow-up at the destination; the notice says what was done, and whether the chat could be told. */
+  async function told(budget: InvocationBudget, token: TriageToken, note: Parameters<TriagePorts['postFollowUp']>[1]): Promise<string> {
+    try {
+      await budget.step('follow_up', 3_000, (signal) => ports.postFollowUp(token, note, signal));
+      return note.line;
+    } catch (error) {
+      log.warn('cannot post the triage follow-up', { reason: errorReason(error) });
+      return `${note.line} (the chat could not be told)`;
+    }
+  }
+
+  /**
+   * A digest's page: each anomaly it names, and the action a button posts as `<action>:<place>`
+   * or `<action>:all` (every one still open; someone's decision on another stays). One short
+   * follow-up per action at the destination, naming the anomaly or how many.
+   */
+  async function digestPage(
+    request: TriageRequest,
+    budget: InvocationBudget,
+    digest: DigestToken,
+    link: { link?: string },
+  ): Promise<TriageAnswer> {
+    const nowSeconds = Math.floor(ports.now() / 1000);
+    const { anomalies } = digest;
+    let notice: string | undefined;
+    if (request.method === 'POST') {
+      const form = new URLSearchParams(request.body);
+      const [name = '', which = ''] = (form.get('action') ?? '').split(':');
+      const action = triageActionSchema.safeParse(name);
+      const place = /^\d{1,4}$/.test(which) ? Number(which) : which === 'all' ? 'all' : undefined;
+      if (
+        !action.success ||
+        place === undefined ||
+        (place !== 'all' && place >= anomalies.length) ||
+        (place === 'all' && action.data === REOPEN)
+      ) {
+        return text(400, 'Unknown action.');
+      }
+      const who = triageName(form.get('name') ?? '');
+      const chosen = place === 'all' ? anomalies : [anomalies[place]!];
+      const changed = await budget.step('triage_store', SLACK_STORE_BUDGET_MS * 2, async (signal) => {
+        const applied: typeof anomalies = [];
+        for (let i = 0; i < chosen.length; i += SIDE_BY_SIDE) {
+          const batch = chosen.slice(i, i + SIDE_BY_SIDE);
+          const outcomes = await Promise.all(
+            batch.map((a) => ports.store.apply(a.anomalyId, action.data, who, nowSeconds, signal, place === 'all')),
+          );
+          applied.push(...batch.filter((_, j) => outcomes[j]?.kind === 'applied'));
+        }
+        return applied;
+      });
+      const [first] = changed;
+      if (!first)
+        notice =
+          place === 'all'
+            ? 'Nothing changed: no anomaly of this digest is open.'
+            : 'Nothing changed: the anomaly is already in that state.';
+      else {
+        await counted(digest.d, action.data, changed.length);
+        const what =
+          place === 'all'
+            ? `${changed.length} ${changed.length === 1 ? 'anomaly' : 'anomalies'} of a digest`
+            : [first.title, first.account].filter(Boolean).map(noteText).join(' · ');
+        const line = `${triageLine(action.data, who, nowSeconds)}: ${what}`;
+        // The note goes where the first anomaly's would: a Slack app's in the thread of the message that named it.
+        const token: TriageToken = { a: first.anomalyId, d: digest.d, t: first.title, c: first.account, e: digest.e };
+        notice = await told(budget, token, { action: action.data, line, by: who, at: nowSeconds, ...link });
+      }
+    }
+    const records = await budget.step('triage_read', SLACK_STORE_BUDGET_MS * 2, (signal) =>
+      Promise.all(anomalies.map((a) => ports.store.read(a.anomalyId, signal))),
+    );
+    return {
+      statusCode: 200,
+      headers: { ...PAGE_HEADERS },
+      body: renderDigestPage({
+        destination: digest.d,
+        anomalies: anomalies.map((a, i) => ({ title: a.title, account: a.account, record: records[i] })),
+        nowSeconds,
+        ...(notice ? { notice } : {}),
+      }),
     };
   }
 

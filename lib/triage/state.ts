@@ -61,8 +61,11 @@ export function nextTriage(
   action: TriageAction,
   who: string,
   nowSeconds: number,
+  /** Only an anomaly that is open now changes (an action on every open one of a digest): someone's decision stays. */
+  onlyOpen = false,
 ): TriageChange | undefined {
   const state = applyTriage(action, who, nowSeconds);
-  if (effectiveState(current?.triage ?? OPEN, nowSeconds).state === state.state) return undefined;
+  const now = effectiveState(current?.triage ?? OPEN, nowSeconds).state;
+  if (now === state.state || (onlyOpen && now !== OPEN.state)) return undefined;
   return { state, audit: [...(current?.audit ?? []), { who, action, at: nowSeconds }].slice(-AUDIT_KEPT) };
 }

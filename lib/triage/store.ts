@@ -15,8 +15,18 @@ export type TriageOutcome = { kind: 'applied'; change: TriageChange } | { kind: 
 /** Triage state on the anomaly's item in the dedup table (`anomaly#…`). */
 export interface TriageStore {
   read(anomalyId: string, signal?: AbortSignal): Promise<TriageRecord | undefined>;
-  /** Applies `action` by `who` at `nowSeconds` unless it repeats the current state (`nextTriage`). */
-  apply(anomalyId: string, action: TriageAction, who: string, nowSeconds: number, signal?: AbortSignal): Promise<TriageOutcome>;
+  /**
+   * Applies `action` by `who` at `nowSeconds` unless it repeats the current state (`nextTriage`);
+   * with `onlyOpen`, only to an anomaly that is open now.
+   */
+  apply(
+    anomalyId: string,
+    action: TriageAction,
+    who: string,
+    nowSeconds: number,
+    signal?: AbortSignal,
+    onlyOpen?: boolean,
+  ): Promise<TriageOutcome>;
   /**
    * Remembers a signed request until `untilSeconds`; false when it was seen before, in this
    * container or any other, so a captured Slack click cannot be replayed.
@@ -42,9 +52,9 @@ export function memoryTriageStore(
       const opening = openingOf?.(id);
       return record && opening ? { ...record, opening } : record;
     },
-    async apply(id, action, who, nowSeconds) {
+    async apply(id, action, who, nowSeconds, _signal, onlyOpen) {
       const known = records.get(id);
-      const change = nextTriage(known, action, who, nowSeconds);
+      const change = nextTriage(known, action, who, nowSeconds, onlyOpen);
       if (!change) return { kind: 'unchanged' };
       records.set(id, { ...known, triage: change.state, audit: change.audit });
       return { kind: 'applied', change };

@@ -415,6 +415,7 @@ describe('page rendering', () => {
     const html = renderTriagePage({
       title: 'T',
       account: 'A',
+      destination: 'finops',
       nowSeconds: 100,
       record: { triage: { state: 'snoozed', until: 200, by: 'x' }, audit: [{ who: 'x', action: 'snooze', at: 100 }] },
     });

@@ -2,7 +2,7 @@ import type { AnomalyPost, EscalationMark, PostOutcome, TriageControls } from '.
 import type { CostCenterRef } from '../../message/cost-center.js';
 import type { WebhookMessage } from '../../message/schema.js';
 import type { NodeFetch } from '../../transport/fetch-over-node-http.js';
-import type { editedNote, escalatedNote, formatSlackMessage, markText, updateNote } from './format.js';
+import type { editedNote, escalatedNote, formatSlackMessage, markText, triageLinkBlock, updateNote } from './format.js';
 
 /**
  * What the app service posts: the validated alert and where it stands (formatting happens in the
@@ -19,7 +19,7 @@ export interface SlackAppPayload {
   message: WebhookMessage;
   mention?: string;
   anomaly: AnomalyPost;
-  /** The triage buttons, when the app takes clicks. */
+  /** The triage buttons, when the app takes clicks; a digest's link to the page of its anomalies. */
   triage?: TriageControls;
   /** The cost centers of the alert's account, where known. */
   costCenters?: readonly CostCenterRef[];
@@ -35,6 +35,7 @@ export interface SlackAppTools {
   editedNote: typeof editedNote;
   markText: typeof markText;
   escalatedNote: typeof escalatedNote;
+  triageLinkBlock: typeof triageLinkBlock;
   outcomeWithoutAnswer(error: unknown): PostOutcome;
   parseRetryAfterMs(header: string | null): number | undefined;
 }

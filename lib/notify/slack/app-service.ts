@@ -3,7 +3,7 @@ import type { ChatService } from '../../chat/service.js';
 import { parseRetryAfterMs } from '../../shared/retry-after.js';
 import { fetchOverNodeHttp, type NodeFetch } from '../../transport/fetch-over-node-http.js';
 import type { SlackAppPost, SlackAppTools } from './app-payload.js';
-import { editedNote, escalatedNote, formatSlackMessage, markText, updateNote } from './format.js';
+import { editedNote, escalatedNote, formatSlackMessage, markText, triageLinkBlock, updateNote } from './format.js';
 
 /** Slack documents about one chat.postMessage per second per channel; the margin absorbs jitter. */
 export const SLACK_APP_MIN_INTERVAL_MS = 1_100;
@@ -22,6 +22,7 @@ export const slackAppTools = (transport: NodeFetch = fetchOverNodeHttp): SlackAp
   editedNote,
   markText,
   escalatedNote,
+  triageLinkBlock,
   outcomeWithoutAnswer,
   parseRetryAfterMs: (header) => parseRetryAfterMs(header),
 });

@@ -112,11 +112,14 @@ export function createSlackAppPoster(options: SlackAppClientOptions) {
     }
     const { anomaly } = payload;
     const buttonsFor = payload.triage && 'buttons' in payload.triage ? payload.triage.buttons : undefined;
+    // A digest's controls: the page that lists each anomaly it names, with their own actions.
+    const linkTo = payload.triage && 'link' in payload.triage ? payload.triage.link : undefined;
     const mark = anomaly.kind === 'follow_up' ? anomaly.triage : undefined;
     // What was decided, and the buttons that fit it: the three actions while open, "Reopen" after one.
     const triage: SlackBlock[] = [
       ...(mark ? [triageStatus(markText(mark))] : []),
       ...(buttonsFor ? [triageButtons(buttonsFor, !mark)] : []),
+      ...(linkTo ? [tools.triageLinkBlock(linkTo)] : []),
     ];
     // An escalation says so in whatever it posts: the opening, its edit and the reply in its thread.
     const { escalation } = payload;

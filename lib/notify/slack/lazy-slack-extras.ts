@@ -72,7 +72,7 @@ export const extras: ChatExtras<SlackDestination> = {
           render: slackDigestLine,
           chars: WEBHOOK_DIGEST_CHARS,
           breakBytes: 0,
-          build: (title, lines) => slackDigest(title, lines, destination.mention),
+          build: (title, lines, link) => slackDigest(title, lines, destination.mention, link),
         }
       : // The app's message carries the lines in one section (formatSlackMessage).
         { render: slackDigestLine, chars: SLACK_LIMITS.body, breakBytes: 0 },
