@@ -40,7 +40,8 @@ export function consoleEnvironment(tools: Readonly<Record<ConsoleType, KindTools
 export function createConsoles(
   tools: Readonly<Record<ConsoleType, KindTools>>,
   print: (text: string) => void = console.log,
-  record?: (type: ConsoleType, body: unknown) => void,
+  /** Told of each post the preview page shows, with where it was received (deliveries.ts, destinationsAt). */
+  record?: (type: ConsoleType, body: unknown, at: { pathAndQuery: string; channel?: string | undefined }) => void,
 ) {
   const consoles = new Map(CONSOLE_TYPES.map((type) => [type, tools[type].createConsole()]));
   return (target: { type: ConsoleType; rest: string }, req: IncomingMessage, res: ServerResponse, body: Buffer): void => {
@@ -55,7 +56,13 @@ export function createConsoles(
     }
     const answer = consoles.get(target.type)!(target.rest, parsed.value);
     for (const line of answer.show) print(line);
-    if (answer.record !== undefined) record?.(target.type, answer.record);
+    if (answer.record !== undefined) {
+      const channel = (parsed.value as { channel?: unknown } | null)?.channel;
+      record?.(target.type, answer.record, {
+        pathAndQuery: req.url ?? '',
+        ...(typeof channel === 'string' ? { channel } : {}),
+      });
+    }
     res.writeHead(answer.status, answer.headers).end(answer.body ?? '');
   };
 }

@@ -1,5 +1,6 @@
 // `npm start`: the relay on http://127.0.0.1:3000/webhook through the same Lambda handler.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +21,7 @@ import { CONSOLE_TYPES, consoleEnvironment, consolePathOf, createConsoles, loadK
 import { chooseConfiguration, configurationProblems } from './dev-config.js';
 import { httpApiEvent } from './http-api-event.js';
 import { ownersFromFile } from './owners-source.js';
-import { DeliveryLog } from './preview/deliveries.js';
+import { DeliveryLog, destinationsAt, type PostedAt } from './preview/deliveries.js';
 import { sampleWeek } from './preview/sample-summary.js';
 import { handlePreviewRequest, isPreviewPath } from './preview/server.js';
 
@@ -99,7 +100,16 @@ const interactionPaths = new Set(CONSOLE_TYPES.flatMap((type) => (KINDS[type] as
 
 let invocation = 0;
 const deliveries = new DeliveryLog();
-const consoles = createConsoles(tools, console.log, (type, body) => deliveries.record(type, body));
+/** The destinations a console post was for, by the configuration as it is now (a file); none when it cannot say. */
+const destinationsFor = (at: PostedAt): string[] => {
+  if (!choice.secretId.startsWith('file:')) return [];
+  try {
+    return destinationsAt(parseRelayConfig(readFileSync(choice.secretId.slice('file:'.length), 'utf8')), at);
+  } catch {
+    return [];
+  }
+};
+const consoles = createConsoles(tools, console.log, (type, body, at) => deliveries.record(type, body, destinationsFor(at)));
 
 const server = createServer((req, res) => {
   const chunks: Buffer[] = [];

@@ -14,6 +14,7 @@ function deliveryArticle(delivery: Delivery): SafeHtml {
   return html`<article class="delivery" id="delivery-${delivery.id}" data-type="${delivery.type}">
     <div class="shot">
       <header class="delivery-head">
+        ${delivery.destinations.length > 0 ? html`<span class="destination">${delivery.destinations.join(', ')}</span>` : ''}
         <span class="service">${service.name}</span>
         <span class="fidelity">${service.fidelity}</span>
         <time class="receipt" datetime="${delivery.receivedAt}">received ${time} UTC</time>

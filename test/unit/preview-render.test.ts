@@ -1,10 +1,12 @@
 // The preview page's server-side rendering: what a reader sees of each message, and that
 // sender text never becomes markup whatever shape a console delivery has.
 import { describe, expect, it } from 'vitest';
+import { relayConfigSchema } from '../../lib/config/schema.js';
 import { chatCardHtml } from '../../lib/notify/googlechat/lazy-googlechat-tools.js';
 import { html } from '../../lib/notify/preview.js';
 import { slackMrkdwn } from '../../lib/notify/slack/lazy-slack-tools.js';
-import { DeliveryLog } from '../../scripts/preview/deliveries.js';
+import { createConsoles, loadKindTools } from '../../scripts/console-chat.js';
+import { DeliveryLog, destinationsAt } from '../../scripts/preview/deliveries.js';
 import { previewPage } from '../../scripts/preview/render.js';
 
 const HOSTILE = `<script>alert(1)</script><img src=x onerror="alert(2)">'"&`;
@@ -61,5 +63,43 @@ describe('the preview page renderer', () => {
     for (let i = 1; i <= 5; i++) log.record('slack', { text: `alert ${i}` });
     expect(log.list().map((d) => (d.body as { text: string }).text)).toEqual(['alert 5', 'alert 4', 'alert 3']);
     expect(log.latestId()).toBe(5);
+  });
+
+  it('names the destination each message was for, escaped, so that two cards of one service tell apart', async () => {
+    const config = relayConfigSchema.parse({
+      auth: { method: 'none' },
+      slack: { botToken: 'xoxb-preview' },
+      destinations: {
+        default: { url: 'http://127.0.0.1:3000/console/slack' },
+        finops: { url: 'http://127.0.0.1:3000/console/slack/finops' },
+        [HOSTILE]: { url: 'http://127.0.0.1:3000/console/slack/finops' },
+        'slack-app': { channel: 'CCONSOLE01' },
+        teams: { type: 'teams', url: 'http://127.0.0.1:3000/console/teams?x=1' },
+      },
+    });
+    const log = new DeliveryLog();
+    // Through the consoles as npm start wires them: where each post arrived names its destinations.
+    const consoles = createConsoles(
+      await loadKindTools(),
+      () => undefined,
+      (type, body, at) => log.record(type, body, destinationsAt(config, at)),
+    );
+    const post = (url: string, body: unknown) => {
+      const path = url.split('?')[0]!;
+      const [, type = '', rest = ''] = /^\/console\/([a-z]+)(\/.*)?$/.exec(path) ?? [];
+      const res = { writeHead: () => ({ end: () => undefined }) };
+      consoles({ type: type as 'slack', rest }, { method: 'POST', url } as never, res as never, Buffer.from(JSON.stringify(body)));
+    };
+    post('/console/slack', { text: 'a' });
+    post('/console/slack/finops', { text: 'b' });
+    post('/console/slack/api/chat.postMessage', { channel: 'CCONSOLE01', text: 'c' });
+    post('/console/teams?x=1', { type: 'message', attachments: [] });
+    post('/console/slack/elsewhere', { text: 'd' });
+    expect(log.list().map((d) => d.destinations)).toEqual([[], ['teams'], ['slack-app'], ['finops', HOSTILE], ['default']]);
+    const page = previewPage(log.list(), log.latestId(), log.limit);
+    expect(page).toContain('<span class="destination">default</span>');
+    expect(page).toContain('<span class="destination">slack-app</span>');
+    expect(page).toContain(`<span class="destination">finops, ${ESCAPED}</span>`);
+    expect(page.slice(page.indexOf('<body'))).not.toMatch(/<(script|img)\b/i);
   });
 });
