@@ -68,6 +68,8 @@ export interface PostContext {
   readonly destination: string;
   /** The post is an escalation (lib/escalation): every kind says where the anomaly waited and for how long. */
   readonly escalation?: EscalationMark | undefined;
+  /** A thread of its own (a digest's, lib/group) where the kind threads its posts, instead of its alert's anomaly's. */
+  readonly thread?: string | undefined;
 }
 
 /** Where an escalated anomaly waited unacknowledged (a destination's name), and how long it was given there. */

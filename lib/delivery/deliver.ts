@@ -42,8 +42,10 @@ export interface AlertContext {
   costCenters?: readonly CostCenterRef[] | undefined;
   /** An escalation's mark (lib/escalation): where the anomaly waited, said in the message. */
   escalation?: EscalationMark | undefined;
-  /** A digest's own controls (its page's link), offered instead of asking the triage port about the message. */
+  /** A digest's own controls (its page's link, or none when present and undefined), offered instead of asking the triage port. */
   controls?: TriageControls | undefined;
+  /** A digest's own thread, where the kind threads (PostContext.thread). */
+  thread?: string | undefined;
 }
 
 /**
@@ -64,7 +66,7 @@ export type TriageControlsPort = ((alert: {
  * Where a digest can offer a link to a page listing its anomalies (the destination's messages
  * carry triage controls, the key is configured, the alerts arrived on an origin): what signs one.
  */
-export type DigestTriagePort = (digest: { target: Target; origin: string }) => DigestLinkSigner | undefined;
+export type DigestTriagePort = (digest: { target: Target; origin: string; thread?: string | undefined }) => DigestLinkSigner | undefined;
 export type DigestLinkSigner = (anomalies: readonly DigestPageAnomaly[], signal: AbortSignal) => Promise<string>;
 
 /** The most the triage controls may take before a message goes without them; the key is read once per container. */
@@ -197,6 +199,7 @@ export interface Delivery {
   digestLinks?(
     target: Target,
     origin: string,
+    thread?: string,
   ): ((anomalies: readonly DigestPageAnomaly[], budget: InvocationBudget) => Promise<string | undefined>) | undefined;
 }
 
@@ -239,7 +242,9 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
 
   const attempt: Delivery['attempt'] = async (target, message, budget, anomaly, alert) => {
     const service = serviceFor(target.destination);
-    const offered = alert?.controls ?? (alert ? await controls(target, message, budget, alert.origin) : undefined);
+    // A digest says its controls itself (`controls`, even none): the port knows one alert's only.
+    const offered =
+      alert && 'controls' in alert ? alert.controls : alert ? await controls(target, message, budget, alert.origin) : undefined;
     const timeoutMs = Math.max(1, budget.ms(ports.postTimeoutMs, afterPost));
     const options = target.botToken === undefined ? { timeoutMs } : { timeoutMs, botToken: target.botToken };
     // Most kinds never read the anomaly's id: it is hashed only when one does.
@@ -249,6 +254,7 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
       },
       costCenters: alert?.costCenters,
       escalation: alert?.escalation,
+      thread: alert?.thread,
       destination: target.name,
     };
     return service.post(addressOf(target.destination), service.format(message, target.destination, anomaly, offered, context), options);
@@ -345,8 +351,8 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
       maxAttempts,
     );
 
-  const digestLinks: Delivery['digestLinks'] = (target, origin) => {
-    const sign = ports.triage?.digest?.({ target, origin });
+  const digestLinks: Delivery['digestLinks'] = (target, origin, thread) => {
+    const sign = ports.triage?.digest?.({ target, origin, thread });
     if (!sign) return undefined;
     return async (anomalies, budget) => {
       try {

@@ -36,6 +36,8 @@ export interface DigestPageAnomaly {
 export interface DigestPageFields {
   destination: string;
   anomalies: readonly DigestPageAnomaly[];
+  /** The digest's own thread where the kind threads (Google Chat), for the notes its page posts. */
+  thread?: string | undefined;
 }
 
 const ANOMALY_ID = /^anomaly#([0-9a-f]{64})$/;
@@ -53,13 +55,14 @@ export const unpackId = (packed: string): string | undefined => {
 };
 
 /**
- * The token's body: `g` and the base64url of the raw-deflated JSON `{ d, n: [[id, title, account], …], e }`.
+ * The token's body: `g` and the base64url of the raw-deflated JSON `{ d, n: [[id, title, account], …], k?, e }`.
  * Compressed, because a storm's titles and accounts repeat; the ids do not, and are packed instead.
  */
 export function digestTokenBody(fields: DigestPageFields, expiresAtSeconds: number): string {
   const json = JSON.stringify({
     d: fields.destination,
     n: fields.anomalies.map(({ anomalyId, title, account }) => [packId(anomalyId), title, account]),
+    ...(fields.thread !== undefined ? { k: fields.thread } : {}),
     e: expiresAtSeconds,
   });
   return DIGEST_TOKEN_PREFIX + deflateRawSync(Buffer.from(json, 'utf8'), { level: 9 }).toString('base64url');

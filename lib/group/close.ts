@@ -119,16 +119,21 @@ export async function closeGroup(
   // Only chats take a group (the configuration refuses it elsewhere), and every chat plans its digests.
   if (!kind.chat) throw new Error(`a ${kind.type} destination takes no group`);
   const plan = (await kind.extras()).digest(target.destination);
+  // A digest has a thread of its own where the kind threads (Google Chat): the group's, so that its
+  // parts and its page's notes read together, and no earlier digest's thread takes it in.
+  const thread = kind.threadOf && group.entries.length > 1 ? `cost-alert-digest-${job.groupId}` : undefined;
   // A digest links to the page of its anomalies on the origin the latest of its alerts arrived on.
   const origin = group.entries.findLast((entry) => entry.origin !== undefined)?.origin;
-  const sign = group.entries.length > 1 && origin !== undefined ? deps.delivery.digestLinks?.(target, origin) : undefined;
-  const page: DigestPage | undefined = sign && origin !== undefined ? { origin, destination } : undefined;
+  const sign = group.entries.length > 1 && origin !== undefined ? deps.delivery.digestLinks?.(target, origin, thread) : undefined;
+  const page: DigestPage | undefined = sign && origin !== undefined ? { origin, destination, thread } : undefined;
   const parts = digestParts(
     group.entries,
     plan,
     deps.now(),
     (message, link) =>
-      deps.delivery.serviceFor(target.destination).format(message, target.destination, OPENING, link ? { link } : undefined),
+      deps.delivery
+        .serviceFor(target.destination)
+        .format(message, target.destination, OPENING, link ? { link } : undefined, { anomalyId: '', destination, thread }),
     page,
   );
 
@@ -190,9 +195,7 @@ export async function closeGroup(
             budget,
             part.anomaly,
             part.digest
-              ? link
-                ? { controls: { link } }
-                : undefined
+              ? { controls: link ? { link } : undefined, ...(thread ? { thread } : {}) }
               : { origin: part.origin, ...(part.costCenters ? { costCenters: part.costCenters } : {}) },
           );
     if (outcome.kind === 'refused') return refused(i, outcome.reason, opened);

@@ -31,10 +31,11 @@ export interface DigestPart {
  */
 export type DigestFrame = (message: WebhookMessage, link?: string) => unknown;
 
-/** Where a digest offers the page of its anomalies: the origin its link is on, and the destination's name. */
+/** Where a digest offers the page of its anomalies: the origin its link is on, the destination's name, and its thread (Google Chat). */
 export interface DigestPage {
   origin: string;
   destination: string;
+  thread?: string | undefined;
 }
 
 /** Bytes of a text inside the JSON a service receives: a lone surrogate is six (`\udxxx`), a quote two. */
@@ -137,7 +138,8 @@ export function digestParts(
     !anomaly ||
     !page ||
     listed(chunk, anomaly) ||
-    digestLinkLength(page.origin, { destination: page.destination, anomalies: [...chunk.anomalies, anomaly] }) <= DIGEST_LINK_MAX;
+    digestLinkLength(page.origin, { destination: page.destination, thread: page.thread, anomalies: [...chunk.anomalies, anomaly] }) <=
+      DIGEST_LINK_MAX;
   for (const { entry } of ordered) {
     const line = digestLine(entry);
     const rendered = fit.render(line);

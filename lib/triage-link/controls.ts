@@ -51,9 +51,9 @@ export function triageControls(options: TriageControlsOptions): TriageControlsPo
   };
   // A digest offers its page wherever the destination's messages offer triage, buttons included:
   // an app's buttons act on one anomaly, the page on each one the digest names.
-  const digest: DigestTriagePort = ({ target, origin }) => {
+  const digest: DigestTriagePort = ({ target, origin, thread }) => {
     if (!linksOn || !(target.buttons || kindOf(target.destination).links(target.destination))) return undefined;
-    return async (anomalies, signal) => (await load()).digestLink({ origin, destination: target.name, anomalies }, signal);
+    return async (anomalies, signal) => (await load()).digestLink({ origin, destination: target.name, anomalies, thread }, signal);
   };
   // Once the key is read it stays for the container: later requests start nothing, not even a timer.
   let primed = false;

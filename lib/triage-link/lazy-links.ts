@@ -2,7 +2,7 @@
 // relay without a link key never loads it. It is bundled on its own: what it shares with the
 // cold path (the Secrets Manager client) comes in as arguments.
 import type { AwsJsonCall } from '../aws/json-client.js';
-import type { DigestPageAnomaly } from '../format/digest-token.js';
+import type { DigestPageFields } from '../format/digest-token.js';
 import type { WebhookMessage } from '../message/schema.js';
 import { TriageKeyInvalidError, triageKeyReader } from './key.js';
 import { accountLabel, signDigestToken, type TriageTokenFields, triageLink } from './sign.js';
@@ -52,9 +52,9 @@ export function createLinkSigner(options: {
       return triageLink(alert.origin, await key(signal), fields, options.now());
     },
     /** The link of a digest's page, listing each anomaly it names (lib/group measured it within DIGEST_LINK_MAX). */
-    async digestLink(digest: { origin: string; destination: string; anomalies: readonly DigestPageAnomaly[] }, signal: AbortSignal) {
-      const token = signDigestToken(await key(signal), { destination: digest.destination, anomalies: digest.anomalies }, options.now());
-      return `${digest.origin}/triage/${token}`;
+    async digestLink(digest: { origin: string } & DigestPageFields, signal: AbortSignal) {
+      const { origin, ...fields } = digest;
+      return `${origin}/triage/${signDigestToken(await key(signal), fields, options.now())}`;
     },
   };
 }

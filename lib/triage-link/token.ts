@@ -23,12 +23,15 @@ export type TriageToken = z.infer<typeof triageTokenSchema>;
 const digestTokenSchema = z.strictObject({
   d: z.string().check(z.minLength(1)),
   n: z.array(z.tuple([z.string(), z.string(), z.string()])).check(z.minLength(1)),
+  k: z.optional(z.string()),
   e: z.int(),
 });
 
 export interface DigestToken {
   d: string;
   anomalies: Array<{ anomalyId: string; title: string; account: string }>;
+  /** The digest's own thread (Google Chat), where the notes of its page go. */
+  k?: string;
   e: number;
 }
 
@@ -46,7 +49,8 @@ function readDigest(body: string): DigestToken | undefined {
     if (!anomalyId) return undefined;
     anomalies.push({ anomalyId, title, account });
   }
-  return { d: reading.data.d, anomalies, e: reading.data.e };
+  const { d, k, e } = reading.data;
+  return { d, anomalies, ...(k !== undefined ? { k } : {}), e };
 }
 
 /** The MAC is checked before anything in the body is believed; an expired token is as good as none. */

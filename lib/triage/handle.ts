@@ -265,8 +265,15 @@ export function createTriageHandler(ports: TriagePorts) {
             ? `${changed.length} ${changed.length === 1 ? 'anomaly' : 'anomalies'} of a digest`
             : [first.title, first.account].filter(Boolean).map(noteText).join(' · ');
         const line = `${triageLine(action.data, who, nowSeconds)}: ${what}`;
-        // The note goes where the first anomaly's would: a Slack app's in the thread of the message that named it.
-        const token: TriageToken = { a: first.anomalyId, d: digest.d, t: first.title, c: first.account, e: digest.e };
+        // In the digest's thread (Google Chat), or, on a Slack app, under the message that named the first anomaly.
+        const token: TriageToken = {
+          a: first.anomalyId,
+          d: digest.d,
+          t: first.title,
+          c: first.account,
+          ...(digest.k !== undefined ? { k: digest.k } : {}),
+          e: digest.e,
+        };
         notice = await told(budget, token, { action: action.data, line, by: who, at: nowSeconds, ...link });
       }
     }

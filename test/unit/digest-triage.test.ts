@@ -159,13 +159,13 @@ function setup(options: { app?: { botToken: string; signingSecret?: string }; ke
       expect(outcome.kind).toBe('closed');
     }
   };
-  const notes: Array<{ destination: string; anomalyId: string; line: string }> = [];
+  const notes: Array<{ destination: string; anomalyId: string; line: string; thread?: string | undefined }> = [];
   const ports: TriagePorts = {
     tokenKey: async () => KEY,
     interactionsAt: () => undefined,
     store: triageStore,
     postAsApp: async () => undefined,
-    postFollowUp: async (token, note) => void notes.push({ destination: token.d, anomalyId: token.a, line: note.line }),
+    postFollowUp: async (token, note) => void notes.push({ destination: token.d, anomalyId: token.a, line: note.line, thread: token.k }),
     destinationTypeOf: async (name) => (config.destinations[name] ? destinationType(config.destinations[name]) : undefined),
     metrics,
     logger: log.logger,
@@ -352,6 +352,30 @@ describe('a digest can be triaged: its link opens a page listing each anomaly it
     // The anomaly's item says where its first message is: the digest's, which the note threads under.
     expect(s.ledger.anomalies.get(anomalyRecordId(alert(1), 'app'))?.opening).toEqual({ channel: 'C0123ABCD', ts: '1700000000.1' });
     expect(await s.escalateDue()).toEqual(['Spend spike 2 in EC2']);
+  });
+});
+
+describe('a Google Chat digest has a thread of its own', () => {
+  it('its parts share one thread, the next storm starts another, and its page posts its notes there', async () => {
+    const s = setup();
+    const long = 'z'.repeat(300);
+    for (let i = 1; i <= 60; i++) await s.send('chat', alert(i, { title: `Alert ${i} ${long}` }));
+    await s.close();
+    for (const n of [61, 62]) await s.send('chat', alert(n));
+    await s.close();
+    for (const n of [63, 64]) await s.send('chat', alert(n));
+    await s.close();
+    const threads = s.chat.payloads.map((p) => (p as { thread: { threadKey: string } }).thread.threadKey);
+    const [first, second, third] = [threads.slice(0, -2), threads.at(-2), threads.at(-1)];
+    expect(first.length).toBeGreaterThan(1);
+    expect(new Set(first).size).toBe(1);
+    // Two digests of two alerts each: not one thread, as one keyed by their like titles would be.
+    expect(new Set([first[0], second, third]).size).toBe(3);
+    expect(threads.every((t) => t.startsWith('cost-alert-digest-'))).toBe(true);
+
+    const [link] = linksIn(s.chat.payloads.at(-1));
+    expect((await s.page(link!, 'action=acknowledge%3Aall&name=Dana')).statusCode).toBe(200);
+    expect(s.notes).toEqual([expect.objectContaining({ destination: 'chat', thread: third })]);
   });
 });
 

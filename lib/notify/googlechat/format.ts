@@ -98,9 +98,11 @@ export function formatGoogleChatMessage(
   costCenters?: readonly CostCenterRef[],
   /** Where the anomaly waited unacknowledged before it came here (lib/escalation). */
   escalation?: EscalationMark,
+  /** A thread of its own (a digest's) rather than the anomaly's. */
+  thread?: string,
 ): GoogleChatMessage {
   const view = alertView(message, costCenters);
-  const threadKey = threadKeyFor(message);
+  const threadKey = thread ?? threadKeyFor(message);
   return fitWithin(GOOGLE_CHAT_MAX_BYTES, GOOGLE_CHAT_LIMITS.body, (bodyLimit) =>
     build(view, threadKey, mention, bodyLimit, update, link, escalation),
   );

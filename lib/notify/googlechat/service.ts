@@ -28,6 +28,7 @@ export function googleChatService(transport?: NodeFetch): ChatService<GoogleChat
         triage && 'link' in triage ? triage.link : undefined,
         context?.costCenters,
         context?.escalation,
+        context?.thread,
       ),
     post: createGoogleChatPoster(transport),
     minIntervalMs: GOOGLE_CHAT_MIN_INTERVAL_MS,
