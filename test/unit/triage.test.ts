@@ -422,6 +422,12 @@ describe('page rendering', () => {
     expect(html).toContain('Snoozed by x until 1970-01-01T00:03:20Z');
     expect(html).toContain('snooze by x');
   });
+
+  it('names the destination whose triage it is, as text: two pages for one anomaly at two channels tell apart', () => {
+    const page = (destination: string) => renderTriagePage({ title: 'T', account: 'A', destination, nowSeconds: 100, record: undefined });
+    expect(page('finops-aws')).toContain('<dt>Destination</dt><dd id="destination">finops-aws</dd>');
+    expect(page('<b>ops</b> & "x"')).toContain('<dd id="destination">&lt;b&gt;ops&lt;/b&gt; &amp; &quot;x&quot;</dd>');
+  });
 });
 
 describe('follow-ups per destination', () => {
