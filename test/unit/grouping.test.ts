@@ -200,7 +200,7 @@ describe('grouping per destination: an alert storm becomes one message', () => {
     expect(slack.payloads).toEqual([createChatServices().slack.format(lone, config.destinations['storm']!)]);
   });
 
-  it('gives a lone alert closed from a group its Triage link to the origin it arrived on; a digest offers none', async () => {
+  it("gives a lone alert closed from a group its Triage link to the origin it arrived on; a digest never carries one alert's", async () => {
     const { send, close, slack, teams, scheduled } = setup();
     await send('storm', alert(1), 'https://api.example.com');
     await send('teams', alert(2), 'https://api.example.com');
