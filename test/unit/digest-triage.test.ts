@@ -4,6 +4,9 @@
 // someone could have triaged it. In process, with the real formatters, signer, closer, triage
 // handler and escalation processing, an in-memory table shared by all of them, and a clock the
 // tests move; test/integration/group-triage.test.ts runs the same through the built bundles.
+
+import { createHmac } from 'node:crypto';
+import { deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { ChatService, PostOutcome } from '../../lib/chat/service.js';
 import { relayConfigSchema } from '../../lib/config/schema.js';
@@ -13,7 +16,7 @@ import type { EscalationJob } from '../../lib/escalation/job.js';
 import { processEscalation } from '../../lib/escalation/process.js';
 import type { EscalationQueue } from '../../lib/escalation/queue.js';
 import { escalationWatcher } from '../../lib/escalation/watch.js';
-import { DIGEST_LINK_MAX } from '../../lib/format/digest-token.js';
+import { DIGEST_LINK_MAX, digestLinkLength, digestTokenBody, readDigestTokenBody, unpackId } from '../../lib/format/digest-token.js';
 import { closeGroup } from '../../lib/group/close.js';
 import type { GroupCloseJob } from '../../lib/group/job.js';
 import { joinGroup } from '../../lib/group/join.js';
@@ -27,6 +30,7 @@ import { formatSlackMessage, triageLinkBlock } from '../../lib/notify/slack/form
 import { createTriageHandler, type TriagePorts } from '../../lib/triage/handle.js';
 import { memoryTriageStore } from '../../lib/triage/store.js';
 import { triageControls } from '../../lib/triage-link/controls.js';
+import { signDigestToken } from '../../lib/triage-link/sign.js';
 import { verifyTriageToken } from '../../lib/triage-link/token.js';
 import { budgetOf } from '../helpers/budget.js';
 import { googleChatViolations, teamsViolations } from '../helpers/chat-limits.js';
@@ -434,5 +438,58 @@ describe('digest lines name cost centers', () => {
     expect(text).toContain('Spend spike 1 in EC2 · 123456789001 · cost center Data Platform · Up 1% today');
     expect(text).toMatch(/Spend spike 2 in EC2 · 123456789002 · cost centers Web, cc-3, x+… · Up 2% today/);
     expect(text).toContain('Spend spike 3 in EC2 · 123456789003 · Up 3% today');
+  });
+});
+
+describe("a digest link's token", () => {
+  const anomalies = [1, 2, 3].map((n) => ({
+    anomalyId: anomalyRecordId(alert(n), 'storm'),
+    title: `Spend spike ${n}`,
+    account: 'Prod (1)',
+  }));
+  const fields = { destination: 'storm', anomalies };
+  const NOW = Date.parse('2026-11-22T12:00:00Z');
+  /** A token as the stack would sign this body, whatever it holds. */
+  const signed = (body: string) => `${body}.${createHmac('sha256', KEY).update(body).digest('base64url')}`;
+  const deflated = (json: unknown) => `g${deflateRawSync(Buffer.from(JSON.stringify(json))).toString('base64url')}`;
+
+  it('carries each anomaly id whole in its 32 bytes, and what the page shows; it works 30 days', () => {
+    const threaded = { ...fields, thread: 'cost-alert-digest-x' };
+    const token = signDigestToken(KEY, threaded, NOW);
+    expect(verifyTriageToken(KEY, token, NOW)).toEqual({
+      ok: true,
+      digest: { d: 'storm', anomalies, k: 'cost-alert-digest-x', e: Math.floor(NOW / 1000) + 30 * 86_400 },
+    });
+    expect(verifyTriageToken(KEY, token, NOW + 30 * 86_400_000)).toEqual({ ok: false, reason: 'expired' });
+    // Measured as long as the link it makes, whatever its expiry, with a little room.
+    const length = `https://api.example.com/triage/${token}`.length;
+    expect(digestLinkLength('https://api.example.com', threaded)).toBeGreaterThanOrEqual(length);
+    expect(digestLinkLength('https://api.example.com', threaded)).toBeLessThan(length + 32);
+  });
+
+  it('is malformed, though signed, when its body is no digest: not deflated, not its shape, or an id that is not 32 bytes', () => {
+    const e = Math.floor(NOW / 1000) + 60;
+    for (const body of [
+      'gnot-deflate-data',
+      deflated({ d: 'storm', n: [], e }),
+      deflated({ d: 'storm', n: [['AAAA', 't', 'c']], e }),
+      deflated({ d: 'storm', n: [[`${Buffer.alloc(32).toString('base64url')}x`, 't', 'c']], e }),
+      deflated('just a string'),
+    ]) {
+      expect(verifyTriageToken(KEY, signed(body), NOW), body).toEqual({ ok: false, reason: 'malformed' });
+    }
+    expect(
+      verifyTriageToken(KEY, signed(deflated({ d: 'storm', n: [[Buffer.alloc(32).toString('base64url'), 't', 'c']], e })), NOW),
+    ).toMatchObject({
+      ok: true,
+    });
+    expect(readDigestTokenBody('eyJhIjoiYiJ9')).toBeUndefined();
+    expect(unpackId('AAAA')).toBeUndefined();
+  });
+
+  it('takes only anomaly record ids', () => {
+    expect(() => digestTokenBody({ destination: 'storm', anomalies: [{ anomalyId: 'delivery#x', title: '', account: '' }] }, 1)).toThrow(
+      TypeError,
+    );
   });
 });
