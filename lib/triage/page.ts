@@ -66,7 +66,7 @@ export function renderTriagePage(view: TriagePageView): string {
     view.title,
     `<h1>${escapeHtml(view.title)}</h1>
 ${noticeOf(view.notice)}
-<dl><dt>Destination</dt><dd id="destination">${escapeHtml(view.destination)}</dd><dt>Account</dt><dd>${escapeHtml(view.account)}</dd><dt>State</dt><dd id="state">${escapeHtml(stateLine(view))}</dd></dl>
+<dl><dt>Account</dt><dd>${escapeHtml(view.account)}</dd><dt>Destination</dt><dd id="destination">${escapeHtml(view.destination)}</dd><dt>State</dt><dd id="state">${escapeHtml(stateLine(view))}</dd></dl>
 <form method="post">${nameField}
 <p>${TRIAGE_ACTIONS.map((action) => button(action, TRIAGE[action].label)).join('')}</p></form>
 <h2>History</h2>${history ? `<ul>${history}</ul>` : '<p>No actions yet.</p>'}`,

@@ -151,6 +151,9 @@ describe.skipIf(!chromiumPath)('from the Triage link in a card to the follow-up 
     const page = await openOnPhone(action?.url ?? '');
     expect(await page.locator('h1').textContent()).toBe(title);
     expect(await page.locator('dd').first().textContent()).toBe('Production payer (123456789012)');
+    // Whose triage it is: the Teams card's link names the Teams destination, the Google Chat one its own.
+    expect(await page.locator('#destination').textContent()).toBe('default');
+    expect(await (await openOnPhone(gchatUrl)).locator('#destination').textContent()).toBe('chat');
     expect(await page.locator('#state').textContent()).toBe('Open');
     // Looking changes nothing, and tells no chat.
     expect(store.records.size).toBe(0);
