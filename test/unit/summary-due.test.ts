@@ -73,8 +73,17 @@ describe('a weekly summary is due', () => {
     const zones = ['Pacific/Auckland', 'Pacific/Chatham', 'Australia/Lord_Howe', 'Europe/Berlin', 'America/New_York', 'America/St_Johns'];
     let checked = 0;
     for (const timeZone of zones) {
-      const wallOf = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', hourCycle: 'h23' });
-      const wall = (t: number) => Object.fromEntries(wallOf.formatToParts(t).map((p) => [p.type, Number(p.value)])) as Record<string, number>;
+      const wallOf = new Intl.DateTimeFormat('en-US', {
+        timeZone,
+        year: 'numeric',
+        month: 'numeric',
+        day: 'numeric',
+        hour: 'numeric',
+        minute: 'numeric',
+        hourCycle: 'h23',
+      });
+      const wall = (t: number) =>
+        Object.fromEntries(wallOf.formatToParts(t).map((p) => [p.type, Number(p.value)])) as Record<string, number>;
       const offset = (t: number) => {
         const w = wall(t);
         return Date.UTC(w['year'] as number, (w['month'] as number) - 1, w['day'], w['hour'], w['minute']) - t;
@@ -97,7 +106,10 @@ describe('a weekly summary is due', () => {
               expect(earlier['day'] === date.day && earlier['hour'] === hour, `${timeZone} ${JSON.stringify(date)} ${hour}:00`).toBe(false);
             } else {
               // It never shows: the clocks jump over it at this instant.
-              expect({ onDate, later: (shown['hour'] as number) * 60 + (shown['minute'] as number) > hour * 60, beforeHour }, `${timeZone} ${JSON.stringify(date)} ${hour}:00`).toEqual({
+              expect(
+                { onDate, later: (shown['hour'] as number) * 60 + (shown['minute'] as number) > hour * 60, beforeHour },
+                `${timeZone} ${JSON.stringify(date)} ${hour}:00`,
+              ).toEqual({
                 onDate: true,
                 later: true,
                 beforeHour: true,
