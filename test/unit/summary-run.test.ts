@@ -320,6 +320,19 @@ describe('the summary function', () => {
     expect(outcomeOf((await run(scheduled, budgetOf(30_000))).summaries, 'finops')).toMatchObject({ outcome: 'posted', anomalies: 1 });
   });
 
+  it('a late answer whose week the table cannot mark posted still keeps the week taken: no second copy', async () => {
+    await open('finops', 'EC2 spend rose');
+    clock += 5 * 60_000;
+    teams.queue(new URL(teams.url()).pathname, { kind: 'hang' });
+    const unmarked = { ...weeks, posted: () => Promise.reject(new Error('table unreachable')) };
+    const run = createSummaryRun(ports({ weeks: unmarked, postTimeoutMs: 300 }));
+    expect(outcomeOf((await run(scheduled, budgetOf(30_000))).summaries, 'finops')).toMatchObject({ outcome: 'unconfirmed' });
+    expect(logs.join('\n')).toContain('could not mark the week posted');
+    clock += HOUR;
+    expect(outcomeOf((await run(scheduled, budgetOf(30_000))).summaries, 'finops')).toMatchObject({ outcome: 'already_posted' });
+    expect(teams.requests).toHaveLength(1);
+  });
+
   it('an anomaly the summaries index does not show yet at the run is named by next week’s summary, not lost', async () => {
     // An index that shows an item a minute after it was written, as a lagging GSI may.
     const lagging: SummaryRecords = {
