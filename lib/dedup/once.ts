@@ -3,7 +3,7 @@ import { type AnomalyPost, type MessageRef, OPENING, type TriageMark } from '../
 import type { AlertForTarget, Delivery, DeliveryResult, FirstAttempt, FirstResult } from '../delivery/deliver.js';
 import { isoSeconds } from '../format/alert.js';
 import type { Logger } from '../log/logger.js';
-import { anomalyRecordId } from '../message/anomaly.js';
+import { anomalyRecordId, isReport } from '../message/anomaly.js';
 import type { WebhookMessage } from '../message/schema.js';
 import { dedupUnavailableMetric, deliveryMetric, type Metrics, noMetrics } from '../metrics/metrics.js';
 import { destinationType, kindOf } from '../notify/kinds.js';
@@ -128,13 +128,17 @@ export function deliverOnce(deps: OnceDependencies): FirstAttempt {
     const token = randomUUID();
     const hold = { token, holdSeconds: claimHoldSeconds(budget.remainingMs()) };
     const anomalyId = anomalyRecordId(alert.message, target.name);
-    // What a weekly summary shows of the anomaly: kept on its item only where the destination has one.
-    const summary = target.destination.summary && {
-      destination: target.name,
-      message: alert.message,
-      origin: alert.origin,
-      thread: kindOf(target.destination).threadOf?.(alert.message),
-    };
+    // What a weekly summary shows of the anomaly: kept on its item only where the destination has
+    // one, and only for an anomaly (a report is a digest of its own).
+    const summary =
+      target.destination.summary && !isReport(alert.message)
+        ? {
+            destination: target.name,
+            message: alert.message,
+            origin: alert.origin,
+            thread: kindOf(target.destination).threadOf?.(alert.message),
+          }
+        : undefined;
     // Side by side, so the post still waits for one table round trip, not two.
     const [claim, started] = await Promise.all([
       step(budget, target.name, (signal) => ledger.claim(id, hold, signal)),

@@ -99,13 +99,15 @@ export function targetOf(name: string, configured: Destination, app: AppSettings
 /**
  * A destination as a quiet test delivery is posted to: without its mention, and without its
  * group, so that the alert goes on its own and no digest it would have joined changes its mention;
- * and without its escalation, which would page whoever is on call for a test.
+ * and without its escalation, which would page whoever is on call for a test; and without its
+ * weekly summary, which names anomalies, and a test is none.
  */
 function quietly(configured: Destination): Destination {
   const {
     mention: _mention,
     group: _group,
     escalate: _escalate,
+    summary: _summary,
     ...destination
   } = configured as Destination & { mention?: unknown; group?: unknown };
   return destination as Destination;

@@ -28,3 +28,9 @@ export function anomalyRecordId(message: WebhookMessage, destination: string): s
     .update(`${anomalyIdentity(message)}\n${destination}`)
     .digest('hex')}`;
 }
+
+/**
+ * A report (the platform's `recommendation_report`, or any `*_report`): a digest of its own, not
+ * an anomaly, so a weekly summary of anomalies does not count it.
+ */
+export const isReport = (message: WebhookMessage): boolean => /_report$/i.test(message.metadata.object_type.trim());

@@ -116,7 +116,8 @@ export const escalationMetric = (outcome: EscalationOutcome, destinationType: st
   count('Escalations', { outcome, destinationType }, [['outcome']]);
 
 /** posted: a week with anomalies; quiet: the one line of a week without; failed: the chat did not take it, or it could not be built. */
-export type SummaryOutcome = 'posted' | 'quiet' | 'failed';
+/** `unconfirmed`: the chat answered too late (or not at all) to know; the week is not posted again. */
+export type SummaryOutcome = 'posted' | 'quiet' | 'failed' | 'unconfirmed';
 
 export const summaryMetric = (outcome: SummaryOutcome, destinationType: string): MetricPoint =>
   count('Summaries', { outcome, destinationType }, [['outcome']]);

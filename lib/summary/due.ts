@@ -66,19 +66,34 @@ const offsetAt = (epochMs: number, timeZone: string): number => {
 
 /**
  * The instant the zone's clock shows `hour`:00 on a date. Of an hour that happens twice (the
- * clocks go back) the first; an hour that never happens (the clocks go forward) is taken to be
- * the moment the clocks jump, as the wall clock reads the next hour from then.
+ * clocks go back) the first; an hour that never happens (the clocks go forward, by an hour or by
+ * half of one) is taken to be the moment the clocks jump, as the wall clock reads a later time from then.
  */
 export function instantOf(date: { year: number; month: number; day: number }, hour: number, timeZone: string): number {
   const guess = Date.UTC(date.year, date.month - 1, date.day, hour);
-  const candidates = [offsetAt(guess - 12 * HOUR_MS, timeZone), offsetAt(guess + 12 * HOUR_MS, timeZone)].map((offset) => guess - offset);
-  const matching = candidates.filter((instant) => {
-    const wall = wallClock(instant, timeZone);
-    return wall.year === date.year && wall.month === date.month && wall.day === date.day && wall.hour === hour;
-  });
+  // The instant lies within a zone's largest offsets of the wall time (UTC-12 to UTC+14): every
+  // offset the zone has in that span is a candidate. Sampling only near the guess missed a change
+  // of the clocks that lay between it and the instant, as in Auckland and Chatham.
+  const offsets = new Set<number>();
+  for (let h = -15; h <= 13; h++) offsets.add(offsetAt(guess + h * HOUR_MS, timeZone));
+  const matching = [...offsets]
+    .map((offset) => guess - offset)
+    .filter((instant) => {
+      const wall = wallClock(instant, timeZone);
+      return wall.year === date.year && wall.month === date.month && wall.day === date.day && wall.hour === hour && wall.minute === 0;
+    });
   if (matching.length > 0) return Math.min(...matching);
-  // In the gap: the offset before it, applied to the hour that does not exist, lands on the jump.
-  return guess - offsetAt(guess - 12 * HOUR_MS, timeZone);
+  // In the gap: the first minute whose wall clock reads the hour or later is the jump (Chatham's
+  // clocks jump from 02:45 to 03:45, Lord Howe's by half an hour).
+  const wallAt = (instant: number) => instant + offsetAt(instant, timeZone);
+  let early = guess - Math.max(...offsets);
+  let late = guess - Math.min(...offsets);
+  while (late - early > 60_000) {
+    const middle = early + Math.floor((late - early) / 120_000) * 60_000;
+    if (wallAt(middle) >= guess) late = middle;
+    else early = middle;
+  }
+  return late;
 }
 
 /** The latest time at or before `nowMs` that the schedule names: its weekday and hour on the zone's clock. */

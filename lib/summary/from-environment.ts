@@ -1,10 +1,10 @@
 import { awsJsonClient, DYNAMODB, SECRETS_MANAGER } from '../aws/json-client.js';
 import { DYNAMODB_LIMITS, SECRETS_MANAGER_READ_LIMITS } from '../aws/limits.js';
 import { configSourceFor, createRelayConfigStore } from '../config/store.js';
-import { DEFAULT_POST_TIMEOUT_MS } from '../delivery/deliver.js';
+import { postTimeoutFrom } from '../delivery/deliver.js';
 import { coldStartTracker, createLogger, type Logger, logLevelFrom } from '../log/logger.js';
 import { metricsFromEnvironment } from '../metrics/emf.js';
-import type { Metrics } from '../metrics/metrics.js';
+import { type Metrics, summaryMetric } from '../metrics/metrics.js';
 import { type ChatServices, createChatServices } from '../notify/kinds.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { readEnvironment } from '../shared/environment.js';
@@ -44,8 +44,10 @@ export function createSummaryFromEnvironment(
   if (!reading.ok || !records || !weeks) {
     // Every run fails the same visible way, rather than a default being guessed.
     const variables = reading.ok ? ['DEDUP_TABLE_NAME'] : reading.problems.map((p) => p.path);
+    const metrics = options.metrics ?? metricsFromEnvironment('summary', env);
     return async () => {
       log.error('the summary function is misconfigured: nothing read, nothing posted', { reason: 'environment_invalid', variables });
+      metrics.add(summaryMetric('failed', 'unknown'));
       return { summaries: [], error: `The summary function's environment is invalid: ${variables.join(', ')}.` };
     };
   }
@@ -63,7 +65,7 @@ export function createSummaryFromEnvironment(
     weeks,
     linkKey: async (signal) => options.tokenKey ?? readKey?.(signal),
     services: options.services ?? createChatServices(undefined, settings),
-    postTimeoutMs: DEFAULT_POST_TIMEOUT_MS,
+    postTimeoutMs: postTimeoutFrom(settings),
     logger: log,
     metrics: options.metrics ?? metricsFromEnvironment('summary', env),
     now: options.now ?? Date.now,

@@ -34,8 +34,12 @@ export interface SummaryPorts {
 /** What became of one destination's summary in a run. */
 export interface DestinationSummary {
   destination: string;
-  /** `already_posted`: this week's is posted, or another run is posting it right now. */
-  outcome: 'posted' | 'quiet' | 'failed' | 'not_due' | 'already_posted';
+  /**
+   * `already_posted`: this week's is posted, or another run is posting it right now.
+   * `unconfirmed`: the post went out, but its answer came too late (or was lost) to know whether the
+   * chat took it; it is not posted again, as a second copy is worse than a summary that may be missing.
+   */
+  outcome: 'posted' | 'quiet' | 'failed' | 'not_due' | 'already_posted' | 'unconfirmed';
   /** The anomalies of its week, for a posted summary. */
   anomalies?: number;
   /** Why it failed, as a word (`http_404`, `timeout`, …): never a URL or a secret. */
@@ -48,11 +52,24 @@ export interface SummaryAnswer {
   error?: string;
 }
 
+/**
+ * How far a scheduled week ends before its run: the summaries index is eventually consistent, so
+ * an anomaly first seen in these last moments may not show in it yet. It is named by next week's
+ * summary instead, which starts where this one ended, rather than by neither.
+ */
+export const INDEX_SETTLE_SECONDS = 120;
+
 /** What the table calls around a post may take: taking the week, reading where last week's ended, and marking it posted or giving it back. */
 const WEEK_CALL_BUDGET_MS = 2_000;
 /** Reading one destination's week of anomalies, page by page. */
 const RECORDS_BUDGET_MS = 10_000;
 const LINK_KEY_BUDGET_MS = 3_000;
+
+/**
+ * Post outcomes that leave open whether the chat took the post: its answer did not come in time,
+ * or the connection broke after the post was sent.
+ */
+const UNCONFIRMED_REASONS = new Set(['timeout', 'network_error']);
 
 /** A destination of a kind that takes no summary: the configuration refuses one there. */
 class SummaryNotTakenError extends ReasonedError {}
@@ -98,8 +115,9 @@ export function createSummaryRun(ports: SummaryPorts) {
   }
 
   /**
-   * What a scheduled summary covers: the anomalies first seen up to its run, from where the
-   * previous week's summary ended (recorded when it was posted), else from the previous slot.
+   * What a scheduled summary covers: the anomalies first seen up to shortly before its run (the
+   * index's settling time), from where the previous week's summary ended (recorded when it was
+   * posted), else from the previous slot.
    * Each week then starts where the last one ended: no anomaly is named twice or never, however
    * late a summary is posted, and across a change of the clocks (slots 7 days ± an hour apart).
    */
@@ -110,7 +128,7 @@ export function createSummaryRun(ports: SummaryPorts) {
       (signal) => ports.weeks.coveredTo(name, due.previousWeek, signal),
       WEEK_CALL_BUDGET_MS,
     );
-    return { from: ended ?? due.previousSlot / 1000, to: nowSeconds };
+    return { from: ended ?? due.previousSlot / 1000, to: nowSeconds - INDEX_SETTLE_SECONDS };
   }
 
   /**
@@ -153,6 +171,8 @@ export function createSummaryRun(ports: SummaryPorts) {
       config = (await budget.stepIfPending('configuration', CONFIG_READ_BUDGET_MS, ports.config())).config;
     } catch (error) {
       log.error('no summaries: the relay configuration cannot be read', { reason: errorReason(error) });
+      // Counted as a failure, so the summary alarm sees a run that could post nothing.
+      metrics.add(summaryMetric('failed', 'unknown'));
       return { summaries: [], error: 'The relay configuration cannot be read; nothing was posted.' };
     }
     const names = request.kind === 'now' ? request.destinations : Object.keys(config.destinations);
@@ -223,6 +243,28 @@ export function createSummaryRun(ports: SummaryPorts) {
         if (result.outcome.kind !== 'delivered') reason = result.outcome.reason;
       } catch (error) {
         reason = errorReason(error);
+      }
+      if (result && reason !== undefined && UNCONFIRMED_REASONS.has(reason)) {
+        // It may be in the chat already: the week stays taken, and ends where this one did, as if posted.
+        if (week !== undefined) {
+          const coveredTo = result.week.to;
+          await budget
+            .step('summary_week', WEEK_CALL_BUDGET_MS, (signal) => ports.weeks.posted(name, week, coveredTo, signal))
+            .catch((error: unknown) =>
+              log.warn('could not mark the week posted; it stays taken until its catch-up time ends', {
+                destination: name,
+                reason: errorReason(error),
+              }),
+            );
+        }
+        log.warn('weekly summary may not have reached the chat: its answer came too late; it is not posted again', {
+          destination: name,
+          destinationType: type,
+          reason,
+        });
+        metrics.add(summaryMetric('unconfirmed', type));
+        summaries.push({ destination: name, outcome: 'unconfirmed', reason });
+        continue;
       }
       if (reason !== undefined || !result) {
         // Given back, so that the next hourly run tries again (also when where last week's ended could not be read).

@@ -578,6 +578,12 @@ describe('HTTP API, logs and alarms', () => {
         .filter(([, a]) => a.Properties?.['Metrics'])
         .map(([id]) => id),
     ).toEqual(expect.arrayContaining(['OwnerDirectoryStaleAlarm']));
+    // One summary alarm sees a summary not posted, a run that could read nothing (our metric), and a crash or timeout.
+    const summary = template.Resources['SummaryFailedAlarm']?.Properties ?? {};
+    const summaryMetrics = JSON.stringify(summary['Metrics']);
+    expect(summaryMetrics).toContain('"MetricName":"Summaries"');
+    expect(summaryMetrics).toContain('{"Name":"service","Value":"summary"},{"Name":"outcome","Value":"failed"}');
+    expect([...referencedIds(summary['Metrics'])]).toEqual([functionNamed('summary')?.[0]]);
     for (const alarm of alarms) expect(alarm['AlarmActions']).toEqual([{ Ref: 'AlarmTopic' }]);
     const [[, subscription] = []] = resourcesOfType(template, 'AWS::SNS::Subscription');
     expect(subscription?.Condition).toBe('HasAlarmEmail');

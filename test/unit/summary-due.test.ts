@@ -67,6 +67,64 @@ describe('a weekly summary is due', () => {
     expect(dueWeek(at('2026-10-25T01:00:00Z'), night)).toMatchObject({ due: true, week: '2026-W43' });
   });
 
+  it('on every day the clocks change, in zones far from UTC and by half an hour: each hour at its own first minute, or at the jump', () => {
+    // Auckland and Chatham are 12 to 14 hours ahead of UTC: a change of the clocks can lie between
+    // the naive guess and the instant itself. Chatham jumps at 02:45, Lord Howe by half an hour.
+    const zones = ['Pacific/Auckland', 'Pacific/Chatham', 'Australia/Lord_Howe', 'Europe/Berlin', 'America/New_York', 'America/St_Johns'];
+    let checked = 0;
+    for (const timeZone of zones) {
+      const wallOf = new Intl.DateTimeFormat('en-US', {
+        timeZone,
+        year: 'numeric',
+        month: 'numeric',
+        day: 'numeric',
+        hour: 'numeric',
+        minute: 'numeric',
+        hourCycle: 'h23',
+      });
+      const wall = (t: number) =>
+        Object.fromEntries(wallOf.formatToParts(t).map((p) => [p.type, Number(p.value)])) as Record<string, number>;
+      const offset = (t: number) => {
+        const w = wall(t);
+        return Date.UTC(w['year'] as number, (w['month'] as number) - 1, w['day'], w['hour'], w['minute']) - t;
+      };
+      for (let noon = Date.UTC(2026, 0, 1, 12); noon < Date.UTC(2027, 0, 1); noon += 86_400_000) {
+        if (offset(noon) === offset(noon - 86_400_000)) continue;
+        // A day the clocks change, and the days either side of it.
+        for (const day of [noon - 86_400_000, noon, noon + 86_400_000]) {
+          const d = new Date(day);
+          const date = { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() };
+          for (let hour = 0; hour < 24; hour++) {
+            const instant = instantOf(date, hour, timeZone);
+            const shown = wall(instant);
+            const onDate = shown['year'] === date.year && shown['month'] === date.month && shown['day'] === date.day;
+            const before = wall(instant - 60_000);
+            const beforeHour = before['day'] !== date.day || (before['hour'] as number) < hour;
+            if (shown['hour'] === hour && shown['minute'] === 0) {
+              // The first time the clock shows it: an hour earlier it did not.
+              const earlier = wall(instant - 3_600_000);
+              expect(earlier['day'] === date.day && earlier['hour'] === hour, `${timeZone} ${JSON.stringify(date)} ${hour}:00`).toBe(false);
+            } else {
+              // It never shows: the clocks jump over it at this instant.
+              expect(
+                { onDate, later: (shown['hour'] as number) * 60 + (shown['minute'] as number) > hour * 60, beforeHour },
+                `${timeZone} ${JSON.stringify(date)} ${hour}:00`,
+              ).toEqual({
+                onDate: true,
+                later: true,
+                beforeHour: true,
+              });
+            }
+            checked += 1;
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(zones.length * 2 * 3 * 24 - 1);
+    // The two reported: Monday 2026-04-06 09:00 in Auckland is due at 21:00 UTC the day before (NZST, UTC+12).
+    expect(latestSlot(at('2026-04-05T21:00:00Z'), schedule('monday', 9, 'Pacific/Auckland'))).toBe(at('2026-04-05T21:00:00Z'));
+  });
+
   it('names the slot before and its week, where a week with no recorded end starts: 7 d ± 1 h back across a change of the clocks', () => {
     const monday = schedule('monday', 9, 'Europe/Berlin');
     expect(dueWeek(at('2026-11-23T11:00:00Z'), monday)).toEqual({

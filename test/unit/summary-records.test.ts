@@ -8,7 +8,7 @@ import { inMemoryLedger } from '../../lib/dedup/memory.js';
 import { deliverOnce } from '../../lib/dedup/once.js';
 import { summaryFields } from '../../lib/dedup/summary-fields.js';
 import { SUMMARY_KEEP_SECONDS } from '../../lib/dedup/summary-record.js';
-import type { Delivery } from '../../lib/delivery/deliver.js';
+import { type Delivery, targetOf } from '../../lib/delivery/deliver.js';
 import { createLogger } from '../../lib/log/logger.js';
 import { anomalyRecordId } from '../../lib/message/anomaly.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
@@ -297,5 +297,26 @@ describe('the relay keeps what a summary shows only for destinations that have o
     expect(record).toMatchObject({ id, followUps: 1, triage: { state: 'acknowledged', by: 'Dana' }, origin: 'https://second.example.com' });
     expect(await memorySummaryRecords(ledger).since('finops', t + 1)).toEqual([]);
     expect(await memorySummaryRecords(ledger).since('plain', 0)).toEqual([]);
+  });
+
+  it('keeps nothing of a quiet test delivery or a report there: a summary names anomalies', async () => {
+    const ledger = inMemoryLedger(now);
+    const destination = {
+      url: 'https://hooks.slack.com/services/T/B/X',
+      summary: { weekday: 'monday' as const, hour: 9, timeZone: 'UTC' },
+    };
+    // As the relay makes a quiet test's target (`npm run send -- --test`).
+    const quiet = targetOf('finops', destination as never, undefined, true);
+    await deliver(ledger)({ deliveryId: 'd1', target: quiet, message, origin: 'https://api.example.com' }, budgetOf(10_000));
+    const report = webhookMessageSchema.parse({
+      metadata: { object_type: 'recommendation_report' },
+      payload: { title: 'Weekly recommendations: 14 open', message: 'Rightsize 6 instances', account_id: '123456789012' },
+    });
+    const target = targetOf('finops', destination as never, undefined);
+    await deliver(ledger)({ deliveryId: 'd2', target, message: report, origin: 'https://api.example.com' }, budgetOf(10_000));
+    expect(await memorySummaryRecords(ledger).since('finops', 0)).toEqual([]);
+    // An anomaly at the same destination still is kept.
+    await deliver(ledger)({ deliveryId: 'd3', target, message, origin: 'https://api.example.com' }, budgetOf(10_000));
+    expect(await memorySummaryRecords(ledger).since('finops', 0)).toHaveLength(1);
   });
 });

@@ -218,7 +218,7 @@ describe('the summary function', () => {
       // Posted late, within the catch-up time.
       ['2026-10-26T10:30:00Z', undefined],
       ['2026-10-26T11:00:00Z', 'Seen 26 Oct 11:00'],
-      ['2026-11-02T07:59:00Z', 'Seen 2 Nov 07:59'],
+      ['2026-11-02T07:57:00Z', 'Seen 2 Nov 07:57'],
       ['2026-11-02T08:00:00Z', undefined],
     ];
     const summaries: string[] = [];
@@ -257,6 +257,7 @@ describe('the summary function', () => {
 
   it('gives an open anomaly a Triage link signed with the stack’s key, naming it, its destination, account and thread', async () => {
     await open('finops', 'S3 spend rose');
+    clock += 5 * 60_000;
     await createSummaryRun(ports())(scheduled, budgetOf(30_000));
     const link = /\[Triage\]\(([^)]+)\)/.exec(cardText(teams.accepted().at(-1)?.body))?.[1] ?? '';
     expect(link.startsWith(`${ORIGIN}/triage/`)).toBe(true);
@@ -293,11 +294,69 @@ describe('the summary function', () => {
     expect(metrics.count('Summaries', { outcome: 'posted', destinationType: 'teams' })).toBe(1);
   });
 
+  it('a post whose answer comes after the post timeout is not posted again by the hourly runs after it', async () => {
+    await open('finops', 'EC2 spend rose');
+    clock += 5 * 60_000;
+    // The chat takes the post and answers too late: it shows the summary, the run cannot know.
+    teams.queue(new URL(teams.url()).pathname, { kind: 'hang' });
+    const run = createSummaryRun(ports({ postTimeoutMs: 300 }));
+    const late = await run(scheduled, budgetOf(30_000));
+    expect(outcomeOf(late.summaries, 'finops')).toEqual({ destination: 'finops', outcome: 'unconfirmed', reason: 'timeout' });
+    for (let hour = 1; hour < CATCH_UP_HOURS; hour++) {
+      clock += HOUR;
+      expect(outcomeOf((await run(scheduled, budgetOf(30_000))).summaries, 'finops')).toEqual({
+        destination: 'finops',
+        outcome: 'already_posted',
+      });
+    }
+    expect(teams.requests).toHaveLength(1);
+    expect(metrics.count('Summaries', { outcome: 'unconfirmed', destinationType: 'teams' })).toBe(1);
+    expect(metrics.count('Summaries', { outcome: 'failed', destinationType: 'teams' })).toBe(0);
+    expect(logs.join('\n')).toContain('its answer came too late; it is not posted again');
+    // Next week starts where this one ended, as after a summary that was answered.
+    clock += 7 * 24 * HOUR - (CATCH_UP_HOURS - 1) * HOUR;
+    await open('finops', 'S3 spend rose');
+    clock += 10 * 60_000;
+    expect(outcomeOf((await run(scheduled, budgetOf(30_000))).summaries, 'finops')).toMatchObject({ outcome: 'posted', anomalies: 1 });
+  });
+
+  it('a late answer whose week the table cannot mark posted still keeps the week taken: no second copy', async () => {
+    await open('finops', 'EC2 spend rose');
+    clock += 5 * 60_000;
+    teams.queue(new URL(teams.url()).pathname, { kind: 'hang' });
+    const unmarked = { ...weeks, posted: () => Promise.reject(new Error('table unreachable')) };
+    const run = createSummaryRun(ports({ weeks: unmarked, postTimeoutMs: 300 }));
+    expect(outcomeOf((await run(scheduled, budgetOf(30_000))).summaries, 'finops')).toMatchObject({ outcome: 'unconfirmed' });
+    expect(logs.join('\n')).toContain('could not mark the week posted');
+    clock += HOUR;
+    expect(outcomeOf((await run(scheduled, budgetOf(30_000))).summaries, 'finops')).toMatchObject({ outcome: 'already_posted' });
+    expect(teams.requests).toHaveLength(1);
+  });
+
+  it('an anomaly the summaries index does not show yet at the run is named by next week’s summary, not lost', async () => {
+    // An index that shows an item a minute after it was written, as a lagging GSI may.
+    const lagging: SummaryRecords = {
+      since: async (destination, from) =>
+        (await memorySummaryRecords(ledger).since(destination, from)).filter((r) => r.firstSeen <= clock / 1000 - 60),
+    };
+    const run = createSummaryRun(ports({ records: lagging }));
+    clock = MONDAY_NINE_BERLIN + 20 * 60_000;
+    await open('finops', 'Seen well before the run');
+    clock += 10 * 60_000 - 30_000;
+    await open('finops', 'Seen half a minute before the run');
+    clock += 30_000;
+    expect(outcomeOf((await run(scheduled, budgetOf(30_000))).summaries, 'finops')).toMatchObject({ outcome: 'posted', anomalies: 1 });
+    clock = MONDAY_NINE_BERLIN + 7 * 24 * HOUR + 5 * 60_000;
+    expect(outcomeOf((await run(scheduled, budgetOf(30_000))).summaries, 'finops')).toMatchObject({ outcome: 'posted', anomalies: 1 });
+    expect(cardText(teams.accepted()[1]?.body)).toContain('Seen half a minute before the run');
+    expect(cardText(teams.accepted()[0]?.body)).not.toContain('Seen half a minute before the run');
+  });
+
   it('a week whose summary went out is not posted again, though the table could not mark it posted', async () => {
     await open('finops', 'EC2 spend rose');
     const unmarked = { ...weeks, posted: () => Promise.reject(new Error('table unreachable')) };
     const run = createSummaryRun(ports({ weeks: unmarked }));
-    clock = MONDAY_NINE_BERLIN + 10 * 60_000;
+    clock = MONDAY_NINE_BERLIN + 15 * 60_000;
     expect(outcomeOf((await run(scheduled, budgetOf(30_000))).summaries, 'finops')).toMatchObject({ outcome: 'posted' });
     // Every later hourly run within the catch-up time.
     for (let hour = 1; hour < CATCH_UP_HOURS; hour++) {
@@ -355,11 +414,12 @@ describe('the summary function', () => {
     expect(teams.requests.length + hooks.requests.length + api.messages.length).toBe(0);
   });
 
-  it('without a readable configuration, posts nothing and says why', async () => {
+  it('without a readable configuration, posts nothing, says why and counts a failure for the alarm', async () => {
     const run = createSummaryRun(ports({ config: () => Promise.reject(new Error('no secret')) }));
     expect(await run(scheduled, budgetOf(30_000))).toEqual({
       summaries: [],
       error: 'The relay configuration cannot be read; nothing was posted.',
     });
+    expect(metrics.count('Summaries', { outcome: 'failed', destinationType: 'unknown' })).toBe(1);
   });
 });

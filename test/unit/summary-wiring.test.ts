@@ -8,7 +8,7 @@ import { createLogger } from '../../lib/log/logger.js';
 import { createChatServices } from '../../lib/notify/kinds.js';
 import { summaryRequestOf } from '../../lib/summary/event.js';
 import { createSummaryFromEnvironment } from '../../lib/summary/from-environment.js';
-import { createSummaryRun } from '../../lib/summary/run.js';
+import { createSummaryRun, INDEX_SETTLE_SECONDS } from '../../lib/summary/run.js';
 import { memorySummaryWeeks, type SummaryWeeks } from '../../lib/summary/store.js';
 import { budgetOf } from '../helpers/budget.js';
 import { type FakeAws, startFakeAws } from '../helpers/fake-aws.js';
@@ -74,9 +74,29 @@ describe('the summary function, wired from its environment', () => {
       summaries: [],
       error: "The summary function's environment is invalid: SLACK_API_URL.",
     });
-    const noTable = createSummaryFromEnvironment(env(), { logger });
+    const metrics = memoryMetrics();
+    const noTable = createSummaryFromEnvironment(env(), { logger, metrics });
     expect(await noTable({}, budgetOf(10_000))).toMatchObject({ error: expect.stringContaining('DEDUP_TABLE_NAME') });
     expect(lines.join('\n')).toContain('the summary function is misconfigured');
+    // Counted, so the summary alarm sees runs that can post nothing.
+    expect(metrics.count('Summaries', { outcome: 'failed', destinationType: 'unknown' })).toBe(1);
+  });
+
+  it("posts within the stack's post timeout (POST_TIMEOUT_MS), not a default of its own", async () => {
+    aws.calls.length = 0;
+    aws.answer('DynamoDB_20120810.PutItem', {});
+    aws.answer('DynamoDB_20120810.GetItem', {});
+    aws.answer('DynamoDB_20120810.Query', { Items: [] });
+    hooks.setBehaviour('/services/T0/B0/default', { kind: 'hang' });
+    const summary = createSummaryFromEnvironment(env({ DEDUP_TABLE_NAME: 'seen', POST_TIMEOUT_MS: '400' }), { logger, now: () => NOW });
+    const started = performance.now();
+    const answer = await summary({ source: 'aws.events' }, budgetOf(20_000), 'req-2');
+    expect(answer.summaries[0]).toEqual({ destination: 'default', outcome: 'unconfirmed', reason: 'timeout' });
+    // Well under the 5 s it used before, and no earlier than the stack's 400 ms.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(390);
+    expect(performance.now() - started).toBeLessThan(4_000);
+    hooks.setBehaviour('/services/T0/B0/default', { kind: 'ok' });
+    aws.calls.length = 0;
   });
 
   it('an event it cannot read: says so, posts nothing', async () => {
@@ -127,7 +147,8 @@ describe('the summary function, wired from its environment', () => {
     expect(aws.calls[4]?.body['Item']).toMatchObject({
       id: { S: 'summary#default#2026-W48' },
       state: { S: 'posted' },
-      coveredTo: { N: String(NOW / 1000) },
+      // A couple of minutes before the run: what the index may not show yet is next week's.
+      coveredTo: { N: String(NOW / 1000 - INDEX_SETTLE_SECONDS) },
     });
     expect(JSON.stringify(hooks.accepted('/services/T0/B0/default')[0]?.body)).toMatch(
       /EC2 spend rose · 1 · open 1 h · no updates · <https:\/\/api\.example\.com\/triage\//,
@@ -167,7 +188,7 @@ describe('when the table misbehaves around a post', () => {
                 accountId: '1',
                 accountName: '',
                 origin: 'https://api.example.com',
-                firstSeen: NOW / 1000 - 60,
+                firstSeen: NOW / 1000 - 600,
                 followUps: 0,
               },
             ],
