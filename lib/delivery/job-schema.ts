@@ -32,6 +32,7 @@ const anomalyPostSchema = z.union([
         at: z.number().check(z.int(), z.nonnegative()),
       }),
     ),
+    afterSnooze: z.optional(z.literal(true)),
   }),
 ]);
 

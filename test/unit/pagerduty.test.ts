@@ -64,6 +64,7 @@ afterAll(() => fake.close());
 beforeEach(() => {
   fake.requests.length = 0;
   fake.alerts.clear();
+  fake.incidents.length = 0;
 });
 
 const env = () => ({ PAGERDUTY_EVENTS_URL: fake.url });
@@ -297,46 +298,63 @@ describe('what a triage action sends', () => {
       title: 'EC2 spend rose <!channel> *now*',
       account: 'Prod <@U1> (123456789012)',
       link: 'https://api.example.org/triage/t',
-    }) as { event: PagerDutyEvent };
+    }) as { events: PagerDutyEvent[] };
 
-  it('maps every action: acknowledge and snooze acknowledge, expected resolves, reopen triggers again', () => {
+  it('maps every action: acknowledge and snooze acknowledge, expected resolves, reopen resolves and triggers again', () => {
     expect(Object.keys(PAGERDUTY_TRIAGE_EVENTS).sort()).toEqual([...TRIAGE_ACTIONS].sort());
-    expect(PAGERDUTY_TRIAGE_EVENTS).toEqual({ acknowledge: 'acknowledge', snooze: 'acknowledge', expected: 'resolve', reopen: 'trigger' });
+    expect(PAGERDUTY_TRIAGE_EVENTS).toEqual({
+      acknowledge: ['acknowledge'],
+      snooze: ['acknowledge'],
+      expected: ['resolve'],
+      reopen: ['resolve', 'trigger'],
+    });
   });
 
-  it('names the alert the anomaly’s opening has, and PagerDuty changes that alert; a reopen triggers it again', async () => {
+  it('names the alert the anomaly’s opening has, and PagerDuty changes that alert; a reopen opens a new one, which pages', async () => {
     const message = alert('EC2 spend rose');
     await post(message);
     const key = anomalyRecordId(message, 'oncall');
     const service = serviceOf();
     const send = async (action: TriageAction) => {
       const note = await noteFor(action);
-      expect(note.event.dedup_key).toBe(key);
+      for (const event of note.events) expect(event.dedup_key).toBe(key);
+      const before = fake.requests.length;
       expect(await service.post(KEY, note, { timeoutMs: 2_000 })).toEqual({ kind: 'delivered' });
-      return fake.requests.at(-1)?.body as unknown as PagerDutyEvent & { routing_key: string };
+      return fake.requests.slice(before).map((r) => r.body as unknown as PagerDutyEvent & { routing_key: string });
     };
 
-    expect(await send('acknowledge')).toEqual({ routing_key: KEY, event_action: 'acknowledge', dedup_key: key });
+    expect(await send('acknowledge')).toEqual([{ routing_key: KEY, event_action: 'acknowledge', dedup_key: key }]);
     expect(fake.alerts.get(key)?.status).toBe('acknowledged');
-    expect((await send('snooze')).event_action).toBe('acknowledge');
-    expect(await send('expected')).toEqual({ routing_key: KEY, event_action: 'resolve', dedup_key: key });
-    expect(fake.alerts.get(key)?.status).toBe('resolved');
-
+    expect((await send('snooze')).map((e) => e.event_action)).toEqual(['acknowledge']);
+    // A trigger would merge into the acknowledged alert without notifying anyone: it is resolved first.
     const reopened = await send('reopen');
-    expect(reopened).toMatchObject({ event_action: 'trigger', dedup_key: key, payload: { source: 'cost-alert-relay', severity: 'error' } });
+    expect(reopened.map((e) => e.event_action)).toEqual(['resolve', 'trigger']);
+    expect(reopened[1]).toMatchObject({ dedup_key: key, payload: { source: 'cost-alert-relay', severity: 'error' } });
     expect(fake.alerts.get(key)).toMatchObject({ status: 'triggered', triggers: 1 });
-    expect((await noteFor('reopen', { type: 'pagerduty', routingKey: KEY })).event.payload?.severity).toBe('warning');
+    expect(fake.pages(key)).toBe(2);
+    expect(await send('expected')).toEqual([{ routing_key: KEY, event_action: 'resolve', dedup_key: key }]);
+    expect(fake.alerts.get(key)?.status).toBe('resolved');
+    expect((await noteFor('reopen', { type: 'pagerduty', routingKey: KEY })).events[1]?.payload?.severity).toBe('warning');
+  });
+
+  it('a refused resolve sends no trigger: the outcome is the first event PagerDuty does not take', async () => {
+    fake.queue(KEY, { kind: 'error', status: 400 });
+    expect(await serviceOf().post(KEY, await noteFor('reopen'), { timeoutMs: 2_000 })).toEqual({
+      kind: 'refused',
+      reason: 'invalid_event',
+    });
+    expect(fake.requests.map((r) => r.body['event_action'])).toEqual(['resolve']);
   });
 
   it('a reopen is titled with the alert’s title, says who reopened it in its details, and links to its Triage page', async () => {
-    const { event } = await noteFor('reopen');
-    // A resolved alert is opened anew from this event: it must read as the alert, not as the note.
-    expect(event.payload?.summary).toBe('EC2 spend rose ＜!channel＞ ＊now＊');
-    expect(event.payload?.custom_details).toEqual({
+    const [, event] = (await noteFor('reopen')).events;
+    // A new alert is opened from this event: it must read as the alert, not as the note.
+    expect(event?.payload?.summary).toBe('EC2 spend rose ＜!channel＞ ＊now＊');
+    expect(event?.payload?.custom_details).toEqual({
       triage: 'Done by Dana ＜!here＞ [x](https://evil.example) at 2026-11-26T10:00:00Z',
       account: 'Prod ＜＠U1＞ (123456789012)',
     });
-    expect(event.links).toEqual([{ href: 'https://api.example.org/triage/t', text: 'Triage' }]);
+    expect(event?.links).toEqual([{ href: 'https://api.example.org/triage/t', text: 'Triage' }]);
     expect(JSON.stringify(event)).not.toContain(KEY);
     // A link whose alert had no title (only a message): the note is the summary rather than nothing.
     const untitled = (await KINDS.pagerduty.extras()).triageNote(oncall, {
@@ -347,10 +365,12 @@ describe('what a triage action sends', () => {
       destination: 'oncall',
       anomalyId: 'anomaly#x',
       title: '',
-    }) as { event: PagerDutyEvent };
-    expect(untitled.event.payload?.summary).toBe('Reopened by Dana at 2026-11-26T10:00:00Z');
-    expect(untitled.event.links).toBeUndefined();
-    for (const action of ['acknowledge', 'snooze', 'expected'] as const) expect((await noteFor(action)).event.payload).toBeUndefined();
+    }) as { events: PagerDutyEvent[] };
+    expect(untitled.events[1]?.payload?.summary).toBe('Reopened by Dana at 2026-11-26T10:00:00Z');
+    expect(untitled.events[1]?.links).toBeUndefined();
+    for (const action of ['acknowledge', 'snooze', 'expected'] as const) {
+      for (const event of (await noteFor(action)).events) expect(event.payload).toBeUndefined();
+    }
   });
 });
 

@@ -4,6 +4,7 @@ import { escalationLine } from '../../format/escalation.js';
 import { withoutControls } from '../../format/fit.js';
 import { angleLookAlikes, inertText, singleLine, truncate } from '../../format/text.js';
 import { triageLine, triageName } from '../../format/triage.js';
+import { TRIAGE } from '../../vocabulary/triage.js';
 import type { PagerDutyAlert, PagerDutyEvent, PagerDutyEventPayload } from './payload.js';
 
 /** Every event names the relay as its source, so PagerDuty's event rules can tell its alerts apart. */
@@ -47,6 +48,22 @@ function followUpDetails(anomaly: AnomalyPost | undefined): Record<string, strin
     'first seen': firstSeenAt,
     ...(triage ? { triage: inertForPagerDuty(triageLine(triage.state, triageName(triage.by), triage.at)) } : {}),
   };
+}
+
+/**
+ * The events an alert sends. PagerDuty merges a trigger only into an open alert (acknowledged or
+ * not, and then without notifying anyone); after a resolve it opens a new one, which pages. So a
+ * follow-up of an anomaly marked expected here sends nothing (Expected resolved its alert), and the
+ * first follow-up after a snooze ended resolves the alert the snooze acknowledged before its
+ * trigger, which then pages again.
+ */
+export function pagerDutyEvents(alert: PagerDutyAlert): PagerDutyEvent[] {
+  const [, , anomaly, , context] = alert;
+  if (anomaly?.kind === 'follow_up') {
+    if (anomaly.triage?.state === TRIAGE.expected.state) return [];
+    if (anomaly.afterSnooze && context) return [{ event_action: 'resolve', dedup_key: context.anomalyId }, pagerDutyEvent(alert)];
+  }
+  return [pagerDutyEvent(alert)];
 }
 
 /**
