@@ -219,6 +219,56 @@ describe('the events an anomaly sends', () => {
     });
   });
 
+  it('cleans cost-center names as every other text: no bidi control or half emoji reaches PagerDuty', async () => {
+    const message = alert('EC2 spend rose');
+    const costCenters = [
+      { id: 'cc-1', name: `Data \u202EPlatform\u202C <!here> \uD83D` },
+      { id: 'cc-2', name: '\uDE00Ops\u200F' },
+    ];
+    const { outcome, event } = await post(message, undefined, undefined, {
+      anomalyId: anomalyRecordId(message, 'oncall'),
+      destination: 'oncall',
+      costCenters,
+    });
+    expect(outcome).toEqual({ kind: 'delivered' });
+    expect(event.payload?.custom_details?.['cost centers']).toBe('Data Platform ＜!here＞ \uFFFD, \uFFFDOps');
+  });
+
+  it('sends no lone surrogate: half an emoji in sender text reaches PagerDuty as U+FFFD, a whole one as it is', async () => {
+    const { outcome, event } = await post(
+      alert('EC2 \uD83D spend 😀 rose', { message: 'up \uDE00 212% 🚀', account_name: 'Payer \uD800' }),
+      { kind: 'follow_up', firstSeenAt: '2026-11-26T09:00:00Z', updates: 1, triage: { state: 'acknowledged', by: 'Dana \uDBFF', at: 1 } },
+    );
+    expect(outcome).toEqual({ kind: 'delivered' });
+    const raw = fake.requests.at(-1)?.body as unknown as PagerDutyEvent;
+    expect(JSON.stringify(raw)).not.toMatch(/\\ud[89ab][0-9a-f]{2}|\\ud[c-f][0-9a-f]{2}/i);
+    expect(JSON.stringify(raw)).not.toMatch(/\p{Cs}/u);
+    expect(event.payload?.summary).toBe('EC2 \uFFFD spend 😀 rose');
+    expect(event.payload?.custom_details).toMatchObject({ message: 'up \uFFFD 212% 🚀', 'account name': 'Payer \uFFFD' });
+  });
+
+  it('an alert whose title and kind are blank once cleaned is still taken, its summary saying where it came from', async () => {
+    const message = webhookMessageSchema.parse({
+      metadata: { object_type: '\u0000\u202E' },
+      payload: { title: '\u200F\u0007', message: 'Budget at 90%' },
+    });
+    const { outcome, event } = await post(message);
+    expect(outcome).toEqual({ kind: 'delivered' });
+    expect(event.payload?.summary).toBe('Alert from the cost platform');
+  });
+
+  it('sends a timestamp PagerDuty’s date-time takes, or none: an epoch past the year 9999 is a detail as sent', async () => {
+    const at = (timestamp: string) =>
+      webhookMessageSchema.parse({ metadata: { object_type: 'anomaly_alert', timestamp }, payload: { title: 'EC2 spend rose' } });
+    const far = await post(at('999999999999'));
+    expect(far.outcome).toEqual({ kind: 'delivered' });
+    expect(far.event.payload).not.toHaveProperty('timestamp');
+    expect(far.event.payload?.custom_details).toMatchObject({ time: '999999999999' });
+    const last = await post(at('253402300799'));
+    expect(last.event.payload?.timestamp).toBe('9999-12-31T23:59:59Z');
+    expect((await post(at('1795773600000'))).event.payload?.timestamp).toBe('2026-11-27T10:00:00Z');
+  });
+
   it('is a warning unless the destination says otherwise', async () => {
     const service = serviceOf({ type: 'pagerduty', routingKey: OTHER_KEY });
     await service.post(OTHER_KEY, service.format(alert('S3 spend rose'), { type: 'pagerduty', routingKey: OTHER_KEY }), {

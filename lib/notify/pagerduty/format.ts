@@ -2,7 +2,7 @@ import type { AnomalyPost } from '../../chat/service.js';
 import { alertView, isoSeconds } from '../../format/alert.js';
 import { escalationLine } from '../../format/escalation.js';
 import { withoutControls } from '../../format/fit.js';
-import { angleLookAlikes, inertText, singleLine, truncate } from '../../format/text.js';
+import { inertText, passedOnText, singleLine, truncate } from '../../format/text.js';
 import { triageLine, triageName } from '../../format/triage.js';
 import { TRIAGE } from '../../vocabulary/triage.js';
 import type { PagerDutyAlert, PagerDutyEvent, PagerDutyEventPayload } from './payload.js';
@@ -19,11 +19,10 @@ export const PAGERDUTY_LIMITS = { summary: 1_024, field: 255, message: 10_000 } 
 export const PAGERDUTY_MAX_BYTES = 512_000;
 
 /**
- * Sender text as PagerDuty receives it: the alert view's inert text, with `<` and `>` as
- * look-alikes. PagerDuty shows text as written, but its extensions pass the summary and details
- * on to Slack, Teams and e-mail, where `<…>` makes mentions, links and tags.
+ * Sender text as PagerDuty receives it: the alert view's inert text, passed on as PagerDuty's
+ * extensions pass the summary and details on to Slack, Teams and e-mail (passedOnText).
  */
-export const inertForPagerDuty = angleLookAlikes;
+export const inertForPagerDuty = passedOnText;
 
 /** One short line, or nothing when nothing is left. */
 const line = (text: string): string | undefined => {
@@ -81,7 +80,10 @@ export function pagerDutyEvent([message, severity = 'warning', anomaly, triage, 
     ...(accountName ? { 'account name': accountName } : {}),
     ...(view.rawTime ? { time: inertForPagerDuty(view.rawTime) } : {}),
     ...(context?.costCenters?.length
-      ? { 'cost centers': line(inertForPagerDuty(inertText(context.costCenters.map((c) => c.name || c.id).join(', ')))) ?? '' }
+      ? {
+          'cost centers':
+            line(inertForPagerDuty(inertText(withoutControls(context.costCenters.map((c) => c.name || c.id).join(', '))))) ?? '',
+        }
       : {}),
     ...followUpDetails(anomaly),
     ...(context?.escalation ? { escalation: inertForPagerDuty(escalationLine(context.escalation)) } : {}),
