@@ -14,11 +14,13 @@ export interface MessageRef {
 /**
  * Where a post stands in its anomaly's life (docs/reliability.md, "One living message"). A
  * follow-up names when the anomaly was first seen and how many updates it has had with this
- * one; `opening` is where its first message is, for services that can edit and thread.
+ * one; `opening` is where its first message is, for services that can edit and thread;
+ * `afterSnooze` that it is the first post since a snooze of the anomaly here ended (a pager,
+ * whose alert the snooze acknowledged, pages again).
  */
 export type AnomalyPost =
   | { kind: 'opening' }
-  | { kind: 'follow_up'; firstSeenAt: string; updates: number; opening?: MessageRef; triage?: TriageMark };
+  | { kind: 'follow_up'; firstSeenAt: string; updates: number; opening?: MessageRef; triage?: TriageMark; afterSnooze?: true };
 
 /** What someone decided about an anomaly at a destination (lib/triage), as its follow-ups show it. */
 export interface TriageMark {

@@ -83,6 +83,7 @@ export function dynamoLedger(dynamo: AwsJsonCall, options: DynamoLedgerOptions):
     anomalyOpened: async (id, opening, signal) => (await anomalies()).anomalyOpened(id, opening, signal),
     anomalyFollowedUp: async (id, signal) => (await anomalies()).anomalyFollowedUp(id, signal),
     forgetAnomaly: async (id, signal) => (await anomalies()).forgetAnomaly(id, signal),
+    readAnomaly: async (id, signal) => (await anomalies()).readAnomaly(id, signal),
     escalations: anomalies,
 
     async release(id, token, signal) {

@@ -12,6 +12,7 @@ type AnomalyItem = {
   firstSeen?: { N?: string };
   expiresAt?: { N?: string };
   followUps?: { N?: string };
+  lastUpdate?: { N?: string };
   channel?: { S?: string };
   ts?: { S?: string };
   triage?: { S?: string };
@@ -29,12 +30,14 @@ function storedAnomaly(item: AnomalyItem | undefined): StoredAnomaly | undefined
   if (!item) return undefined;
   const firstSeen = Number(item.firstSeen?.N);
   const followUps = Number(item.followUps?.N);
+  const lastUpdate = Number(item.lastUpdate?.N);
   const channel = item.channel?.S;
   const ts = item.ts?.S;
   const triage = triageOfItem(item);
   return {
     ...(item.firstSeen?.N !== undefined && Number.isFinite(firstSeen) ? { firstSeen } : {}),
     ...(Number.isFinite(followUps) ? { followUps } : {}),
+    ...(item.lastUpdate?.N !== undefined && Number.isFinite(lastUpdate) ? { lastUpdate } : {}),
     ...(channel && ts ? { opening: { channel, ts } } : {}),
     ...(triage ? { triage } : {}),
   };
@@ -176,6 +179,15 @@ export function dynamoAnomalyTable(
         if (!isConditionFailure(error)) throw error;
         return startOf(storedAnomaly(error.fields['Item'] as AnomalyItem | undefined));
       }
+    },
+
+    async readAnomaly(id, signal) {
+      const read = await dynamo('GetItem', { TableName, Key: { id: { S: id } }, ConsistentRead: true }, signal);
+      const item = read['Item'] as AnomalyItem | undefined;
+      // Past its window it is gone, whether or not TTL has deleted it yet.
+      if (Number(item?.expiresAt?.N) < seconds(now())) return undefined;
+      const start = startOf(storedAnomaly(item));
+      return start.kind === 'existing' ? start.state : undefined;
     },
 
     async anomalyOpened(id, opening, signal) {

@@ -17,6 +17,8 @@ export interface AnomalyState {
   firstSeen: number;
   /** Follow-ups delivered so far. */
   followUps: number;
+  /** Epoch seconds of its last follow-up delivered here, where the table says. */
+  lastUpdate?: number;
   /** Where its opening message is (Slack app destinations), once it is posted. */
   opening?: MessageRef;
   /** What someone decided about it here (lib/triage); absent while nobody has. */
@@ -36,6 +38,16 @@ export interface AnomalyTriage {
 /** A snooze holds until its end; after that the anomaly is open again without anyone writing it. */
 export const snoozeHolds = (triage: AnomalyTriage | undefined, nowSeconds: number): boolean =>
   triage?.state === TRIAGE.snooze.state && (triage.until ?? 0) > nowSeconds;
+
+/**
+ * A snooze of the anomaly here has ended and nothing of it was delivered here since: its next post
+ * is the first after the snooze (a pager's alert is still acknowledged from it, so it pages again).
+ */
+export function snoozeEndedUnposted(state: AnomalyState, nowSeconds: number): boolean {
+  const { triage } = state;
+  if (triage?.state !== TRIAGE.snooze.state || triage.until === undefined || triage.until > nowSeconds) return false;
+  return (state.lastUpdate ?? state.firstSeen) < triage.until;
+}
 
 /**
  * The first delivery of an anomaly opens it; any other finds its state. An opening may find
@@ -62,6 +74,7 @@ export function anomalyStartOf(stored: StoredAnomaly | undefined): AnomalyStart 
     state: {
       firstSeen: stored.firstSeen,
       followUps: stored.followUps ?? 0,
+      ...(stored.lastUpdate !== undefined ? { lastUpdate: stored.lastUpdate } : {}),
       ...(stored.opening ? { opening: stored.opening } : {}),
       ...(stored.triage ? { triage: stored.triage } : {}),
     },
@@ -103,6 +116,11 @@ export interface DeliveryLedger {
    * again. What someone decided about the anomaly stays.
    */
   forgetAnomaly(id: string, signal?: AbortSignal): Promise<void>;
+  /**
+   * The anomaly's state as it stands, without changing it: undefined when it has none (never
+   * opened, or expired). For a queued follow-up whose post depends on what was decided meanwhile.
+   */
+  readAnomaly(id: string, signal?: AbortSignal): Promise<AnomalyState | undefined>;
   /** The escalation half (lib/escalation), which the DynamoDB adapter loads on first use like the anomaly's. */
   escalations(): Promise<EscalationLedger>;
 }
@@ -166,5 +184,5 @@ export const claimHoldSeconds = (remainingMs: number): number => Math.max(1, Mat
 export const LEDGER_CALL_BUDGET_MS = 1_000;
 
 /** The anomaly half of the ledger, which the DynamoDB adapter loads on first use. */
-export type AnomalyTable = Pick<DeliveryLedger, 'startAnomaly' | 'anomalyOpened' | 'anomalyFollowedUp' | 'forgetAnomaly'> &
+export type AnomalyTable = Pick<DeliveryLedger, 'startAnomaly' | 'anomalyOpened' | 'anomalyFollowedUp' | 'forgetAnomaly' | 'readAnomaly'> &
   EscalationLedger;

@@ -118,7 +118,13 @@ export function inMemoryLedger(
     },
     async anomalyFollowedUp(id) {
       const state = anomaly(id);
-      anomalies.set(id, { ...state, followUps: state.followUps + 1 });
+      anomalies.set(id, { ...state, followUps: state.followUps + 1, lastUpdate: seconds() });
+    },
+    async readAnomaly(id) {
+      const stored = anomalies.get(id);
+      const triage = triageOf?.(id) ?? stored?.triage;
+      const start = anomalyStartOf({ ...stored, ...(triage ? { triage } : {}) });
+      return start.kind === 'existing' ? start.state : undefined;
     },
     async forgetAnomaly(id) {
       const state = anomalies.get(id);

@@ -18,6 +18,7 @@ import {
   claimHoldSeconds,
   type DeliveryLedger,
   LEDGER_CALL_BUDGET_MS,
+  snoozeEndedUnposted,
   snoozeHolds,
 } from './ledger.js';
 
@@ -82,16 +83,24 @@ function markOf(triage: AnomalyTriage | undefined): TriageMark | undefined {
   return { state: triage.state, by: triage.by ?? 'someone', at: triage.at ?? 0 };
 }
 
-const followUpOf = (state: AnomalyState): AnomalyPost => {
+/** What a follow-up says of what was decided about its anomaly: the mark, or that a snooze ended since the last post. */
+function decided(state: AnomalyState, nowSeconds: number): Pick<FollowUp, 'triage' | 'afterSnooze'> {
   const mark = markOf(state.triage);
   return {
-    kind: 'follow_up',
-    firstSeenAt: isoSeconds(state.firstSeen),
-    updates: state.followUps + 1,
-    ...(state.opening ? { opening: state.opening } : {}),
     ...(mark ? { triage: mark } : {}),
+    ...(snoozeEndedUnposted(state, nowSeconds) ? { afterSnooze: true as const } : {}),
   };
-};
+}
+
+type FollowUp = Extract<AnomalyPost, { kind: 'follow_up' }>;
+
+const followUpOf = (state: AnomalyState, nowSeconds: number): AnomalyPost => ({
+  kind: 'follow_up',
+  firstSeenAt: isoSeconds(state.firstSeen),
+  updates: state.followUps + 1,
+  ...(state.opening ? { opening: state.opening } : {}),
+  ...decided(state, nowSeconds),
+});
 
 /** What the anomaly's state learns from a post: where a new opening message is, and one more follow-up. */
 async function settleAnomaly(
@@ -192,7 +201,7 @@ export function deliverOnce(deps: OnceDependencies): FirstAttempt {
           logger.info('follow-up waits for its opening message', { destination: target.name, outcome: 'in_progress' });
           return { kind: 'in_progress', retryAfterSeconds: OPENING_WAIT_SECONDS };
         }
-        anomaly = followUpOf(start.state);
+        anomaly = followUpOf(start.state, Math.floor(now() / 1000));
       }
     }
 
@@ -249,8 +258,20 @@ export interface Settlement {
 }
 
 /** For delivery-retry: what became of a queued alert, so that a re-send knows. */
-export function retryLedger(deps: LedgerDependencies) {
+export function retryLedger(deps: LedgerDependencies & { now?: () => number }) {
   const step = ledgerStep(deps, 'dedup table unavailable; a re-send of this alert may post it again');
+  const now = deps.now ?? Date.now;
+  const reading = ledgerStep(deps, 'dedup table unavailable; the follow-up is posted as it was queued');
+  /**
+   * A queued follow-up as its anomaly stands now: marked with what was decided since it was
+   * queued, and whether a snooze ended since the last post. As queued when the table cannot say.
+   */
+  const followUpNow = async (message: WebhookMessage, destination: string, followUp: FollowUp, budget: InvocationBudget) => {
+    const state = await reading(budget, destination, (signal) => deps.ledger.readAnomaly(anomalyRecordId(message, destination), signal));
+    if (!state) return followUp;
+    const { triage: _mark, afterSnooze: _snooze, ...rest } = followUp;
+    return { ...rest, ...decided(state, Math.floor(now() / 1000)) };
+  };
   const settle = async ({ message, destination, outcome, anomaly, opened }: Settlement, budget: InvocationBudget): Promise<void> => {
     const id = deliveryRecordId(message, destination);
     await step(budget, destination, (signal) =>
@@ -272,6 +293,6 @@ export function retryLedger(deps: LedgerDependencies) {
     const id = anomalyRecordId(message, destination);
     await withdraw(budget, destination, async (signal) => (await deps.ledger.escalations()).escalated(id, firstSeen, signal));
   };
-  return { settle, untriageable };
+  return { settle, untriageable, followUpNow };
 }
 export type RetryLedger = ReturnType<typeof retryLedger>;

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import '../validation/messages.js';
 import { costCentersSchema } from '../message/cost-center.js';
 import { webhookMessageSchema } from '../message/schema.js';
-import { parseJson } from '../shared/json.js';
+import { parseJsonAsWritten } from '../shared/json.js';
 import { MARKED_STATES } from '../vocabulary/triage.js';
 import { originSchema } from './origin.js';
 
@@ -32,6 +32,7 @@ const anomalyPostSchema = z.union([
         at: z.number().check(z.int(), z.nonnegative()),
       }),
     ),
+    afterSnooze: z.optional(z.literal(true)),
   }),
 ]);
 
@@ -81,7 +82,8 @@ export type DeliveryJob = z.infer<typeof deliveryJobSchema>;
 
 /** The job in a queue message body; undefined for anything that is not exactly a job. */
 export function parseDeliveryJob(body: string): DeliveryJob | undefined {
-  const json = parseJson(body);
+  // As written: a bus's body as sent (`message.received`) keeps the digits of its numbers.
+  const json = parseJsonAsWritten(body);
   if (!json.ok) return undefined;
   const result = deliveryJobSchema.safeParse(json.value);
   return result.success ? result.data : undefined;

@@ -3,7 +3,7 @@ import '../validation/messages.js';
 import { destinationNameSchema, queuedMessageSchema } from '../delivery/job-schema.js';
 import { originSchema } from '../delivery/origin.js';
 import { costCentersSchema } from '../message/cost-center.js';
-import { parseJson } from '../shared/json.js';
+import { parseJsonAsWritten } from '../shared/json.js';
 
 // Read by delivery-retry (and npm start's timer) only: the relay writes jobs (job.ts) and never
 // parses one, so the schema stays out of the relay's bundles.
@@ -36,7 +36,8 @@ export type EscalationJob = z.infer<typeof escalationJobSchema>;
 
 /** The job in a queue message body; undefined for anything that is not exactly one. */
 export function parseEscalationJob(body: string): EscalationJob | undefined {
-  const json = parseJson(body);
+  // As written: a bus's body as sent (`message.received`) keeps the digits of its numbers.
+  const json = parseJsonAsWritten(body);
   if (!json.ok) return undefined;
   const result = escalationJobSchema.safeParse(json.value);
   return result.success ? result.data : undefined;

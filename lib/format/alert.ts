@@ -10,6 +10,12 @@ const KNOWN_KINDS = new Map<string, { label: string; emoji: string; slackEmoji: 
 ]);
 const DEFAULT_EMOJI = { emoji: '🔔', slackEmoji: ':bell:' };
 
+/**
+ * The title of an alert whose title and kind are both blank once controls are gone: services
+ * that take the title alone as a field (PagerDuty's summary, Jira's) refuse an empty one.
+ */
+export const UNTITLED = 'Alert from the cost platform';
+
 const CLOUDS = new Map([
   ['aws', 'AWS'],
   ['azure', 'Azure'],
@@ -44,7 +50,7 @@ export interface AlertView {
   kind: string;
   emoji: string;
   slackEmoji: string;
-  /** One line; the kind when the sender gave no title. */
+  /** One line; the kind when the sender gave no title, UNTITLED when neither says anything. */
   title: string;
   body: string;
   /** Kind, cloud, account and the account's cost centers, those known; values are one line. */
@@ -82,7 +88,7 @@ export function alertView(message: WebhookMessage, costCenters?: readonly CostCe
     kind,
     emoji: emojis.emoji,
     slackEmoji: emojis.slackEmoji,
-    title: singleLine(payload.title ?? '') || kind,
+    title: singleLine(payload.title ?? '') || kind || UNTITLED,
     body: payload.message?.trim() ?? '',
     facts: facts
       .filter((fact): fact is [string, string] => Boolean(fact[1]))

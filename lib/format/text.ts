@@ -64,9 +64,13 @@ export function singleLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
 /**
- * `<` and `>` as full-width look-alikes, for text that a service shows as written but passes on
- * to chats and e-mail (PagerDuty's and Jira's own extensions), where `<…>` forms tags, mentions
- * and links.
+ * Text for a service that shows it as written but passes it on (PagerDuty's and Jira's own
+ * extensions post it to chats and e-mail): `<` and `>` as full-width look-alikes, since there
+ * `<…>` forms tags, mentions and links; and lone surrogates as U+FFFD, which is what they show as
+ * anyway, so that the JSON the service receives is well-formed UTF-8.
  */
-export const angleLookAlikes = (text: string): string => text.replace(/[<>]/g, (c) => (c === '<' ? '＜' : '＞'));
+export const passedOnText = (text: string): string =>
+  text.replace(LONE_SURROGATE, '\uFFFD').replace(/[<>]/g, (c) => (c === '<' ? '＜' : '＞'));

@@ -1,5 +1,16 @@
+/**
+ * The last second a date-time of four-digit years (ISO 8601 as RFC 3339 has it) can say: a later
+ * one (a 12-digit epoch) is written `+033658-…`, which no `date-time` (PagerDuty's `timestamp`) takes.
+ */
+const LATEST_SECONDS = Date.UTC(9999, 11, 31, 23, 59, 59) / 1000;
+
 /** Epoch seconds for the timestamp forms a sender plausibly uses, or undefined when unsure. */
 export function parseTimestamp(value: string | undefined): number | undefined {
+  const epoch = epochOf(value);
+  return epoch !== undefined && epoch <= LATEST_SECONDS ? epoch : undefined;
+}
+
+function epochOf(value: string | undefined): number | undefined {
   const text = value?.trim();
   if (!text) return undefined;
   if (/^\d{9,13}(?:\.\d+)?$/.test(text)) {

@@ -60,6 +60,12 @@ interface KindBase<Destination extends object> {
   editsOpening(destination: Destination): boolean;
   /** Its messages carry a "Triage" link to the signed page; an app with buttons needs none. */
   links(destination: Destination): boolean;
+  /**
+   * What it posts for a follow-up depends on what was decided about the anomaly (a pager sends
+   * nothing after Expected, and pages again once a snooze ended): a follow-up retried from the
+   * queue reads that again rather than post as it stood when it was queued.
+   */
+  readonly followUpsReadTriage?: true;
   /** It carries the alert as the platform sent it (`WebhookMessage.received`), not only as validated. */
   readonly passesOnReceived?: true;
   /** The thread a follow-up from the triage page goes to, carried in the link (Google Chat's thread key). */

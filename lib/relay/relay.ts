@@ -13,6 +13,7 @@ import { keepsBodyAsSent } from '../notify/kinds.js';
 import { routeFacts, routesByCostCenter, selectDestinations } from '../routing/route.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
+import { parseJsonAsWritten } from '../shared/json.js';
 import { describeIssues } from '../shared/zod-issues.js';
 import { answerFor, configurationUnavailable, type DestinationResult, reasonOf } from './answer.js';
 
@@ -114,10 +115,16 @@ export function createRelay(deps: RelayDependencies): Relay {
     }
 
     const message: WebhookMessage = parsed.data;
-    // Only where a kind asks, here or at the end of an escalation: the schema has checked that both are objects.
+    // Only where a kind asks, here or at the end of an escalation: the schema has checked that both
+    // are objects. Parsed once more, then, keeping each number's digits as sent.
+    let sent: WebhookMessage | undefined;
     const asSent = (): WebhookMessage => {
-      const { metadata, payload } = json.value as ReceivedMessage;
-      return { ...message, received: { metadata, payload } };
+      if (!sent) {
+        const exact = parseJsonAsWritten(body.text);
+        const { metadata, payload } = (exact.ok ? exact.value : json.value) as ReceivedMessage;
+        sent = { ...message, received: { metadata, payload } };
+      }
+      return sent;
     };
     const costCenters = await owners;
     const facts = routeFacts(message, costCenters);

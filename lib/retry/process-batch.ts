@@ -12,7 +12,7 @@ import { type GroupCloseJob, parseGroupCloseJob } from '../group/job.js';
 import type { GroupStore } from '../group/store.js';
 import type { Logger } from '../log/logger.js';
 import { configurationUnavailableMetric, deliveryMetric, type Metrics, noMetrics, retryAttemptMetric } from '../metrics/metrics.js';
-import { addressOf, destinationType } from '../notify/kinds.js';
+import { addressOf, destinationType, kindOf } from '../notify/kinds.js';
 import type { QueueMessageOps } from '../queue/sqs.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
@@ -113,6 +113,10 @@ async function processRecord(record: QueueRecord, deps: RetryDependencies): Prom
   if ('outcome' in found) return found.outcome;
   const { target } = found;
   const { destination } = target;
+  // A kind whose follow-ups depend on what was decided meanwhile (a pager: nothing after Expected) reads it again.
+  if (job.anomaly?.kind === 'follow_up' && kindOf(destination).followUpsReadTriage && deps.ledger) {
+    job.anomaly = await deps.ledger.followUpNow(job.message, job.destination, job.anomaly, budget);
+  }
   const service = delivery.serviceFor(destination);
   const key = service.paceKey(addressOf(destination));
 

@@ -11,6 +11,32 @@ export function parseJson(text: string): JsonResult {
   }
 }
 
+/** What a reviver is given beside the value since Node 22 (JSON.parse source text access). */
+interface ReviverContext {
+  source?: string;
+}
+const rawJSON = (JSON as { rawJSON?: (text: string) => unknown }).rawJSON;
+
+/** A number as written, where the double it parses to would not write it again (a reviver). */
+function asWritten(_key: string, value: unknown, context?: ReviverContext): unknown {
+  const source = context?.source;
+  if (typeof value !== 'number' || source === undefined || String(value) === source || !rawJSON) return value;
+  return rawJSON(source);
+}
+
+/**
+ * parseJson for a body that is passed on as data: a number that a double cannot hold as written
+ * (digits beyond 2^53, `1.0`, `1e3`) stays as written, as a `JSON.rawJSON` that JSON.stringify
+ * writes back unchanged. Slower than parseJson: only for what must go on exactly as received.
+ */
+export function parseJsonAsWritten(text: string): JsonResult {
+  try {
+    return { ok: true, value: JSON.parse(text, asWritten) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
 /**
  * Where a text that JSON.parse refused first goes wrong (json-syntax.ts). The scanner loads only
  * then, so a cold start with good JSON never parses it.

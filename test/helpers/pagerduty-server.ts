@@ -1,6 +1,9 @@
 // A loopback PagerDuty Events API v2 (shared/reference/more-destinations.md): it checks events as
-// PagerDuty documents them, answers in its words, and keeps its alerts by dedup key, so a test
-// sees what an incident went through.
+// PagerDuty documents them, answers in its words, and keeps incidents by dedup key with PagerDuty's
+// merge rules, so a test sees what an incident went through and counts who was paged: a trigger
+// merges into an open incident (triggered or acknowledged) without notifying anyone; with no open
+// incident under its key (none yet, or resolved) it opens a new one, which pages; acknowledge and
+// resolve change the open incident and do nothing when there is none.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -28,7 +31,7 @@ export interface PagerDutyRequest {
   errors?: string[];
 }
 
-/** One alert as PagerDuty keeps it: its state, and how many triggers it took. */
+/** One incident as PagerDuty keeps it: its state, and how many triggers it took (the first opened it and paged). */
 export interface PagerDutyAlert {
   status: 'triggered' | 'acknowledged' | 'resolved';
   triggers: number;
@@ -41,9 +44,14 @@ export interface FakePagerDuty {
   requests: PagerDutyRequest[];
   /** Events it took (202), of one routing key when given. */
   accepted(routingKey?: string): PagerDutyRequest[];
-  /** Alerts by dedup key: a trigger on a resolved alert opens a new one under the same key, which replaces it here. */
+  /** The latest incident of each dedup key: a trigger on a resolved one opens a new one under the same key, which replaces it here. */
   alerts: Map<string, PagerDutyAlert>;
-  setBehaviour(routingKey: string, behaviour: PagerDutyBehaviour): void;
+  /** Every incident opened, in order, with its dedup key: each paged whoever was on call once. */
+  incidents: Array<{ dedupKey: string; incident: PagerDutyAlert }>;
+  /** How many times on-call was paged (incidents opened), for one dedup key when given. */
+  pages(dedupKey?: string): number;
+  /** How the fake answers events of `routingKey` (of one `action` only, when given) from now on. */
+  setBehaviour(routingKey: string, behaviour: PagerDutyBehaviour, action?: 'trigger' | 'acknowledge' | 'resolve'): void;
   /** The next `count` events of `routingKey` get `behaviour`, then its usual one again. */
   queue(routingKey: string, behaviour: PagerDutyBehaviour, count?: number): void;
   close(): Promise<void>;
@@ -51,6 +59,7 @@ export interface FakePagerDuty {
 
 const ACTIONS = new Set(['trigger', 'acknowledge', 'resolve']);
 const SEVERITIES = new Set(['critical', 'error', 'warning', 'info']);
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/;
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** What PagerDuty refuses in an event, in the spirit of its `errors` list. */
@@ -64,11 +73,15 @@ export function eventErrors(event: Record<string, unknown>): string[] {
   if (event_action !== 'trigger' && typeof dedup_key !== 'string') errors.push("'dedup_key' is missing");
   if (event_action === 'trigger') {
     if (!isObject(payload)) return [...errors, "'payload' is missing"];
-    const { summary, source, severity, custom_details } = payload;
+    const { summary, source, severity, timestamp, custom_details } = payload;
     if (typeof summary !== 'string' || summary === '' || summary.length > 1024) errors.push("'payload.summary' is missing or too long");
     if (typeof source !== 'string' || source === '') errors.push("'payload.source' is missing");
     if (typeof severity !== 'string' || !SEVERITIES.has(severity)) errors.push("'payload.severity' is invalid");
     if (custom_details !== undefined && !isObject(custom_details)) errors.push("'payload.custom_details' must be an object");
+    // The schema's `format: date-time` (RFC 3339): a four-digit year, a time, a zone.
+    if (timestamp !== undefined && (typeof timestamp !== 'string' || !DATE_TIME.test(timestamp) || Number.isNaN(Date.parse(timestamp)))) {
+      errors.push("'payload.timestamp' is not a valid date-time");
+    }
   }
   if (links !== undefined && (!Array.isArray(links) || !links.every((l) => isObject(l) && typeof l['href'] === 'string'))) {
     errors.push("'links' is invalid");
@@ -81,6 +94,7 @@ export async function startFakePagerDuty(): Promise<FakePagerDuty> {
   const behaviours = new Map<string, PagerDutyBehaviour>();
   const queued = new Map<string, PagerDutyBehaviour[]>();
   const alerts = new Map<string, PagerDutyAlert>();
+  const incidents: FakePagerDuty['incidents'] = [];
   const hanging = new Set<ServerResponse>();
 
   const server = createServer((req, res) => {
@@ -112,7 +126,9 @@ export async function startFakePagerDuty(): Promise<FakePagerDuty> {
         return send(400, { status: 'Unrecognized object', message: 'Event object format is unrecognized', errors: ['JSON parse error'] });
 
       const key = typeof body['routing_key'] === 'string' ? body['routing_key'] : '';
-      const behaviour = queued.get(key)?.shift() ?? behaviours.get(key) ?? { kind: 'ok' };
+      const behaviour = queued.get(key)?.shift() ??
+        behaviours.get(`${key} ${String(body['event_action'])}`) ??
+        behaviours.get(key) ?? { kind: 'ok' };
       switch (behaviour.kind) {
         case 'hang':
           hanging.add(res);
@@ -143,7 +159,11 @@ export async function startFakePagerDuty(): Promise<FakePagerDuty> {
       if (action === 'trigger') {
         const summary = String((body['payload'] as Record<string, unknown>)['summary']);
         if (alert && alert.status !== 'resolved') alert.triggers += 1;
-        else alerts.set(dedupKey, { status: 'triggered', triggers: 1, summary });
+        else {
+          const incident: PagerDutyAlert = { status: 'triggered', triggers: 1, summary };
+          alerts.set(dedupKey, incident);
+          incidents.push({ dedupKey, incident });
+        }
       } else if (alert && alert.status !== 'resolved') {
         alert.status = action === 'acknowledge' ? 'acknowledged' : 'resolved';
       }
@@ -158,7 +178,9 @@ export async function startFakePagerDuty(): Promise<FakePagerDuty> {
     accepted: (routingKey) =>
       requests.filter((r) => r.answeredStatus === 202 && (routingKey === undefined || r.body['routing_key'] === routingKey)),
     alerts,
-    setBehaviour: (routingKey, behaviour) => behaviours.set(routingKey, behaviour),
+    incidents,
+    pages: (dedupKey) => incidents.filter((i) => dedupKey === undefined || i.dedupKey === dedupKey).length,
+    setBehaviour: (routingKey, behaviour, action) => behaviours.set(action ? `${routingKey} ${action}` : routingKey, behaviour),
     queue: (routingKey, behaviour, count = 1) => {
       const list = queued.get(routingKey) ?? [];
       for (let i = 0; i < count; i++) list.push(behaviour);

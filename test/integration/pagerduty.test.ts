@@ -1,6 +1,7 @@
-import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, ScanCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deliveryRecordId } from '../../lib/dedup/fingerprint.js';
 import { anomalyRecordId } from '../../lib/message/anomaly.js';
 import { type WebhookMessage, webhookMessageSchema } from '../../lib/message/schema.js';
 import { type EventInput, httpApiEvent } from '../../scripts/http-api-event.js';
@@ -199,6 +200,111 @@ describe.skipIf(!moto)('PagerDuty destinations: the relay, delivery-retry and tr
       links: [{ href: link, text: 'Triage' }],
     });
     expect(pagerDuty.alerts.get(dedupKey)?.status).toBe('triggered');
+  });
+
+  it('after Expected, follow-ups reach PagerDuty as nothing: no trigger opens a new incident, nobody is paged again', async () => {
+    const opening = alert('EKS spend rose', 'up 70%');
+    expect((await send(opening)).statusCode).toBe(200);
+    const dedupKey = anomalyRecordId(opening, 'default');
+    const link = events().at(-1)?.links?.[0]?.href as string;
+    expect((await follow(link, 'action=expected&name=Dana')).statusCode).toBe(200);
+
+    for (const text of ['up 140%', 'up 210%']) {
+      const answer = await send(alert('EKS spend rose', text));
+      expect(answer.statusCode).toBe(200);
+      expect(JSON.parse(answer.body)).toMatchObject({ delivered: ['default'] });
+    }
+    expect(
+      events()
+        .filter((e) => e.dedup_key === dedupKey)
+        .map((e) => e.event_action),
+    ).toEqual(['trigger', 'resolve']);
+    expect(pagerDuty.pages(dedupKey)).toBe(1);
+    expect(pagerDuty.alerts.get(dedupKey)?.status).toBe('resolved');
+  });
+
+  it('Reopen after Acknowledge resolves the acknowledged incident and triggers: on-call is paged again', async () => {
+    const opening = alert('ECS spend rose', 'up 75%');
+    expect((await send(opening)).statusCode).toBe(200);
+    const dedupKey = anomalyRecordId(opening, 'default');
+    const link = events().at(-1)?.links?.[0]?.href as string;
+    expect((await follow(link, 'action=acknowledge&name=Dana')).statusCode).toBe(200);
+    const reopened = await follow(link, 'action=reopen&name=Dana');
+    expect(reopened.body).not.toContain('could not be told');
+    expect(
+      events()
+        .filter((e) => e.dedup_key === dedupKey)
+        .map((e) => e.event_action),
+    ).toEqual(['trigger', 'acknowledge', 'resolve', 'trigger']);
+    expect(pagerDuty.pages(dedupKey)).toBe(2);
+    expect(pagerDuty.alerts.get(dedupKey)?.status).toBe('triggered');
+  });
+
+  it('when a snooze has ended, the next follow-up pages again; the one after merges into that incident', async () => {
+    const opening = alert('EFS spend rose', 'up 80%');
+    expect((await send(opening)).statusCode).toBe(200);
+    const dedupKey = anomalyRecordId(opening, 'default');
+    const link = events().at(-1)?.links?.[0]?.href as string;
+    expect((await follow(link, 'action=snooze&name=Dana')).statusCode).toBe(200);
+    expect(pagerDuty.alerts.get(dedupKey)?.status).toBe('acknowledged');
+    expect(JSON.parse((await send(alert('EFS spend rose', 'up 90%'))).body)).toMatchObject({ snoozed: ['default'] });
+
+    // A day goes by: the anomaly's item as it would be, its opening and the snooze a day earlier and ended.
+    const now = Math.floor(Date.now() / 1000);
+    await table.dynamo.send(
+      new UpdateItemCommand({
+        TableName: table.name,
+        Key: { id: { S: dedupKey } },
+        UpdateExpression: 'SET firstSeen = :opened, triageAt = :snoozed, triageUntil = :ended',
+        ExpressionAttributeValues: {
+          ':opened': { N: String(now - 86_500) },
+          ':snoozed': { N: String(now - 86_450) },
+          ':ended': { N: String(now - 50) },
+        },
+      }),
+    );
+    expect((await send(alert('EFS spend rose', 'up 120%'))).statusCode).toBe(200);
+    expect(pagerDuty.pages(dedupKey)).toBe(2);
+    expect(pagerDuty.alerts.get(dedupKey)?.status).toBe('triggered');
+    expect((await send(alert('EFS spend rose', 'up 150%'))).statusCode).toBe(200);
+    expect(pagerDuty.pages(dedupKey)).toBe(2);
+    expect(pagerDuty.alerts.get(dedupKey)?.triggers).toBe(2);
+    expect(
+      events()
+        .filter((e) => e.dedup_key === dedupKey)
+        .map((e) => e.event_action),
+    ).toEqual(['trigger', 'acknowledge', 'resolve', 'trigger', 'trigger']);
+  });
+
+  it('a follow-up waiting on the retry queue when the anomaly is marked expected is not triggered by delivery-retry', {
+    timeout: 60_000,
+  }, async () => {
+    const opening = alert('Redshift spend rose', 'up 50%');
+    expect((await send(opening)).statusCode).toBe(200);
+    const dedupKey = anomalyRecordId(opening, 'default');
+    const link = events().at(-1)?.links?.[0]?.href as string;
+    // Triggers are throttled until Expected is recorded: the follow-up cannot get through before.
+    pagerDuty.setBehaviour(ONCALL_KEY, { kind: 'throttled', retryAfterSeconds: 1 }, 'trigger');
+    const followUp = alert('Redshift spend rose', 'up 95%');
+    try {
+      expect((await send(followUp)).statusCode).toBe(202);
+      expect((await follow(link, 'action=expected&name=Dana')).statusCode).toBe(200);
+    } finally {
+      pagerDuty.setBehaviour(ONCALL_KEY, { kind: 'ok' }, 'trigger');
+    }
+    const record = async () =>
+      (
+        await table.dynamo.send(
+          new GetItemCommand({ TableName: table.name, Key: { id: { S: deliveryRecordId(followUp, 'default') } }, ConsistentRead: true }),
+        )
+      ).Item?.['state']?.S;
+    expect(await waitFor(async () => (await record()) === 'delivered', 40_000)).toBe(true);
+    expect(
+      events()
+        .filter((e) => e.dedup_key === dedupKey)
+        .map((e) => e.event_action),
+    ).toEqual(['trigger', 'resolve']);
+    expect(pagerDuty.pages(dedupKey)).toBe(1);
   });
 
   it('PagerDuty throttled (429 + Retry-After): queued (202), then sent once by delivery-retry with the same key and link', {

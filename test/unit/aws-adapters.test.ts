@@ -286,6 +286,32 @@ describe('the DynamoDB dedup ledger', () => {
     await expect(ledger().startAnomaly('anomaly#1')).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
   });
 
+  it('reads an anomaly as it stands with one consistent read: its last update and triage; none when gone or not opened', async () => {
+    const item = {
+      id: { S: 'anomaly#1' },
+      firstSeen: { N: String(t - 90_000) },
+      followUps: { N: '2' },
+      lastUpdate: { N: String(t - 100) },
+      expiresAt: { N: String(t + 600) },
+      triage: { S: 'snoozed' },
+      triageUntil: { N: String(t - 10) },
+    };
+    aws.answer('DynamoDB_20120810.GetItem', { Item: item });
+    expect(await ledger().readAnomaly('anomaly#1')).toEqual({
+      firstSeen: t - 90_000,
+      followUps: 2,
+      lastUpdate: t - 100,
+      triage: { state: 'snoozed', until: t - 10 },
+    });
+    expect(aws.calls[0]?.body).toMatchObject({ TableName: 'seen', Key: { id: { S: 'anomaly#1' } }, ConsistentRead: true });
+    aws.answer('DynamoDB_20120810.GetItem', { Item: { ...item, expiresAt: { N: String(t - 1) } } });
+    expect(await ledger().readAnomaly('anomaly#1')).toBeUndefined();
+    aws.answer('DynamoDB_20120810.GetItem', { Item: { id: { S: 'anomaly#1' }, triage: { S: 'expected' } } });
+    expect(await ledger().readAnomaly('anomaly#1')).toBeUndefined();
+    aws.answer('DynamoDB_20120810.GetItem', {});
+    expect(await ledger().readAnomaly('anomaly#1')).toBeUndefined();
+  });
+
   it('records where the opening is and counts follow-ups; forgets only an opening nobody has', async () => {
     aws.answer('DynamoDB_20120810.UpdateItem', {});
     aws.answer('DynamoDB_20120810.UpdateItem', {});

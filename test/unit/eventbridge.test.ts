@@ -13,6 +13,7 @@ import { parseRelayConfig } from '../../lib/config/load.js';
 import { relayConfigSchema } from '../../lib/config/schema.js';
 import { createDelivery, type Target } from '../../lib/delivery/deliver.js';
 import { parseDeliveryJob } from '../../lib/delivery/job-schema.js';
+import { parseEscalationJob } from '../../lib/escalation/job-schema.js';
 import { anomalyRecordId } from '../../lib/message/anomaly.js';
 import { type WebhookMessage, webhookMessageSchema } from '../../lib/message/schema.js';
 import type { EventBridgeDestination } from '../../lib/notify/eventbridge/config.js';
@@ -77,6 +78,9 @@ function entryOf(call: AwsCall | undefined) {
   const [entry] = (call?.body['Entries'] ?? []) as Array<Record<string, string>>;
   return { ...entry, Detail: JSON.parse(entry?.['Detail'] ?? 'null') as Record<string, unknown> };
 }
+
+/** An entry's detail as PutEvents received it: the JSON text, every number as written there. */
+const detailText = (call: AwsCall | undefined): string => ((call?.body['Entries'] ?? []) as Array<{ Detail?: string }>)[0]?.Detail ?? '';
 
 const problemsOf = (destinations: Record<string, unknown>) => {
   try {
@@ -494,7 +498,12 @@ describe('the alert as the platform sent it, through the relay and the retry que
     arrayBuffer: async () => new ArrayBuffer(0),
   });
 
-  it('a bus gets metadata and payload exactly as sent, on the first post and after a retry; a chat’s job holds the validated message only', async () => {
+  /**
+   * `body` through the relay, with the bus throttled and the chat down, then the bus's job through
+   * delivery-retry: each post's detail as PutEvents received it (a string), and the queued jobs.
+   */
+  async function relayThenRetry(body: string) {
+    aws.calls.length = 0;
     const clock = manualClock();
     const { logger } = capturedLogger();
     const store = memoryConfigStore({ config });
@@ -508,24 +517,13 @@ describe('the alert as the platform sent it, through the relay and the retry que
       now: clock.now,
     });
     aws.answer('AWSEvents.PutEvents', { FailedEntryCount: 1, Entries: [{ ErrorCode: 'ThrottlingException', ErrorMessage: 'slow down' }] });
-    const request = {
-      requestId: 'r-1',
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(sent),
-      isBase64Encoded: false,
-    };
+    const request = { requestId: 'r-1', method: 'POST', headers: { 'content-type': 'application/json' }, body, isBase64Encoded: false };
     expect((await relay(request, budgetOf(10_000))).statusCode).toBe(202);
-
     const first = entryOf(aws.calls[0]).Detail;
-    expect(first['metadata']).toEqual(sent.metadata);
-    expect(first['payload']).toEqual(sent.payload);
+    const firstText = detailText(aws.calls[0]);
 
     const jobs = Object.fromEntries(retryQueue.jobs.map(({ job }) => [job.destination, JSON.stringify(job)]));
     expect(Object.keys(jobs).sort()).toEqual(['chat', 'default']);
-    expect(parseDeliveryJob(jobs['chat']!)?.message).not.toHaveProperty('received');
-    expect(jobs['chat']).not.toContain('platform_event_id');
-
     aws.calls.length = 0;
     aws.answer('AWSEvents.PutEvents', OK);
     const records = [{ messageId: 'm0', receiptHandle: 'h0', body: jobs['default']!, attributes: {} }];
@@ -541,9 +539,44 @@ describe('the alert as the platform sent it, through the relay and the retry que
     });
     expect(result).toEqual({ batchItemFailures: [] });
     const retried = entryOf(aws.calls[0]).Detail;
+    const retriedText = detailText(aws.calls[0]);
+    return { first, firstText, retried, retriedText, jobs };
+  }
+
+  it('a bus gets metadata and payload exactly as sent, on the first post and after a retry; a chat’s job holds the validated message only', async () => {
+    const { first, retried, jobs } = await relayThenRetry(JSON.stringify(sent));
+    expect(first['metadata']).toEqual(sent.metadata);
+    expect(first['payload']).toEqual(sent.payload);
+    expect(parseDeliveryJob(jobs['chat']!)?.message).not.toHaveProperty('received');
+    expect(jobs['chat']).not.toContain('platform_event_id');
     expect(retried['metadata']).toEqual(sent.metadata);
     expect(retried['payload']).toEqual(sent.payload);
     expect(JSON.stringify(retried['payload'])).toContain('"account_id":123456789012');
+  });
+
+  it('numbers keep the digits they were sent with: past 2^53, int64’s largest, 1.0 and 1e3, on the first post and after a retry', async () => {
+    // As a platform writes them; JSON.parse alone would make 9223372036854775807 into 9223372036854776000 (past int64).
+    const numbers =
+      '"max_int64":9223372036854775807,"cost_micros":12345678901234567891,"id":9007199254740993,' +
+      '"ratio":1.0,"threshold":1e3,"offset":-0,"score":0.93,"nested":[18446744073709551615,{"n":2.50}]';
+    const body = `{"metadata":{"object_type":"anomaly_alert","event_seq":90071992547409931},"payload":{"title":"EC2 spend rose",${numbers}}}`;
+    const { firstText, retriedText, jobs } = await relayThenRetry(body);
+    for (const detail of [firstText, retriedText]) {
+      expect(detail).toContain(`"payload":{"title":"EC2 spend rose",${numbers}}`);
+      expect(detail).toContain('"event_seq":90071992547409931');
+    }
+    // The job itself holds them as sent, and a chat's job none of it.
+    expect(jobs['default']).toContain(numbers);
+    expect(jobs['chat']).not.toContain('max_int64');
+  });
+
+  it('an escalation waiting on the queue to end at a bus carries those digits too', () => {
+    const received = '{"metadata":{"object_type":"anomaly_alert"},"payload":{"title":"EC2 spend rose","max_int64":9223372036854775807}}';
+    const body =
+      '{"version":2,"kind":"escalation","from":"chat","firstSeen":1795773600,"updates":0,' +
+      `"message":{"metadata":{"object_type":"anomaly_alert"},"payload":{"title":"EC2 spend rose"},"received":${received}}}`;
+    const job = parseEscalationJob(body);
+    expect(JSON.stringify(job?.message.received)).toBe(received);
   });
 });
 

@@ -230,6 +230,15 @@ describe('what a Jira destination posts', () => {
     expect(adfProblems(fields.description)).toEqual([]);
   });
 
+  it('an alert whose title and kind are blank once cleaned still files an issue, its summary saying where it came from', async () => {
+    const blank = webhookMessageSchema.parse({
+      metadata: { object_type: '\u0000\u202E' },
+      payload: { title: '\u200F\u0007', message: 'Budget at 90%' },
+    });
+    expect(await post(destinationOf(jira.url), blank)).toMatchObject({ kind: 'delivered' });
+    expect(fieldsOf().summary).toBe('Alert from the cost platform');
+  });
+
   it('a follow-up is a comment on the opening’s issue, marked as update N with what someone decided', async () => {
     const opened = (await post(destinationOf(jira.url))) as Extract<PostOutcome, { kind: 'delivered' }>;
     const update = followUp(opened.opened, { triage: { state: 'acknowledged', by: 'Dana <!here>', at: 1_795_000_000 } });

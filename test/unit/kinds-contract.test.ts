@@ -86,7 +86,8 @@ const hugeAlert = webhookMessageSchema.parse({
   payload: { title: `${'<&>{{'.repeat(200)}\uD800`, message: `${'&<>{{\uDC00*_'.repeat(7_000)}`, account_id: '1'.repeat(400) },
 });
 const LINK = 'https://api.example.com/triage/contract-token';
-const COST_CENTERS = [{ id: 'cc-42', name: 'Data Platform' }];
+// Named by the platform's owners, yet text from elsewhere: a bidi control must not reorder it anywhere.
+const COST_CENTERS = [{ id: 'cc-42', name: 'Data \u202EPlatform\u202C' }];
 
 // A long week of hostile text in every field a sender or a person fills: each anomaly's title
 // carries its number (A0001…), so that what a summary names can be counted.
@@ -190,10 +191,14 @@ describe.each(DESTINATION_TYPES)('the %s kind keeps the destination-kind contrac
     }
   });
 
-  it("names the account's cost centers, where the owner directory knows them", async () => {
+  it("names the account's cost centers, where the owner directory knows them, as cleaned as sender text", async () => {
+    const { conformance } = tools[type] as KindTools;
     for (const variant of variants()) {
       const { received } = await post(variant);
-      expect(received.join('\n'), variant.name).toContain('Data Platform');
+      const shown = received.flatMap((body) => conformance.shown(JSON.parse(body))).join('\n');
+      // A kind whose posts no person reads carries them as data.
+      expect(shown || received.join('\n'), variant.name).toContain(shown ? 'Data Platform' : 'cc-42');
+      expect(shown, variant.name).not.toMatch(/\p{Bidi_Control}/u);
     }
   });
 

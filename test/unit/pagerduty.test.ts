@@ -64,6 +64,7 @@ afterAll(() => fake.close());
 beforeEach(() => {
   fake.requests.length = 0;
   fake.alerts.clear();
+  fake.incidents.length = 0;
 });
 
 const env = () => ({ PAGERDUTY_EVENTS_URL: fake.url });
@@ -218,6 +219,56 @@ describe('the events an anomaly sends', () => {
     });
   });
 
+  it('cleans cost-center names as every other text: no bidi control or half emoji reaches PagerDuty', async () => {
+    const message = alert('EC2 spend rose');
+    const costCenters = [
+      { id: 'cc-1', name: `Data \u202EPlatform\u202C <!here> \uD83D` },
+      { id: 'cc-2', name: '\uDE00Ops\u200F' },
+    ];
+    const { outcome, event } = await post(message, undefined, undefined, {
+      anomalyId: anomalyRecordId(message, 'oncall'),
+      destination: 'oncall',
+      costCenters,
+    });
+    expect(outcome).toEqual({ kind: 'delivered' });
+    expect(event.payload?.custom_details?.['cost centers']).toBe('Data Platform ＜!here＞ \uFFFD, \uFFFDOps');
+  });
+
+  it('sends no lone surrogate: half an emoji in sender text reaches PagerDuty as U+FFFD, a whole one as it is', async () => {
+    const { outcome, event } = await post(
+      alert('EC2 \uD83D spend 😀 rose', { message: 'up \uDE00 212% 🚀', account_name: 'Payer \uD800' }),
+      { kind: 'follow_up', firstSeenAt: '2026-11-26T09:00:00Z', updates: 1, triage: { state: 'acknowledged', by: 'Dana \uDBFF', at: 1 } },
+    );
+    expect(outcome).toEqual({ kind: 'delivered' });
+    const raw = fake.requests.at(-1)?.body as unknown as PagerDutyEvent;
+    expect(JSON.stringify(raw)).not.toMatch(/\\ud[89ab][0-9a-f]{2}|\\ud[c-f][0-9a-f]{2}/i);
+    expect(JSON.stringify(raw)).not.toMatch(/\p{Cs}/u);
+    expect(event.payload?.summary).toBe('EC2 \uFFFD spend 😀 rose');
+    expect(event.payload?.custom_details).toMatchObject({ message: 'up \uFFFD 212% 🚀', 'account name': 'Payer \uFFFD' });
+  });
+
+  it('an alert whose title and kind are blank once cleaned is still taken, its summary saying where it came from', async () => {
+    const message = webhookMessageSchema.parse({
+      metadata: { object_type: '\u0000\u202E' },
+      payload: { title: '\u200F\u0007', message: 'Budget at 90%' },
+    });
+    const { outcome, event } = await post(message);
+    expect(outcome).toEqual({ kind: 'delivered' });
+    expect(event.payload?.summary).toBe('Alert from the cost platform');
+  });
+
+  it('sends a timestamp PagerDuty’s date-time takes, or none: an epoch past the year 9999 is a detail as sent', async () => {
+    const at = (timestamp: string) =>
+      webhookMessageSchema.parse({ metadata: { object_type: 'anomaly_alert', timestamp }, payload: { title: 'EC2 spend rose' } });
+    const far = await post(at('999999999999'));
+    expect(far.outcome).toEqual({ kind: 'delivered' });
+    expect(far.event.payload).not.toHaveProperty('timestamp');
+    expect(far.event.payload?.custom_details).toMatchObject({ time: '999999999999' });
+    const last = await post(at('253402300799'));
+    expect(last.event.payload?.timestamp).toBe('9999-12-31T23:59:59Z');
+    expect((await post(at('1795773600000'))).event.payload?.timestamp).toBe('2026-11-27T10:00:00Z');
+  });
+
   it('is a warning unless the destination says otherwise', async () => {
     const service = serviceOf({ type: 'pagerduty', routingKey: OTHER_KEY });
     await service.post(OTHER_KEY, service.format(alert('S3 spend rose'), { type: 'pagerduty', routingKey: OTHER_KEY }), {
@@ -297,46 +348,63 @@ describe('what a triage action sends', () => {
       title: 'EC2 spend rose <!channel> *now*',
       account: 'Prod <@U1> (123456789012)',
       link: 'https://api.example.org/triage/t',
-    }) as { event: PagerDutyEvent };
+    }) as { events: PagerDutyEvent[] };
 
-  it('maps every action: acknowledge and snooze acknowledge, expected resolves, reopen triggers again', () => {
+  it('maps every action: acknowledge and snooze acknowledge, expected resolves, reopen resolves and triggers again', () => {
     expect(Object.keys(PAGERDUTY_TRIAGE_EVENTS).sort()).toEqual([...TRIAGE_ACTIONS].sort());
-    expect(PAGERDUTY_TRIAGE_EVENTS).toEqual({ acknowledge: 'acknowledge', snooze: 'acknowledge', expected: 'resolve', reopen: 'trigger' });
+    expect(PAGERDUTY_TRIAGE_EVENTS).toEqual({
+      acknowledge: ['acknowledge'],
+      snooze: ['acknowledge'],
+      expected: ['resolve'],
+      reopen: ['resolve', 'trigger'],
+    });
   });
 
-  it('names the alert the anomaly’s opening has, and PagerDuty changes that alert; a reopen triggers it again', async () => {
+  it('names the alert the anomaly’s opening has, and PagerDuty changes that alert; a reopen opens a new one, which pages', async () => {
     const message = alert('EC2 spend rose');
     await post(message);
     const key = anomalyRecordId(message, 'oncall');
     const service = serviceOf();
     const send = async (action: TriageAction) => {
       const note = await noteFor(action);
-      expect(note.event.dedup_key).toBe(key);
+      for (const event of note.events) expect(event.dedup_key).toBe(key);
+      const before = fake.requests.length;
       expect(await service.post(KEY, note, { timeoutMs: 2_000 })).toEqual({ kind: 'delivered' });
-      return fake.requests.at(-1)?.body as unknown as PagerDutyEvent & { routing_key: string };
+      return fake.requests.slice(before).map((r) => r.body as unknown as PagerDutyEvent & { routing_key: string });
     };
 
-    expect(await send('acknowledge')).toEqual({ routing_key: KEY, event_action: 'acknowledge', dedup_key: key });
+    expect(await send('acknowledge')).toEqual([{ routing_key: KEY, event_action: 'acknowledge', dedup_key: key }]);
     expect(fake.alerts.get(key)?.status).toBe('acknowledged');
-    expect((await send('snooze')).event_action).toBe('acknowledge');
-    expect(await send('expected')).toEqual({ routing_key: KEY, event_action: 'resolve', dedup_key: key });
-    expect(fake.alerts.get(key)?.status).toBe('resolved');
-
+    expect((await send('snooze')).map((e) => e.event_action)).toEqual(['acknowledge']);
+    // A trigger would merge into the acknowledged alert without notifying anyone: it is resolved first.
     const reopened = await send('reopen');
-    expect(reopened).toMatchObject({ event_action: 'trigger', dedup_key: key, payload: { source: 'cost-alert-relay', severity: 'error' } });
+    expect(reopened.map((e) => e.event_action)).toEqual(['resolve', 'trigger']);
+    expect(reopened[1]).toMatchObject({ dedup_key: key, payload: { source: 'cost-alert-relay', severity: 'error' } });
     expect(fake.alerts.get(key)).toMatchObject({ status: 'triggered', triggers: 1 });
-    expect((await noteFor('reopen', { type: 'pagerduty', routingKey: KEY })).event.payload?.severity).toBe('warning');
+    expect(fake.pages(key)).toBe(2);
+    expect(await send('expected')).toEqual([{ routing_key: KEY, event_action: 'resolve', dedup_key: key }]);
+    expect(fake.alerts.get(key)?.status).toBe('resolved');
+    expect((await noteFor('reopen', { type: 'pagerduty', routingKey: KEY })).events[1]?.payload?.severity).toBe('warning');
+  });
+
+  it('a refused resolve sends no trigger: the outcome is the first event PagerDuty does not take', async () => {
+    fake.queue(KEY, { kind: 'error', status: 400 });
+    expect(await serviceOf().post(KEY, await noteFor('reopen'), { timeoutMs: 2_000 })).toEqual({
+      kind: 'refused',
+      reason: 'invalid_event',
+    });
+    expect(fake.requests.map((r) => r.body['event_action'])).toEqual(['resolve']);
   });
 
   it('a reopen is titled with the alert’s title, says who reopened it in its details, and links to its Triage page', async () => {
-    const { event } = await noteFor('reopen');
-    // A resolved alert is opened anew from this event: it must read as the alert, not as the note.
-    expect(event.payload?.summary).toBe('EC2 spend rose ＜!channel＞ ＊now＊');
-    expect(event.payload?.custom_details).toEqual({
+    const [, event] = (await noteFor('reopen')).events;
+    // A new alert is opened from this event: it must read as the alert, not as the note.
+    expect(event?.payload?.summary).toBe('EC2 spend rose ＜!channel＞ ＊now＊');
+    expect(event?.payload?.custom_details).toEqual({
       triage: 'Done by Dana ＜!here＞ [x](https://evil.example) at 2026-11-26T10:00:00Z',
       account: 'Prod ＜＠U1＞ (123456789012)',
     });
-    expect(event.links).toEqual([{ href: 'https://api.example.org/triage/t', text: 'Triage' }]);
+    expect(event?.links).toEqual([{ href: 'https://api.example.org/triage/t', text: 'Triage' }]);
     expect(JSON.stringify(event)).not.toContain(KEY);
     // A link whose alert had no title (only a message): the note is the summary rather than nothing.
     const untitled = (await KINDS.pagerduty.extras()).triageNote(oncall, {
@@ -347,10 +415,12 @@ describe('what a triage action sends', () => {
       destination: 'oncall',
       anomalyId: 'anomaly#x',
       title: '',
-    }) as { event: PagerDutyEvent };
-    expect(untitled.event.payload?.summary).toBe('Reopened by Dana at 2026-11-26T10:00:00Z');
-    expect(untitled.event.links).toBeUndefined();
-    for (const action of ['acknowledge', 'snooze', 'expected'] as const) expect((await noteFor(action)).event.payload).toBeUndefined();
+    }) as { events: PagerDutyEvent[] };
+    expect(untitled.events[1]?.payload?.summary).toBe('Reopened by Dana at 2026-11-26T10:00:00Z');
+    expect(untitled.events[1]?.links).toBeUndefined();
+    for (const action of ['acknowledge', 'snooze', 'expected'] as const) {
+      for (const event of (await noteFor(action)).events) expect(event.payload).toBeUndefined();
+    }
   });
 });
 

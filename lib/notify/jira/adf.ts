@@ -2,7 +2,7 @@
 // list, text and line breaks. Formatting and links are marks on a text node, and a text node
 // without marks is shown as typed; mentions, emoji and cards are nodes of their own. So sender
 // text only ever becomes unmarked text nodes (`plain`), and only our own words carry marks (`ours`).
-import { angleLookAlikes } from '../../format/text.js';
+import { passedOnText } from '../../format/text.js';
 
 export type AdfMark = { type: 'strong' } | { type: 'em' } | { type: 'link'; attrs: { href: string } };
 export interface AdfText {
@@ -31,16 +31,12 @@ export interface AdfDoc {
   content: AdfBlock[];
 }
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
 /**
  * Sender text as Jira receives it (already inert for every chat: lib/format/text.ts inertText).
  * Jira shows it as typed, but an issue travels on: Jira's own Slack and Teams apps post its
- * summary to channels, and e-mails quote it; angle brackets become look-alikes, so `<!channel>`
- * pings no one there. Lone surrogates become U+FFFD, which is what they show as anyway, so the
- * JSON Jira receives is well-formed UTF-8.
+ * summary to channels, and e-mails quote it (passedOnText).
  */
-export const jiraText = (text: string): string => angleLookAlikes(text.replace(LONE_SURROGATE, '\uFFFD'));
+export const jiraText = passedOnText;
 
 /** Sender text: unmarked text nodes, a line break between lines. */
 export function plain(text: string): AdfInline[] {

@@ -2,8 +2,9 @@ import type { AnomalyPost } from '../../chat/service.js';
 import { alertView, isoSeconds } from '../../format/alert.js';
 import { escalationLine } from '../../format/escalation.js';
 import { withoutControls } from '../../format/fit.js';
-import { angleLookAlikes, inertText, singleLine, truncate } from '../../format/text.js';
+import { inertText, passedOnText, singleLine, truncate } from '../../format/text.js';
 import { triageLine, triageName } from '../../format/triage.js';
+import { TRIAGE } from '../../vocabulary/triage.js';
 import type { PagerDutyAlert, PagerDutyEvent, PagerDutyEventPayload } from './payload.js';
 
 /** Every event names the relay as its source, so PagerDuty's event rules can tell its alerts apart. */
@@ -18,11 +19,10 @@ export const PAGERDUTY_LIMITS = { summary: 1_024, field: 255, message: 10_000 } 
 export const PAGERDUTY_MAX_BYTES = 512_000;
 
 /**
- * Sender text as PagerDuty receives it: the alert view's inert text, with `<` and `>` as
- * look-alikes. PagerDuty shows text as written, but its extensions pass the summary and details
- * on to Slack, Teams and e-mail, where `<…>` makes mentions, links and tags.
+ * Sender text as PagerDuty receives it: the alert view's inert text, passed on as PagerDuty's
+ * extensions pass the summary and details on to Slack, Teams and e-mail (passedOnText).
  */
-export const inertForPagerDuty = angleLookAlikes;
+export const inertForPagerDuty = passedOnText;
 
 /** One short line, or nothing when nothing is left. */
 const line = (text: string): string | undefined => {
@@ -50,6 +50,22 @@ function followUpDetails(anomaly: AnomalyPost | undefined): Record<string, strin
 }
 
 /**
+ * The events an alert sends. PagerDuty merges a trigger only into an open alert (acknowledged or
+ * not, and then without notifying anyone); after a resolve it opens a new one, which pages. So a
+ * follow-up of an anomaly marked expected here sends nothing (Expected resolved its alert), and the
+ * first follow-up after a snooze ended resolves the alert the snooze acknowledged before its
+ * trigger, which then pages again.
+ */
+export function pagerDutyEvents(alert: PagerDutyAlert): PagerDutyEvent[] {
+  const [, , anomaly, , context] = alert;
+  if (anomaly?.kind === 'follow_up') {
+    if (anomaly.triage?.state === TRIAGE.expected.state) return [];
+    if (anomaly.afterSnooze && context) return [{ event_action: 'resolve', dedup_key: context.anomalyId }, pagerDutyEvent(alert)];
+  }
+  return [pagerDutyEvent(alert)];
+}
+
+/**
  * The trigger event of an alert: an opening and every follow-up alike, under the anomaly's
  * `dedup_key`, so PagerDuty keeps them on one alert. The summary is the title; the message,
  * the account's name and a follow-up's place are details; the Triage page is a link.
@@ -64,7 +80,10 @@ export function pagerDutyEvent([message, severity = 'warning', anomaly, triage, 
     ...(accountName ? { 'account name': accountName } : {}),
     ...(view.rawTime ? { time: inertForPagerDuty(view.rawTime) } : {}),
     ...(context?.costCenters?.length
-      ? { 'cost centers': line(inertForPagerDuty(inertText(context.costCenters.map((c) => c.name || c.id).join(', ')))) ?? '' }
+      ? {
+          'cost centers':
+            line(inertForPagerDuty(inertText(withoutControls(context.costCenters.map((c) => c.name || c.id).join(', '))))) ?? '',
+        }
       : {}),
     ...followUpDetails(anomaly),
     ...(context?.escalation ? { escalation: inertForPagerDuty(escalationLine(context.escalation)) } : {}),

@@ -6,28 +6,30 @@ import type { TriageAction } from '../../vocabulary/triage.js';
 import type { KindExtras, TriageNote } from '../kind.js';
 import type { PagerDutyDestination } from './config.js';
 import { inertForPagerDuty, PAGERDUTY_LIMITS, PAGERDUTY_SOURCE } from './format.js';
-import type { PagerDutyAction, PagerDutyEvent } from './payload.js';
+import type { PagerDutyAction, PagerDutyEvent, PagerDutyPost } from './payload.js';
 
 /**
- * What each triage action does to the anomaly's PagerDuty alert. The Events API has no snooze:
- * a snooze acknowledges the alert while the relay holds its follow-ups back (a service's own
- * acknowledgement timeout may trigger it again sooner). "Expected" resolves the alert; a reopen
- * triggers it again. A new action does not compile until it is given its event here.
+ * The events each triage action sends, in order. The Events API has no snooze: a snooze
+ * acknowledges the alert while the relay holds its follow-ups back (a service's own
+ * acknowledgement timeout may trigger it again sooner), and the first follow-up after it pages
+ * again (format.ts). "Expected" resolves the alert. PagerDuty merges a trigger into an open alert,
+ * acknowledged or not, without notifying anyone, so a reopen resolves it first: its trigger then
+ * opens a new alert, which pages. A new action does not compile until it is given its events here.
  */
-export const PAGERDUTY_TRIAGE_EVENTS: Readonly<Record<TriageAction, PagerDutyAction>> = {
-  acknowledge: 'acknowledge',
-  snooze: 'acknowledge',
-  expected: 'resolve',
-  reopen: 'trigger',
+export const PAGERDUTY_TRIAGE_EVENTS: Readonly<Record<TriageAction, readonly [PagerDutyAction, ...PagerDutyAction[]]>> = {
+  acknowledge: ['acknowledge'],
+  snooze: ['acknowledge'],
+  expected: ['resolve'],
+  reopen: ['resolve', 'trigger'],
 };
 
 /** Sender text from a Triage link (the alert's title, its account) as PagerDuty shows it: one inert line. */
 const inertLine = (text: string | undefined): string => inertForPagerDuty(singleLine(inertText(withoutControls(text ?? ''))));
 
 /**
- * A reopen's trigger: when the alert was resolved, PagerDuty opens a new one from it, so it says
- * what the opening said as far as the Triage link knows it (the title, the account, the link
- * itself) and who reopened it. The table holds no alert text, so that is all there is.
+ * A reopen's trigger, which opens a new alert: it says what the opening said as far as the Triage
+ * link knows it (the title, the account, the link itself) and who reopened it. The table holds no
+ * alert text, so that is all there is.
  */
 function reopenPayload(destination: PagerDutyDestination, note: TriageNote): Pick<PagerDutyEvent, 'payload' | 'links'> {
   const title = inertLine(note.title);
@@ -49,14 +51,13 @@ function reopenPayload(destination: PagerDutyDestination, note: TriageNote): Pic
 
 export const extras: KindExtras<PagerDutyDestination> = {
   // The same key as the anomaly's alert: the action lands on that alert. A trigger needs a payload.
-  triageNote(destination, note): { event: PagerDutyEvent } {
-    const action = PAGERDUTY_TRIAGE_EVENTS[note.action];
+  triageNote(destination, note): PagerDutyPost {
     return {
-      event: {
+      events: PAGERDUTY_TRIAGE_EVENTS[note.action].map((action) => ({
         event_action: action,
         dedup_key: note.anomalyId,
         ...(action === 'trigger' ? reopenPayload(destination, note) : {}),
-      },
+      })),
     };
   },
 };

@@ -5,7 +5,7 @@ import type { PostOptions, PostOutcome } from '../../chat/service.js';
 import { outcomeOfStatus } from '../../chat/status.js';
 import type { NodeFetch } from '../../transport/fetch-over-node-http.js';
 import type { KindEnvironment } from '../kind.js';
-import { pagerDutyEvent } from './format.js';
+import { pagerDutyEvents } from './format.js';
 import type { PagerDutyEvent, PagerDutyPost } from './payload.js';
 
 /** PagerDuty's own endpoint, unless PAGERDUTY_EVENTS_URL says otherwise (tests and `npm start`). */
@@ -44,10 +44,26 @@ export interface PagerDutyTools {
 /** The event as posted: the routing key first, from the destination's address, never from a payload. */
 type PagerDutyBody = PagerDutyEvent & { routing_key: string };
 
-/** Posts an alert, made into its trigger event here, or an event made already (a triage note). */
-export function postEvent(tools: PagerDutyTools, routingKey: string, payload: PagerDutyPost, options: PostOptions): Promise<PostOutcome> {
+/**
+ * Posts an alert, made into its events here, or events made already (a triage note), in order and
+ * within the post's one deadline; the first that PagerDuty does not take is the outcome. An alert
+ * with nothing to send (a follow-up after Expected) is delivered: PagerDuty has what it should.
+ */
+export async function postEvent(
+  tools: PagerDutyTools,
+  routingKey: string,
+  payload: PagerDutyPost,
+  options: PostOptions,
+): Promise<PostOutcome> {
   const configured = tools.env?.['PAGERDUTY_EVENTS_URL'];
   const url = typeof configured === 'string' ? configured : DEFAULT_PAGERDUTY_EVENTS_URL;
-  const event = Array.isArray(payload) ? pagerDutyEvent(payload) : payload.event;
-  return tools.postJson<PagerDutyBody>(classifyPagerDutyAnswer, tools.transport)(url, { routing_key: routingKey, ...event }, options);
+  const events = Array.isArray(payload) ? pagerDutyEvents(payload) : payload.events;
+  const post = tools.postJson<PagerDutyBody>(classifyPagerDutyAnswer, tools.transport);
+  const end = performance.now() + options.timeoutMs;
+  for (const event of events) {
+    const timeoutMs = Math.max(1, Math.floor(end - performance.now()));
+    const outcome = await post(url, { routing_key: routingKey, ...event }, { ...options, timeoutMs });
+    if (outcome.kind !== 'delivered') return outcome;
+  }
+  return { kind: 'delivered' };
 }

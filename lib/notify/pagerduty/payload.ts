@@ -41,5 +41,8 @@ export type PagerDutyAlert = [
   context?: PostContext | undefined,
 ];
 
-/** One post: an alert to make into an event, or an event made already (a triage note). */
-export type PagerDutyPost = PagerDutyAlert | { event: PagerDutyEvent };
+/**
+ * One post: an alert to make into its events, or events made already (a triage note), sent in
+ * order: a resolve before the trigger that must page again.
+ */
+export type PagerDutyPost = PagerDutyAlert | { events: PagerDutyEvent[] };
