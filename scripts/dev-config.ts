@@ -18,6 +18,8 @@ export interface ConfigChoice {
   label: string;
   /** The `configuration:` line printed once the server listens. */
   description: string;
+  /** A folder made for the embedded default's file, removed when `npm start` ends. */
+  temporaryDir?: string;
 }
 
 /** RELAY_CONFIG_SECRET_ID first, then relay.config.json in the working directory, then the embedded default. */
@@ -37,6 +39,7 @@ export async function chooseConfiguration(env: NodeJS.ProcessEnv, embeddedDefaul
     secretId: `file:${file}`,
     label: 'embedded default configuration',
     description: 'embedded default (no authentication, messages printed here instead of posted)',
+    temporaryDir: dir,
   };
 }
 
