@@ -225,7 +225,10 @@ export function referenceProblems(input: unknown): Problem[] {
     for (const [t, name] of (Array.isArray(to) ? to : []).entries()) {
       if (typeof name === 'string' && name !== '' && !Object.hasOwn(destinations, name)) {
         const hint = closestKey(name, Object.keys(destinations));
-        problems.push({ path: ['routes', r, 'to', t], message: `names "${name}", which is not a destination${hint ? `; did you mean "${hint}"?` : ''}` });
+        problems.push({
+          path: ['routes', r, 'to', t],
+          message: `names "${name}", which is not a destination${hint ? `; did you mean "${hint}"?` : ''}`,
+        });
       }
     }
   }

@@ -19,7 +19,10 @@ function blocksOf(page: string, heading: string): Array<{ lang: string; text: st
 
 /** `npm run send -- <args>` as the page writes it, against the server on `port`. */
 function send(command: string, port: number): Promise<string> {
-  const args = command.trim().replace(/^npm run send -- /, '').split(/\s+/);
+  const args = command
+    .trim()
+    .replace(/^npm run send -- /, '')
+    .split(/\s+/);
   return new Promise((resolve) => {
     const child = spawn(tsx, [join(root, 'scripts/send.ts'), ...args, '--url', `http://127.0.0.1:${port}/webhook`], { cwd: root });
     let out = '';
@@ -52,6 +55,36 @@ describe('docs/local-development.md, "Watching a storm fold into one message"', 
       for (const title of ['Cost anomaly detected: Amazon EC2', 'Weekly recommendations', 'Test alert from Cost Alert Relay']) {
         expect(output.split(title).length - 1, title).toBe(1);
       }
+    } finally {
+      server.stop();
+    }
+  });
+});
+
+describe('docs/local-development.md, "Triage locally"', () => {
+  it('snoozes through the printed Triage link; the follow-up the page sends is then answered snoozed, a re-send duplicate', async () => {
+    const [, commands] = blocksOf('local-development.md', '## Triage locally');
+    expect(commands?.lang).toBe('sh');
+    const server = await startDevServer();
+    try {
+      expect(await send('npm run send -- events/anomaly-alert.json', server.port)).toContain('HTTP 200');
+      await server.waitFor('/triage/');
+      // The first link printed is the default destination's (the console bolds its label).
+      const link = /\[Triage\](?:\x1b\[[\d;]*m)? (http:\/\/127\.0\.0\.1:\d+\/triage\/\S+)/.exec(server.output())?.[1];
+      expect(link).toBeDefined();
+      const page = await fetch(link as string, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'action=snooze&name=Dana',
+      });
+      expect(page.status).toBeLessThan(400);
+      await server.waitFor('Snoozed for 24 h by');
+      // The page's command, as written.
+      const followUp = await send(commands?.text ?? '', server.port);
+      expect(followUp).toContain('HTTP 200');
+      expect(followUp).toContain('"snoozed":["default"]');
+      const resend = await send('npm run send -- events/anomaly-alert.json', server.port);
+      expect(resend).toContain('"duplicate"');
     } finally {
       server.stop();
     }
