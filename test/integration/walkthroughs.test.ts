@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { root, startDevServer, tsx } from '../helpers/dev-server.js';
 
@@ -70,7 +71,7 @@ describe('docs/local-development.md, "Triage locally"', () => {
       expect(await send('npm run send -- events/anomaly-alert.json', server.port)).toContain('HTTP 200');
       await server.waitFor('/triage/');
       // The first link printed is the default destination's (the console bolds its label).
-      const link = /\[Triage\](?:\x1b\[[\d;]*m)? (http:\/\/127\.0\.0\.1:\d+\/triage\/\S+)/.exec(server.output())?.[1];
+      const link = /\[Triage\] (http:\/\/127\.0\.0\.1:\d+\/triage\/\S+)/.exec(stripVTControlCharacters(server.output()))?.[1];
       expect(link).toBeDefined();
       const page = await fetch(link as string, {
         method: 'POST',
