@@ -371,7 +371,7 @@ function printChannelSettings(stack: Stack, choices: Choices): void {
   const saved = overridePairs(choices.overrides);
   const setting = (name: string) => saved.get(name) ?? parameters[name];
   const method = outputs['AuthMethod'] ?? setting('AuthMethod') ?? 'Basic';
-  const pull = `npm run config -- pull --stack ${choices.stackName} --region ${choices.region} --output relay-config.json`;
+  const pull = `npm run config -- pull --stack ${choices.stackName} --region ${choices.region} --output relay.config.json`;
   const lines = [
     '',
     `Deployed ${choices.stackName} in ${choices.region}. On the cost platform's channels page, add a webhook channel with:`,

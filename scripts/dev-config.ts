@@ -32,6 +32,10 @@ export async function chooseConfiguration(env: NodeJS.ProcessEnv, embeddedDefaul
   }
   const local = resolve('relay.config.json');
   if (existsSync(local)) return { secretId: `file:${local}`, label: 'relay.config.json', description: 'relay.config.json' };
+  // The name older docs gave `config pull`'s output: one character off, and easily taken for this one.
+  if (existsSync(resolve('relay-config.json'))) {
+    console.error('npm start reads relay.config.json (with a dot); relay-config.json is here but not read. Rename it to use it.');
+  }
   const dir = await mkdtemp(join(tmpdir(), 'cost-alert-relay-'));
   const file = join(dir, 'relay.config.json');
   await writeFile(file, JSON.stringify(embeddedDefault(), null, 2));
