@@ -67,8 +67,14 @@ function parse() {
   }
 }
 
-async function readConfigFile(file: string | undefined): Promise<{ text: string; json: unknown; config: RelayConfig }> {
-  if (!file) throw new UsageError('Which file? For example: npm run config -- validate relay.config.json');
+async function readConfigFile(
+  file: string | undefined,
+  command: 'validate' | 'push' | 'explain',
+): Promise<{ text: string; json: unknown; config: RelayConfig }> {
+  if (!file) {
+    const example = command === 'explain' ? 'explain relay.config.json events/anomaly-alert.json' : `${command} relay.config.json`;
+    throw new UsageError(`Which configuration file? For example: npm run config -- ${example}`);
+  }
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -126,7 +132,7 @@ async function confirm(question: string): Promise<boolean> {
 }
 
 async function push(file: string | undefined, values: ReturnType<typeof parse>['values']): Promise<number> {
-  const { text, json, config } = await readConfigFile(file);
+  const { text, json, config } = await readConfigFile(file, 'push');
   const secretId = await secretIdFrom(values);
   const client = new SecretsManagerClient(awsClientOptions(values.region));
   try {
@@ -246,9 +252,11 @@ async function readDelivery(file: string | undefined): Promise<WebhookMessage> {
     throw new UsageError(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'unknown error'}`);
   }
   const json = parseJson(text);
-  const parsed = json.ok ? webhookMessageSchema.safeParse(json.value) : undefined;
-  if (!parsed?.success) {
-    const problems = parsed ? describeIssues(parsed.error).map((p) => `  ${p.path}: ${p.problem}`) : ['  (root): is not valid JSON'];
+  // As the relay answers such a body: 400 for one that is not JSON, 422 for JSON that is no message.
+  if (!json.ok) throw new InvalidFileError(`${file} is not a delivery the relay would take (it answers 400): it is not valid JSON.`);
+  const parsed = webhookMessageSchema.safeParse(json.value);
+  if (!parsed.success) {
+    const problems = describeIssues(parsed.error).map((p) => `  ${p.path}: ${p.problem}`);
     throw new InvalidFileError(`${file} is not a delivery the relay would take (it answers 422):\n${problems.join('\n')}`);
   }
   return parsed.data;
@@ -259,7 +267,7 @@ async function explain(
   deliveryFile: string | undefined,
   values: ReturnType<typeof parse>['values'],
 ): Promise<number> {
-  const { config } = await readConfigFile(file);
+  const { config } = await readConfigFile(file, 'explain');
   const message = await readDelivery(deliveryFile);
   if (values.owners && values.stack) throw new UsageError('Give --owners or --stack, not both.');
   const owners = values.owners
@@ -307,7 +315,7 @@ async function main(): Promise<number> {
   if (rest.length > 0) throw new UsageError(`Unexpected arguments: ${rest.join(' ')}`);
   switch (command) {
     case 'validate': {
-      const { config } = await readConfigFile(file);
+      const { config } = await readConfigFile(file, 'validate');
       console.log(`${file} is valid: ${describe(config)}.`);
       return 0;
     }

@@ -371,7 +371,7 @@ function printChannelSettings(stack: Stack, choices: Choices): void {
   const saved = overridePairs(choices.overrides);
   const setting = (name: string) => saved.get(name) ?? parameters[name];
   const method = outputs['AuthMethod'] ?? setting('AuthMethod') ?? 'Basic';
-  const pull = `npm run config -- pull --stack ${choices.stackName} --region ${choices.region} --output relay-config.json`;
+  const pull = `npm run config -- pull --stack ${choices.stackName} --region ${choices.region} --output relay.config.json`;
   const lines = [
     '',
     `Deployed ${choices.stackName} in ${choices.region}. On the cost platform's channels page, add a webhook channel with:`,
@@ -417,6 +417,23 @@ function run(command: string, args: string[]): number {
   return result.status ?? 1;
 }
 
+/**
+ * Why the SDK's credential chain finds no credentials here (environment, profile, SSO, container
+ * or instance role), or undefined when it finds some. Whether they are valid, AWS says at the deploy.
+ */
+async function missingCredentials(region: string | undefined): Promise<string | undefined> {
+  // The chain needs no region; the client does, and the deploy asks for one only later.
+  const client = new CloudFormationClient({ region: regionFrom(region) ?? 'us-east-1' });
+  try {
+    await client.config.credentials();
+    return undefined;
+  } catch (error) {
+    return awsErrorMessage(error);
+  } finally {
+    client.destroy();
+  }
+}
+
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
   if (options.help) {
@@ -426,6 +443,17 @@ async function main(): Promise<number> {
   if (spawnSync(sam, ['--version'], { stdio: 'ignore' }).status !== 0) {
     console.error('The AWS SAM CLI is needed to deploy and was not found (sam --version failed).');
     console.error('Install it: https://docs.aws.amazon.com/serverless-application-model/latest/developerguide/install-sam-cli.html');
+    return 2;
+  }
+
+  // Before the first question: a deploy without credentials would otherwise ask everything, the
+  // webhook URL included, save samconfig.toml, and only then fail.
+  const credentialsProblem = await missingCredentials(options.region);
+  if (credentialsProblem) {
+    console.error(`No AWS credentials were found, so nothing can be deployed: ${credentialsProblem}`);
+    console.error(
+      'Set them first (aws configure, AWS_PROFILE, or aws sso login); `aws sts get-caller-identity` answers once they work. Nothing was asked or saved.',
+    );
     return 2;
   }
 

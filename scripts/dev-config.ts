@@ -18,6 +18,8 @@ export interface ConfigChoice {
   label: string;
   /** The `configuration:` line printed once the server listens. */
   description: string;
+  /** A folder made for the embedded default's file, removed when `npm start` ends. */
+  temporaryDir?: string;
 }
 
 /** RELAY_CONFIG_SECRET_ID first, then relay.config.json in the working directory, then the embedded default. */
@@ -30,6 +32,10 @@ export async function chooseConfiguration(env: NodeJS.ProcessEnv, embeddedDefaul
   }
   const local = resolve('relay.config.json');
   if (existsSync(local)) return { secretId: `file:${local}`, label: 'relay.config.json', description: 'relay.config.json' };
+  // The name older docs gave `config pull`'s output: one character off, and easily taken for this one.
+  if (existsSync(resolve('relay-config.json'))) {
+    console.error('npm start reads relay.config.json (with a dot); relay-config.json is here but not read. Rename it to use it.');
+  }
   const dir = await mkdtemp(join(tmpdir(), 'cost-alert-relay-'));
   const file = join(dir, 'relay.config.json');
   await writeFile(file, JSON.stringify(embeddedDefault(), null, 2));
@@ -37,6 +43,7 @@ export async function chooseConfiguration(env: NodeJS.ProcessEnv, embeddedDefaul
     secretId: `file:${file}`,
     label: 'embedded default configuration',
     description: 'embedded default (no authentication, messages printed here instead of posted)',
+    temporaryDir: dir,
   };
 }
 

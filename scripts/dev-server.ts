@@ -1,6 +1,6 @@
 // `npm start`: the relay on http://127.0.0.1:3000/webhook through the same Lambda handler.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +47,14 @@ const choice = await chooseConfiguration(process.env, () => ({
   },
   routes: [{ to: ['default', 'slack-app'] }, { when: { costCenter: ['Data Platform'] }, to: ['data-platform'] }],
 }));
+// The embedded default's file lives in a folder of its own, which goes when npm start does:
+// at its end however it comes, Ctrl-C and a kill included.
+if (choice.temporaryDir) {
+  const dir = choice.temporaryDir;
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const codes = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 } as const;
+  for (const [signal, code] of Object.entries(codes)) process.once(signal, () => process.exit(code));
+}
 const problems = await configurationProblems(choice);
 if (problems.length > 0) {
   console.error(`npm start: the relay configuration cannot be used, so nothing listens (configuration: ${choice.description}):`);

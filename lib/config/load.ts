@@ -1,8 +1,8 @@
 import { parseJson, whereJsonFails } from '../shared/json.js';
 import { type JsonSyntaxProblem, jsonSyntaxError } from '../shared/json-syntax.js';
-import { describeIssues } from '../shared/zod-issues.js';
+import { describeIssues, joinPath } from '../shared/zod-issues.js';
 import { ConfigInvalidError } from './errors.js';
-import { type RelayConfig, relayConfigSchema } from './schema.js';
+import { type RelayConfig, referenceProblems, relayConfigSchema } from './schema.js';
 
 /** A validated configuration and, for versioned stores, since when it is current. */
 export interface LoadedConfig {
@@ -42,6 +42,13 @@ function validateRelayConfig(value: unknown): RelayConfig {
     throw new ConfigInvalidError([{ path: 'destinations.__proto__', problem: 'is not a usable destination name' }]);
   }
   const result = relayConfigSchema.safeParse(value);
-  if (!result.success) throw new ConfigInvalidError(describeIssues(result.error, relayConfigSchema));
-  return result.data;
+  if (result.success) return result.data;
+  // Every problem in one list: what the parts say of each other too, though a part is wrong.
+  const problems = describeIssues(result.error, relayConfigSchema);
+  const seen = new Set(problems.map((p) => `${p.path} ${p.problem}`));
+  for (const { path, message } of referenceProblems(value)) {
+    const problem = { path: joinPath(path), problem: message };
+    if (!seen.has(`${problem.path} ${problem.problem}`)) problems.push(problem);
+  }
+  throw new ConfigInvalidError(problems);
 }

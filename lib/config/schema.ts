@@ -124,15 +124,18 @@ export const destinationSchema = z.pipe(
     }
     const kind = kindOf(value);
     const { options, own } = splitOptions(value);
+    // Which kind it is decides what its keys mean: only then can the kind's own schema read them.
     const early = dispatchProblems(value, kind);
-    if (!kind.summaries && options['summary'] !== undefined) {
-      early.push({ path: ['summary'], problem: `is not for ${kind.label} destinations: a pager takes no weekly summary` });
-    }
+    const summaryRefused: PathProblem[] =
+      !kind.summaries && options['summary'] !== undefined
+        ? [{ path: ['summary'], problem: `is not for ${kind.label} destinations: a pager takes no weekly summary` }]
+        : [];
     const result = early.length === 0 ? kind.schema.safeParse(own) : undefined;
     const shared = destinationOptionsSchema.safeParse(options);
-    if (result?.success && shared.success) return { ...result.data, ...shared.data } as Destination;
+    if (result?.success && shared.success && summaryRefused.length === 0) return { ...result.data, ...shared.data } as Destination;
     const problems = [
       ...(result ? (result.success ? [] : hintOptions(pathProblems(result.error, kind.schema))) : early),
+      ...summaryRefused,
       ...(shared.success ? [] : pathProblems(shared.error, destinationOptionsSchema)),
     ];
     for (const { path, problem } of problems) ctx.issues.push({ code: 'custom', message: problem, path, input: value });
@@ -162,12 +165,19 @@ export const routeSchema = z.strictObject({
   to: z.array(nonEmpty()).check(z.minLength(1)),
 });
 
+type Problem = { path: PropertyKey[]; message: string };
+const asRecord = (value: unknown): Record<string, unknown> => (isObject(value) ? value : {});
+
 /** Where `escalate.to` names no other destination, or where following escalations comes back round. */
-function escalationProblems(destinations: Readonly<Record<string, Destination>>): Array<{ path: PropertyKey[]; message: string }> {
-  const problems: Array<{ path: PropertyKey[]; message: string }> = [];
+function escalationProblems(destinations: Readonly<Record<string, unknown>>): Problem[] {
+  const problems: Problem[] = [];
   const names = Object.keys(destinations);
-  for (const [name, destination] of Object.entries(destinations)) {
-    const to = destination.escalate?.to;
+  const escalationOf = (name: string): string | undefined => {
+    const to = asRecord(asRecord(destinations[name])['escalate'])['to'];
+    return typeof to === 'string' && to !== '' ? to : undefined;
+  };
+  for (const name of names) {
+    const to = escalationOf(name);
     if (to === undefined) continue;
     const path = ['destinations', name, 'escalate', 'to'];
     if (to === name) {
@@ -177,17 +187,48 @@ function escalationProblems(destinations: Readonly<Record<string, Destination>>)
       problems.push({ path, message: `names "${to}", which is not a destination${hint ? `; did you mean "${hint}"?` : ''}` });
     } else {
       const chain = [name];
-      for (
-        let next: string | undefined = to;
-        next !== undefined && Object.hasOwn(destinations, next);
-        next = destinations[next]?.escalate?.to
-      ) {
+      for (let next: string | undefined = to; next !== undefined && Object.hasOwn(destinations, next); next = escalationOf(next)) {
         if (next === name) {
           problems.push({ path, message: `makes escalations loop (${[...chain, name].join(' -> ')})` });
           break;
         }
         if (chain.includes(next)) break;
         chain.push(next);
+      }
+    }
+  }
+  return problems;
+}
+
+/**
+ * What one part of a configuration says of another: `default` is there, every name a route or an
+ * escalation gives is a destination, the app settings are there when a destination needs them.
+ * Read leniently, so that these problems are listed beside those of the parts themselves, in one
+ * run, rather than only once every part is right.
+ */
+export function referenceProblems(input: unknown): Problem[] {
+  const config = asRecord(input);
+  const destinations = asRecord(config['destinations']);
+  const problems: Problem[] = [];
+  if (!isObject(config['destinations'])) return problems;
+  if (!Object.hasOwn(destinations, 'default')) problems.push({ path: ['destinations', 'default'], message: 'is required' });
+  const needing = Object.entries(destinations).flatMap(([name, d]) => {
+    if (!isObject(d)) return [];
+    const reason = (kindOf(d) as DestinationKind<object>).needsApp?.(d);
+    return reason ? [`destination "${name}" ${reason}`] : [];
+  });
+  if (needing[0] && config['slack'] === undefined) problems.push({ path: ['slack'], message: `is required: ${needing[0]}` });
+  problems.push(...escalationProblems(destinations));
+  const routes = Array.isArray(config['routes']) ? config['routes'] : [];
+  for (const [r, route] of routes.entries()) {
+    const to = asRecord(route)['to'];
+    for (const [t, name] of (Array.isArray(to) ? to : []).entries()) {
+      if (typeof name === 'string' && name !== '' && !Object.hasOwn(destinations, name)) {
+        const hint = closestKey(name, Object.keys(destinations));
+        problems.push({
+          path: ['routes', r, 'to', t],
+          message: `names "${name}", which is not a destination${hint ? `; did you mean "${hint}"?` : ''}`,
+        });
       }
     }
   }
@@ -205,24 +246,7 @@ export const relayConfigSchema = z
   })
   .check(
     z.superRefine((config, ctx) => {
-      if (!config.destinations['default']) {
-        ctx.addIssue({ code: 'custom', path: ['destinations', 'default'], message: 'is required' });
-      }
-      const needing = Object.entries(config.destinations).flatMap(([name, d]) => {
-        const reason = (kindOf(d) as DestinationKind<object>).needsApp?.(d);
-        return reason ? [`destination "${name}" ${reason}`] : [];
-      });
-      if (needing[0] && !config.slack) ctx.addIssue({ code: 'custom', path: ['slack'], message: `is required: ${needing[0]}` });
-      for (const { path, message } of escalationProblems(config.destinations)) ctx.addIssue({ code: 'custom', path, message });
-      for (const [r, route] of config.routes.entries()) {
-        for (const [t, name] of route.to.entries()) {
-          if (!Object.hasOwn(config.destinations, name)) {
-            const hint = closestKey(name, Object.keys(config.destinations));
-            const message = `names "${name}", which is not a destination${hint ? `; did you mean "${hint}"?` : ''}`;
-            ctx.addIssue({ code: 'custom', path: ['routes', r, 'to', t], message });
-          }
-        }
-      }
+      for (const { path, message } of referenceProblems(config)) ctx.addIssue({ code: 'custom', path, message });
     }),
   );
 

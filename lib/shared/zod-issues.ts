@@ -22,7 +22,7 @@ interface SchemaNode {
   _zod: { def: Record<string, unknown> & { type: string } };
 }
 
-const joinPath = (path: ReadonlyArray<PropertyKey>) => (path.length > 0 ? path.map(String).join('.') : '(root)');
+export const joinPath = (path: ReadonlyArray<PropertyKey>) => (path.length > 0 ? path.map(String).join('.') : '(root)');
 
 /** A problem at its path as a list of keys, for validations that nest one schema's problems in another's. */
 export interface PathProblem {

@@ -533,6 +533,17 @@ describe.skipIf(!moto)('npm run deploy', () => {
     expect(result.err).toContain('to deploy with another configuration file, run sam deploy yourself');
   });
 
+  it('without AWS credentials it says so before asking anything: no question, nothing saved', async () => {
+    const { dir, env } = await project();
+    const { AWS_ACCESS_KEY_ID: _id, AWS_SECRET_ACCESS_KEY: _key, ...withoutKeys } = env as Record<string, string>;
+    const result = await runScript('deploy.ts', [], { ...withoutKeys, AWS_EC2_METADATA_DISABLED: 'true' }, dir);
+    expect(result.code).toBe(2);
+    expect(result.err).toContain('No AWS credentials were found');
+    expect(result.out + result.err).not.toContain('Stack name');
+    expect(result.out + result.err).not.toContain('webhook');
+    expect(existsSync(join(dir, 'samconfig.toml'))).toBe(false);
+  });
+
   it('without the SAM CLI it says how to get it, before asking anything', async () => {
     const result = await runScript('deploy.ts', [], { SAM_CLI: '/nonexistent/sam' });
     expect(result.code).toBe(2);

@@ -1,10 +1,12 @@
 // `npm start` checks its configuration before it listens: each problem names the file (or
 // secret) and the path, and the server stops instead of failing at the first request.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { awsEnvironment, createSecret, motoUrl, secretsClient } from '../helpers/aws.js';
-import { runDevServerToExit } from '../helpers/dev-server.js';
+import { root, runDevServerToExit, startDevServer } from '../helpers/dev-server.js';
 
 const SLACK_URL = 'https://hooks.slack.com/services/T000/B000/XXXX';
 // No AWS at all: no region, no credentials, no profile, no instance metadata.
@@ -93,5 +95,42 @@ describe('npm start refuses a configuration it could not use', () => {
     const result = await runDevServerToExit({ env: { RELAY_CONFIG_SECRET_ID: secretId, ...awsEnvironment(url) } });
     expectStoppedBeforeListening(result);
     expect(result.output).toContain(`secret ${secretId}: destinations.default: is required`);
+  });
+});
+
+describe('npm start with the embedded default configuration', () => {
+  it('leaves no folder of its own behind when it is stopped', async () => {
+    const tmp = await mkdtemp(join(tmpdir(), 'relay-tmpdir-'));
+    const own = () => readdirSync(tmp).filter((name) => name.startsWith('cost-alert-relay-'));
+    // Its temporary folders go where TMPDIR says; the test's own working directory is elsewhere.
+    const server = await startDevServer({ env: { TMPDIR: tmp } });
+    try {
+      expect(own()).toHaveLength(1);
+    } finally {
+      server.stop();
+    }
+    const deadline = Date.now() + 10_000;
+    while (own().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(own()).toEqual([]);
+  });
+});
+
+describe('one name for a relay configuration file', () => {
+  it('npm start points out relay-config.json, the name older docs gave config pull’s file, and the docs use relay.config.json', async () => {
+    const server = await startDevServer({ prepare: (cwd) => writeFile(join(cwd, 'relay-config.json'), '{}') });
+    try {
+      expect(server.output()).toContain('npm start reads relay.config.json (with a dot); relay-config.json is here but not read');
+      expect(server.output()).toContain('embedded default');
+    } finally {
+      server.stop();
+    }
+    const docs = readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md'));
+    const commands = docs.flatMap((file) =>
+      readFileSync(join(root, 'docs', file), 'utf8')
+        .split('\n')
+        .filter((line) => line.includes('relay-config.json') && !line.includes('older docs'))
+        .map((line) => `${file}: ${line.trim()}`),
+    );
+    expect(commands).toEqual([]);
   });
 });

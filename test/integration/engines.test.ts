@@ -1,14 +1,15 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { lowestAllowed as lowestOf } from '../../scripts/check-node.mjs';
 
 const root = new URL('../../', import.meta.url);
 const packageJson = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { engines: { node: string } };
 
-/** The lowest version `>=X.Y.Z` allows, as numbers. */
+/** The lowest version `>=X.Y.Z` allows, as numbers: the same reading npm start's check makes. */
 function lowestAllowed(range: string): number[] {
-  const match = /^>=\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?$/.exec(range.trim());
-  if (!match) throw new Error(`engines.node is not a plain lower bound: ${range}`);
-  return [Number(match[1]), Number(match[2] ?? 0), Number(match[3] ?? 0)];
+  const lowest = lowestOf(range);
+  if (!lowest) throw new Error(`engines.node is not a plain lower bound: ${range}`);
+  return lowest;
 }
 const atLeast = (version: number[], floor: number[]) => {
   for (let i = 0; i < floor.length; i++) if ((version[i] ?? 0) !== floor[i]) return (version[i] ?? 0) > (floor[i] ?? 0);

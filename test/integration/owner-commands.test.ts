@@ -72,6 +72,15 @@ describe('checking the routing by cost center before an anomaly happens', () => 
     const bad = await run('config.ts', ['explain', join(dir, 'relay.json'), join(dir, 'bad-delivery.json')]);
     expect(bad.code).toBe(1);
     expect(bad.out).toContain('metadata.object_type');
+    expect(bad.out).toContain('(it answers 422)');
+    // A body that is not JSON is answered 400 by the relay, and explain says so.
+    const notJson = await run('config.ts', ['explain', join(dir, 'relay.json'), join(root, 'events/bad/not-json.txt')]);
+    expect(notJson.code).toBe(1);
+    expect(notJson.out).toContain('(it answers 400): it is not valid JSON');
+    // Its hint names explain, not another command.
+    const noFile = await run('config.ts', ['explain']);
+    expect(noFile.out).toContain('npm run config -- explain relay.config.json events/anomaly-alert.json');
+    expect(noFile.out).not.toContain('-- validate');
     for (const secret of SECRETS) expect(routed.out + unknown.out + bad.out).not.toContain(secret);
   });
 

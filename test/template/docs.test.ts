@@ -126,6 +126,26 @@ describe('the documentation', () => {
     expect(found.filter((f) => f.fragment).length).toBeGreaterThanOrEqual(4);
   });
 
+  it('the README names every tool without which CI fails the run, and .ci/run installs each', () => {
+    // What the tests require in CI (`... is required in CI`), found where they say so.
+    const testFiles = (dir: string): string[] =>
+      readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) =>
+        entry.isDirectory() ? testFiles(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
+      );
+    const required = new Set<string>();
+    for (const file of testFiles('test')) {
+      for (const match of readFileSync(join(root, file), 'utf8').matchAll(/(\w[\w-]*) is required in CI/g))
+        required.add(match[1] as string);
+    }
+    expect([...required].sort()).toEqual(['Chromium', 'cfn-lint', 'moto_server']);
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const ci = readFileSync(join(root, '.ci/run'), 'utf8');
+    for (const tool of required) {
+      expect(readme, tool).toContain(tool.toLowerCase() === 'chromium' ? 'Chromium' : `\`${tool}\``);
+      expect(ci.toLowerCase(), tool).toContain(tool.toLowerCase());
+    }
+  });
+
   it.each(pages)('%s links only to files and headings that exist', (page) => {
     const text = readFileSync(join(root, page), 'utf8').replace(/```[\s\S]*?```/g, '');
     const broken: string[] = [];

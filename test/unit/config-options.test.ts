@@ -84,6 +84,8 @@ describe('escalate and summary, on any destination', () => {
     ]);
     expect(problemsOf({ default: { url: slack('a'), escalate: { afterMinutes: 5, to: 'x', after: 1 } } })).toEqual([
       { path: 'destinations.default.escalate.after', problem: expect.stringMatching(/^unknown key/) },
+      // Listed in the same run: `to` names no destination either.
+      { path: 'destinations.default.escalate.to', problem: 'names "x", which is not a destination' },
     ]);
   });
 });

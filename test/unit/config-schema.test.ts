@@ -40,6 +40,32 @@ describe('relay configuration', () => {
     expect(paths).toEqual(expect.arrayContaining(['auth.basic', 'destinations.default', 'routes.0.to.0']));
   });
 
+  it('lists every problem in one run: a wrong part and what the parts say of each other, a pager’s summary and its key', () => {
+    const problems = problemsOf({
+      auth: { method: 'basc' },
+      destinations: {
+        default: { url: 'http://example.com/x' },
+        pd: { type: 'pagerduty', routingKey: 'short', summary: { weekday: 'monday', hour: 9 } },
+        app: { channel: 'C0123ABCD' },
+        storm: { url, group: { waitSeconds: 5 }, escalate: { afterMinutes: 30, to: 'oncal' } },
+      },
+      routes: [{ when: { objectTyp: ['anomaly_alert'] }, to: ['finops'] }],
+    });
+    expect(problems.map((p) => p.path).sort()).toEqual(
+      [
+        'auth.method',
+        'destinations.default.url',
+        'destinations.pd.routingKey',
+        'destinations.pd.summary',
+        'destinations.storm.group.waitSeconds',
+        'destinations.storm.escalate.to',
+        'routes.0.when.objectTyp',
+        'routes.0.to.0',
+        'slack',
+      ].sort(),
+    );
+  });
+
   it('refuses plain http to other hosts, untrusted mention forms and bad header names', () => {
     const paths = problemsOf({
       auth: {
