@@ -1,5 +1,6 @@
-import { awsJsonClient, DYNAMODB, SECRETS_MANAGER } from '../aws/json-client.js';
+import { DYNAMODB, SECRETS_MANAGER } from '../aws/json-client.js';
 import { DYNAMODB_LIMITS, SECRETS_MANAGER_READ_LIMITS } from '../aws/limits.js';
+import { type AwsPorts, jsonClientFor } from '../aws/ports.js';
 import type { ChatService } from '../chat/service.js';
 import { configSourceFor, createRelayConfigStore } from '../config/store.js';
 import { coldStartTracker, createLogger, type Logger, logLevelFrom } from '../log/logger.js';
@@ -30,6 +31,8 @@ export interface TriageWiringOptions {
   /** A key given directly, for npm start; never read from the relay configuration. */
   tokenKey?: string;
   now?: () => number;
+  /** Where AWS calls go; AWS itself by default (the simulation gives stand-ins). */
+  aws?: AwsPorts;
 }
 
 export type TriageFunction = (request: TriageRequest, budget: InvocationBudget, requestId?: string) => Promise<TriageAnswer>;
@@ -51,17 +54,17 @@ export function createTriageFromEnvironment(
   const transport = options.transport ?? fetchOverNodeHttp;
   const now = options.now ?? Date.now;
   const config = createRelayConfigStore({
-    source: configSourceFor(settings.RELAY_CONFIG_SECRET_ID, log, false),
+    source: configSourceFor(settings.RELAY_CONFIG_SECRET_ID, log, false, options.aws),
     ttlSeconds: 300,
     logger: log,
   });
-  const secrets = awsJsonClient(SECRETS_MANAGER, { limits: SECRETS_MANAGER_READ_LIMITS });
+  const secrets = jsonClientFor(SECRETS_MANAGER, SECRETS_MANAGER_READ_LIMITS, options.aws);
   const readKey = settings.TRIAGE_KEY_SECRET_ID ? triageKeyReader(secrets, settings.TRIAGE_KEY_SECRET_ID) : undefined;
   const tokenKey = async (signal: AbortSignal) => options.tokenKey ?? readKey?.(signal);
   const store =
     options.store ??
     (settings.DEDUP_TABLE_NAME
-      ? dynamoTriageStore(awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }), settings.DEDUP_TABLE_NAME)
+      ? dynamoTriageStore(jsonClientFor(DYNAMODB, DYNAMODB_LIMITS, options.aws), settings.DEDUP_TABLE_NAME)
       : memoryTriageStore());
   const currentConfig = async () => (await config.current()).config;
   const services = createChatServices(transport, settings);
