@@ -38,6 +38,8 @@ export interface SeedResult {
   line: string;
   /** The last events of a violation's anomaly, for its report. */
   eventsOf(anomaly: number): Array<{ at: number; text: string }>;
+  /** Everything the run recorded, for a closer look at a seed. */
+  history: History;
 }
 
 export interface SeedOptions {
@@ -409,7 +411,7 @@ async function simulate(
   };
   const hex = trace.digest('hex');
   const line = `seed ${seed}: trace ${hex}, alerts ${counts.alerts}, faults ${counts.faults}, triage ${counts.triage}, escalations ${counts.escalations}, group closings ${counts.groupClosings}, summaries ${counts.summaries}, directory runs ${counts.directoryRuns}, violations ${violations.length}`;
-  return { seed, trace: hex, counts, violations, line, eventsOf: (anomaly) => eventsOf(history, anomaly) };
+  return { seed, trace: hex, counts, violations, line, eventsOf: (anomaly) => eventsOf(history, anomaly), history };
 }
 
 /** The anomaly a post names: the workload's titles carry its number. */
