@@ -75,8 +75,11 @@ export interface SimClock {
 const realSetImmediate = globalThis.setImmediate;
 const yieldToMicrotasks = () => new Promise<void>((resolve) => realSetImmediate(resolve));
 
-/** Installs simulated time in this process, starting at `start` (epoch ms). */
-export function installClock(start: number): SimClock {
+/**
+ * Installs simulated time in this process, starting at `start` (epoch ms), and `Math.random` from
+ * the seed (backoffs and jitter draw from it).
+ */
+export function installClock(start: number, random: () => number): SimClock {
   const original = {
     Date: globalThis.Date,
     setTimeout: globalThis.setTimeout,
@@ -85,6 +88,7 @@ export function installClock(start: number): SimClock {
     clearInterval: globalThis.clearInterval,
     performanceNow: performance.now.bind(performance),
     abortTimeout: AbortSignal.timeout,
+    random: Math.random,
   };
   let now = start;
   let seq = 0;
@@ -167,6 +171,7 @@ export function installClock(start: number): SimClock {
   globalThis.clearTimeout = clear as typeof clearTimeout;
   globalThis.clearInterval = clear as typeof clearInterval;
   performance.now = () => now - start;
+  Math.random = random;
   AbortSignal.timeout = (ms: number) => {
     const controller = new AbortController();
     schedule(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), ms, [], false);
@@ -213,6 +218,7 @@ export function installClock(start: number): SimClock {
       globalThis.clearInterval = original.clearInterval;
       performance.now = original.performanceNow;
       AbortSignal.timeout = original.abortTimeout;
+      Math.random = original.random;
     },
   };
 }

@@ -1,4 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
+import { globSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DYNAMODB, SECRETS_MANAGER } from '../lib/aws/json-client.js';
 import { EVENTBRIDGE } from '../lib/notify/eventbridge/lazy-eventbridge-post.js';
 import { declaredTableShape } from './aws/declared-table.js';
@@ -40,6 +43,8 @@ export interface SeedResult {
   eventsOf(anomaly: number): Array<{ at: number; text: string }>;
   /** Everything the run recorded, for a closer look at a seed. */
   history: History;
+  /** The events the trace hashes, in order. */
+  traceLines: string[];
 }
 
 export interface SeedOptions {
@@ -55,11 +60,25 @@ const DRAIN_MS = 2 * DAY_MS;
 
 const BASE_RATES: FaultRates = { throttle: 0.01, unavailable: 0.01, hang: 0.003, late: 0.003, lost: 0.003 };
 
+/**
+ * Every module our code loads with import(), loaded before the clock starts: a first import reads
+ * files (real I/O, real time), which would make the order of events depend on the disk. Once
+ * loaded, an import() settles in promise jobs alone, the same way every run.
+ */
+let preloaded: Promise<unknown> | undefined;
+function preload(): Promise<unknown> {
+  const lib = fileURLToPath(new URL('../lib/', import.meta.url));
+  const lazy = globSync('**/lazy-*.ts', { cwd: lib }).sort();
+  preloaded ??= Promise.all([...lazy.map((file) => import(pathToFileURL(join(lib, file)).href)), import('@aws-sdk/client-sqs')]);
+  return preloaded;
+}
+
 export async function runSeed(seed: number, options: SeedOptions): Promise<SeedResult> {
+  await preload();
   const random = seeded(seed);
   const workload = drawWorkload(random.fork('workload'), options.days);
   const faultsOn = options.faults !== false;
-  const clock = installClock(START - 3_600_000);
+  const clock = installClock(START - 3_600_000, random.fork('math').next);
   try {
     return await simulate(seed, workload, random, faultsOn, clock);
   } finally {
@@ -76,7 +95,13 @@ async function simulate(
 ): Promise<SeedResult> {
   const now = () => Date.now();
   const trace = createHash('sha256');
-  const record = (line: string) => trace.update(`${now()} ${line}\n`);
+  const traceLines: string[] = [];
+  const record = (line: string) => {
+    const entry = `${now()} ${line}`;
+    traceLines.push(entry);
+    trace.update(`${entry}\n`);
+  };
+  (globalThis as { __simTrace?: (line: string) => void }).__simTrace = record;
   const drainFrom = workload.end;
 
   // --- the world ----------------------------------------------------------------------------
@@ -411,7 +436,7 @@ async function simulate(
   };
   const hex = trace.digest('hex');
   const line = `seed ${seed}: trace ${hex}, alerts ${counts.alerts}, faults ${counts.faults}, triage ${counts.triage}, escalations ${counts.escalations}, group closings ${counts.groupClosings}, summaries ${counts.summaries}, directory runs ${counts.directoryRuns}, violations ${violations.length}`;
-  return { seed, trace: hex, counts, violations, line, eventsOf: (anomaly) => eventsOf(history, anomaly), history };
+  return { seed, trace: hex, counts, violations, line, eventsOf: (anomaly) => eventsOf(history, anomaly), history, traceLines };
 }
 
 /** The anomaly a post names: the workload's titles carry its number. */

@@ -169,6 +169,7 @@ export function simPlatform(options: { now: () => number; faults: FaultPlan; lat
     const body = typeof init?.body === 'string' ? init.body : '';
     const endpoint = url.pathname.replace(/\/[^/]*\d[^/]*$/, '/:id');
     requests.set(endpoint, (requests.get(endpoint) ?? 0) + 1);
+    (globalThis as { __simTrace?: (line: string) => void }).__simTrace?.(`platform ${method} ${url.pathname} ${url.search}`);
     const fault = options.faults.next(`platform:${endpoint}`);
     if (fault !== 'none') faultCount += 1;
     if (fault === 'hang') {
