@@ -147,7 +147,9 @@ export function checkInvariants(history: History): Violation[] {
           anomaly: answer.alert.anomaly,
         });
       }
-      for (const name of queued) {
+      // A re-send of an alert that waits already is held by what holds the original.
+      const duplicates = new Set((answer.body['duplicate'] as string[] | undefined) ?? []);
+      for (const name of queued.filter((n) => !duplicates.has(n))) {
         const marker = new RegExp(`\\b${markerOf(answer.alert)}\\b`);
         const held = (history.sentMessages ?? []).some(
           (m) => m.at <= answer.at && m.attributes['destination'] === name && marker.test(m.body),
