@@ -37,21 +37,25 @@ const consoleBase = `http://127.0.0.1:${port}/console`;
 // The default shows both kinds of Slack destination: an incoming webhook, and a Slack app
 // channel whose message is edited and threaded as an anomaly's follow-ups arrive; a team
 // reached through its cost center, as the sample owners file names it; and a weekly summary.
-const choice = await chooseConfiguration(process.env, () => ({
-  auth: { method: 'none' },
-  slack: { botToken: 'xoxb-console-local' },
-  destinations: {
-    default: { url: `${consoleBase}/slack`, summary: { weekday: 'monday', hour: 9 } },
-    'slack-app': { channel: 'CCONSOLE01' },
-    'data-platform': { type: 'teams', url: `${consoleBase}/teams` },
-  },
-  routes: [{ to: ['default', 'slack-app'] }, { when: { costCenter: ['Data Platform'] }, to: ['data-platform'] }],
-}));
-// The embedded default's file lives in a folder of its own, which goes when npm start does:
-// at its end however it comes, Ctrl-C and a kill included.
-if (choice.temporaryDir) {
-  const dir = choice.temporaryDir;
-  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+const choice = await chooseConfiguration(
+  process.env,
+  () => ({
+    auth: { method: 'none' },
+    slack: { botToken: 'xoxb-console-local' },
+    destinations: {
+      default: { url: `${consoleBase}/slack`, summary: { weekday: 'monday', hour: 9 } },
+      'slack-app': { channel: 'CCONSOLE01' },
+      'data-platform': { type: 'teams', url: `${consoleBase}/teams` },
+    },
+    routes: [{ to: ['default', 'slack-app'] }, { when: { costCenter: ['Data Platform'] }, to: ['data-platform'] }],
+  }),
+  port,
+);
+// The embedded default's file goes when npm start does, at its end however it comes (Ctrl-C, a
+// kill). One killed too hard to remove it leaves that one file, which the next start reuses.
+if (choice.temporaryFile) {
+  const file = choice.temporaryFile;
+  process.on('exit', () => rmSync(file, { force: true }));
   const codes = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 } as const;
   for (const [signal, code] of Object.entries(codes)) process.once(signal, () => process.exit(code));
 }
