@@ -292,7 +292,7 @@ describe.skipIf(!moto)('escalation: relay, delivery-retry and triage bundles aga
     expect(retry.output()).toContain('"reason":"replaced"');
   });
 
-  it('a relay whose escalation code cannot load answers for the alert it posted, and loads the code again with the next alert', async () => {
+  it("a relay whose escalation code cannot load posts the alert and answers 503; the platform's re-send sets the wait and posts nothing again", async () => {
     const copy = join(mkdtempSync(join(tmpdir(), 'escalation-relay-')), 'webhook-relay');
     cpSync(fileURLToPath(new URL('../../dist/webhook-relay', import.meta.url)), copy, { recursive: true });
     const chunk = join(copy, 'lazy-escalation-relay.mjs');
@@ -303,16 +303,36 @@ describe.skipIf(!moto)('escalation: relay, delivery-retry and triage bundles aga
       broken.invoke<Answer>(event({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(message(title, 'up 25%')) }), {
         timeoutMs: 15_000,
       });
+    const title = 'Lambda spend rose';
+    const waiting = () => jobsSentBy('relay').filter((j) => j.job.message.payload.title === title);
     try {
       const posted = slack.accepted(FINOPS_PATH).length;
-      expect((await post('Lambda spend rose')).statusCode).toBe(200);
+      const first = await post(title);
+      expect([first.statusCode, first.headers['retry-after']]).toEqual([503, '30']);
+      expect(JSON.parse(first.body)).toMatchObject({
+        error: 'escalation_unscheduled',
+        destinations: ['finops'],
+        failed: [{ name: 'finops', class: 'retryable', reason: 'escalation_unscheduled' }],
+        delivered: ['finops'],
+      });
       expect(slack.accepted(FINOPS_PATH)).toHaveLength(posted + 1);
       expect(broken.output()).toContain('escalation could not be scheduled');
-      expect(jobsSentBy('relay').filter((j) => j.job.message.payload.title === 'Lambda spend rose')).toEqual([]);
+      expect(broken.output()).toMatch(/"outcome":"unscheduled"[^\n]*"Escalations":1/);
+      expect(waiting()).toEqual([]);
+      const id = anomalyRecordId(message(title, ''), 'finops');
+      const firstSeen = Number((await item(id))['firstSeen']?.N);
+      expect((await item(id))['escalationUnscheduled']).toEqual({ N: String(firstSeen) });
 
       writeFileSync(chunk, code);
-      expect((await post('Glue spend rose')).statusCode).toBe(200);
-      expect(jobsSentBy('relay').filter((j) => j.job.message.payload.title === 'Glue spend rose')).toHaveLength(1);
+      const again = await post(title);
+      expect(again.statusCode).toBe(200);
+      expect(JSON.parse(again.body)).toMatchObject({ duplicate: ['finops'] });
+      expect(slack.accepted(FINOPS_PATH)).toHaveLength(posted + 1);
+      expect(waiting().map((j) => j.job)).toEqual([expect.objectContaining({ from: 'finops', firstSeen, updates: 0 })]);
+      expect((await item(id))['escalationUnscheduled']).toBeUndefined();
+      // Set once: a further re-send is a plain duplicate.
+      expect((await post(title)).statusCode).toBe(200);
+      expect(waiting()).toHaveLength(1);
     } finally {
       await broken.stop();
       rmSync(copy, { recursive: true, force: true });
