@@ -79,6 +79,24 @@ describe('routes by cost center', () => {
     expect(ambiguousEntries(routes, routeFacts(message(), [ours]))).toEqual([]);
   });
 
+  it('say which entry matched nothing for a shared id once, with each way to name it instead', () => {
+    const routes = {
+      routes: [
+        { when: { objectType: ['anomaly_alert'] }, to: ['data'] },
+        { when: { costCenter: ['7', ' 7 '] }, to: ['data'] },
+        { when: { costCenter: ['7', 'Finance'] }, to: ['finance'] },
+      ],
+    };
+    const shared = [
+      { id: '7', name: 'Data', payer: '12345', idShared: true },
+      { id: '7', name: '', idShared: true },
+      { id: '7', name: 'Finance', idShared: true },
+    ];
+    // Each by its payer's form where the payer is known, else by its name (or, without one, its id); the route on "Finance" is no problem.
+    expect(ambiguousEntries(routes, routeFacts(message(), shared))).toEqual([{ entry: '7', instead: ['12345:7', '7', 'Finance'] }]);
+    expect(ambiguousEntries(routes, routeFacts(message()))).toEqual([]);
+  });
+
   it('are configuration: a list of names or ids, checked by path', () => {
     const problems = relayConfigSchema.safeParse({ ...config, routes: [{ when: { costCenter: [] }, to: ['data'] }] });
     expect(problems.success).toBe(false);
