@@ -1,5 +1,6 @@
-// Loaded with import() by the relay, with the first delivery of a configuration that routes by
-// cost center; bundled on its own (a lazy-*.ts module), so no other configuration parses it.
+// Loaded with import() by the relay, with the first delivery that needs an owner record (the
+// stack keeps the directory, or the configuration routes by cost center); bundled on its own (a
+// lazy-*.ts module), so a relay that needs neither never parses it.
 import type { AwsJsonCall } from '../aws/json-client.js';
 import type { Logger } from '../log/logger.js';
 import { type Metrics, ownerDirectoryUnavailableMetric } from '../metrics/metrics.js';
