@@ -20,7 +20,7 @@ import { memoryTriageStore } from '../lib/triage/store.js';
 import { CONSOLE_TYPES, consoleEnvironment, consolePathOf, createConsoles, loadKindTools } from './console-chat.js';
 import { chooseConfiguration, configurationProblems } from './dev-config.js';
 import { httpApiEvent } from './http-api-event.js';
-import { ownersFromFile } from './owners-source.js';
+import { OwnersFileError, ownersFromFile } from './owners-source.js';
 import { DeliveryLog, destinationsAt, type PostedAt } from './preview/deliveries.js';
 import { sampleWeek } from './preview/sample-summary.js';
 import { handlePreviewRequest, isPreviewPath } from './preview/server.js';
@@ -90,7 +90,14 @@ const triageStore = memoryTriageStore(Date.now, (id) => ledger.anomalies.get(id)
 const sessionKey = process.env['TRIAGE_KEY_SECRET_ID'] ? {} : { key: randomBytes(32).toString('hex') };
 // Routes by cost center read an owners file in place of the directory directory-sync keeps in AWS.
 const ownersFile = process.env['OWNERS_FILE'] ?? fileURLToPath(new URL('../events/owners/sample.json', import.meta.url));
-const owners = process.env['DEDUP_TABLE_NAME'] ? undefined : await ownersFromFile(ownersFile);
+const owners = process.env['DEDUP_TABLE_NAME']
+  ? undefined
+  : await ownersFromFile(ownersFile).catch((error: unknown) => {
+      if (!(error instanceof OwnersFileError)) throw error;
+      console.error(`npm start: the owners file cannot be used, so nothing listens (OWNERS_FILE, docs/owners.md#trying-it-locally):`);
+      console.error(error.message);
+      process.exit(1);
+    });
 const relay = createRelayFromEnvironment(process.env, {
   ...(owners ? { owners: owners.directory } : {}),
   localGroups: true,

@@ -29,6 +29,8 @@ export type MetricName =
   | 'TriageActions'
   /** Runs of directory-sync (dimension outcome); an alarm watches for a day without a succeeded one. */
   | 'DirectorySyncs'
+  /** The relay could not read an account's owner record: that alert was routed without cost centers. */
+  | 'OwnerDirectoryUnavailable'
   /** Anomalies escalated, and what else became of their waits (dimensions outcome, destinationType of where they waited). */
   | 'Escalations'
   /** Weekly summaries (dimensions outcome, destinationType). */
@@ -98,11 +100,15 @@ export const triageActionMetric = (action: string, destinationType: string): Met
 /**
  * succeeded: every payer read and every record written; continued: every payer it reached read and
  * written, the rest left for the next run, which starts where it stopped (an organisation larger
- * than one run's reach); partial: some confirmed, some skipped; failed: nothing confirmed.
+ * than one run's reach); partial: some confirmed, some skipped or cut; empty: no payer listed, or
+ * no list read named a linked account, so nothing was changed; failed: nothing confirmed.
  */
-export type DirectorySyncOutcome = 'succeeded' | 'continued' | 'partial' | 'failed';
+export const DIRECTORY_SYNC_OUTCOMES = ['succeeded', 'continued', 'partial', 'empty', 'failed'] as const;
+export type DirectorySyncOutcome = (typeof DIRECTORY_SYNC_OUTCOMES)[number];
 
 export const directorySyncMetric = (outcome: DirectorySyncOutcome): MetricPoint => count('DirectorySyncs', { outcome });
+
+export const ownerDirectoryUnavailableMetric = (): MetricPoint => count('OwnerDirectoryUnavailable', {});
 
 /**
  * scheduled: an opening started its wait; unscheduled: an opening's wait could not be set (the

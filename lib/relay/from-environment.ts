@@ -11,7 +11,7 @@ import { type AnomalyHeld, deliverOnce } from '../dedup/once.js';
 import { createDelivery, type Delivery, postTimeoutFrom } from '../delivery/deliver.js';
 import { createLogger, type Logger, logLevelFrom } from '../log/logger.js';
 import { metricsFromEnvironment } from '../metrics/emf.js';
-import { configurationUnavailableMetric, type Metrics } from '../metrics/metrics.js';
+import { configurationUnavailableMetric, type Metrics, ownerDirectoryUnavailableMetric } from '../metrics/metrics.js';
 import { type ChatServices, createChatServices, destinationType, groupWaitOf } from '../notify/kinds.js';
 import type { OwnerDirectory } from '../owners/directory.js';
 import type { OwnerLookup, OwnerLookupOptions } from '../owners/lazy-owners.js';
@@ -42,7 +42,7 @@ export interface WiringOptions {
   /** `npm start`: a triage link key made for the session, and the origin its links lead to (the local server). */
   triageKey?: string;
   origin?: string;
-  /** The owner directory when no table holds it (`npm start` reads an owners file); none by default. */
+  /** The owner directory when no table holds it (`npm start` reads an owners file, and then names cost centers as OWNER_ROUTING does); none by default. */
   owners?: OwnerDirectory;
 }
 
@@ -119,18 +119,20 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
       return false;
     }
   }
-  // The owner directory's code loads with the first delivery of a configuration that routes by cost center.
+  // The owner directory's code loads with the first delivery that needs it: the stack keeps the
+  // directory (OWNER_ROUTING), or the configuration routes by cost center.
   let lookup: Promise<OwnerLookup> | undefined;
   const ownerLookup =
     (where: Pick<OwnerLookupOptions, 'dynamo' | 'tableName' | 'directory'>) => async (accountId: string, budget: InvocationBudget) => {
       try {
         lookup ??= import('../owners/lazy-owners.js').then(({ createOwnerLookup }) =>
-          createOwnerLookup({ ...where, ttlSeconds: settings.RELAY_CONFIG_TTL_SECONDS, now, logger: log, errorReason }),
+          createOwnerLookup({ ...where, ttlSeconds: settings.RELAY_CONFIG_TTL_SECONDS, now, logger: log, metrics, errorReason }),
         );
         return await (await lookup)(accountId, budget);
       } catch (error) {
         lookup = undefined;
         log.warn('owner directory unavailable; routing without cost centers', { reason: errorReason(error) });
+        metrics.add(ownerDirectoryUnavailableMetric());
         return undefined;
       }
     };
@@ -156,6 +158,8 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
     ...(dynamo || options.owners
       ? { owners: ownerLookup({ dynamo, tableName: settings.DEDUP_TABLE_NAME, directory: options.owners }) }
       : {}),
+    // `npm start` with an owners file plays a stack that keeps the directory.
+    ownerRouting: settings.OWNER_ROUTING === 'Enabled' || options.owners !== undefined,
     logger: log,
     metrics,
     now,
