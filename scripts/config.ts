@@ -14,10 +14,12 @@ import { parseRelayConfig } from '../lib/config/load.js';
 import type { RelayConfig } from '../lib/config/schema.js';
 import { type WebhookMessage, webhookMessageSchema } from '../lib/message/schema.js';
 import { destinationType } from '../lib/notify/kinds.js';
-import { explainRoutes, routeFacts, routesByCostCenter } from '../lib/routing/route.js';
+import { ownerAccountIdOf } from '../lib/owners/account-id.js';
+import { ambiguousEntries, explainRoutes, routeFacts, routesByCostCenter } from '../lib/routing/route.js';
 import { parseJson } from '../lib/shared/json.js';
 import { describeIssues } from '../lib/shared/zod-issues.js';
 import { ownersFromFile, ownersFromStack } from './owners-source.js';
+import { costCenterLabel, lastRunText, recordAge } from './owners-text.js';
 import { awsClientOptions, awsErrorMessage, notJsonMessage, SecretContentError, stackOutputs, UsageError } from './stack.js';
 import { guardUnexpectedErrors, unexpectedErrorMessage } from './unexpected.js';
 
@@ -37,7 +39,8 @@ const USAGE = `usage:
   npm run config -- explain <file> <delivery.json> [--owners FILE | --stack NAME] [--region REGION]
       Says which destinations the delivery would reach under the configuration in <file>, and which
       route (or default) sends it to each, without posting anything. Cost-center routes need the
-      account's cost centers: from an owners file, or the deployed stack's owner directory.
+      account's cost centers: from an owners file, or the deployed stack's owner directory (then
+      also how old the account's record is and how directory-sync's last run ended).
 
 --stack NAME reads the secret's ARN from the stack's RelayConfigSecretArn output (explain: the
 stack's owner directory instead).
@@ -242,8 +245,8 @@ async function pull(values: ReturnType<typeof parse>['values']): Promise<number>
   }
 }
 
-/** The delivery a file holds, validated as the relay validates one; its problems by path, never a value. */
-async function readDelivery(file: string | undefined): Promise<WebhookMessage> {
+/** The delivery a file holds, validated as the relay validates one, and its JSON as it came; its problems by path, never a value. */
+async function readDelivery(file: string | undefined): Promise<{ message: WebhookMessage; received: unknown }> {
   if (!file) throw new UsageError('Which delivery? For example: npm run config -- explain relay.config.json events/anomaly-alert.json');
   let text: string;
   try {
@@ -259,7 +262,7 @@ async function readDelivery(file: string | undefined): Promise<WebhookMessage> {
     const problems = describeIssues(parsed.error).map((p) => `  ${p.path}: ${p.problem}`);
     throw new InvalidFileError(`${file} is not a delivery the relay would take (it answers 422):\n${problems.join('\n')}`);
   }
-  return parsed.data;
+  return { message: parsed.data, received: json.ok ? json.value : undefined };
 }
 
 async function explain(
@@ -268,7 +271,7 @@ async function explain(
   values: ReturnType<typeof parse>['values'],
 ): Promise<number> {
   const { config } = await readConfigFile(file, 'explain');
-  const message = await readDelivery(deliveryFile);
+  const { message, received } = await readDelivery(deliveryFile);
   if (values.owners && values.stack) throw new UsageError('Give --owners or --stack, not both.');
   const owners = values.owners
     ? await ownersFromFile(values.owners)
@@ -276,14 +279,29 @@ async function explain(
       ? await ownersFromStack(values.stack, values.region)
       : undefined;
   const byCostCenter = routesByCostCenter(config);
-  const accountId = message.payload.account_id?.trim();
-  const record = byCostCenter && owners && accountId ? await owners.directory.read(accountId) : undefined;
-  const facts = routeFacts(message, record?.costCenters);
-  const centers = record?.costCenters.map((c) => `${c.name || c.id} (${c.id})`).join(', ');
-  console.log(`${deliveryFile}: ${facts.objectType}, cloud ${facts.cloudProvider ?? 'none'}, account ${accountId ?? 'none'}`);
+  // Looked up as the relay looks it up: an AWS id sent as a number gets its leading zeros back.
+  const payload = (received as { payload?: { account_id?: unknown; cloud_provider_type?: unknown } }).payload;
+  const accountId = ownerAccountIdOf(payload?.account_id, payload?.cloud_provider_type);
+  const [record, lastRun] = await Promise.all([
+    byCostCenter && owners && accountId ? owners.directory.read(accountId) : undefined,
+    byCostCenter ? owners?.lastRun?.() : undefined,
+  ]);
+  const facts = routeFacts(message, record?.routing.length ? record.routing : undefined);
+  const shownAccount =
+    accountId !== undefined && accountId !== facts.accountId ? `${facts.accountId} (looked up as ${accountId})` : accountId;
+  console.log(`${deliveryFile}: ${facts.objectType}, cloud ${facts.cloudProvider ?? 'none'}, account ${shownAccount ?? 'none'}`);
   if (byCostCenter) {
     const where = owners ? owners.label : 'no owner directory (give --owners FILE or --stack NAME)';
-    console.log(`cost centers: ${centers ?? `none known, from ${where}: cost-center routes do not match`}`);
+    const centers = facts.costCenters?.map(costCenterLabel).join(', ');
+    const age = record?.readAt === undefined ? '' : ` (${recordAge(record.readAt)})`;
+    console.log(`cost centers: ${centers ? `${centers}${age}` : `none known, from ${where}: cost-center routes do not match`}`);
+    if (owners?.lastRun) console.log(lastRunText(lastRun));
+    for (const { entry, instead } of ambiguousEntries(config, facts)) {
+      console.log(
+        `note: costCenter "${entry}" is an id that more than one payer gives a cost center, so by itself it matches none; ` +
+          `name it with its payer's account key (${instead.join(' or ')}) or by its name`,
+      );
+    }
   }
   console.log('reaches:');
   for (const { destination, routes } of explainRoutes(config, facts)) {

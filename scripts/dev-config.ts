@@ -2,7 +2,7 @@
 // check a typo, a missing file or a forgotten `file:` shows only at the first request, as an
 // error code without the file or the path that is wrong.
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ConfigInvalidError } from '../lib/config/errors.js';
@@ -18,12 +18,12 @@ export interface ConfigChoice {
   label: string;
   /** The `configuration:` line printed once the server listens. */
   description: string;
-  /** A folder made for the embedded default's file, removed when `npm start` ends. */
-  temporaryDir?: string;
+  /** The file written for the embedded default, removed when `npm start` ends. */
+  temporaryFile?: string;
 }
 
 /** RELAY_CONFIG_SECRET_ID first, then relay.config.json in the working directory, then the embedded default. */
-export async function chooseConfiguration(env: NodeJS.ProcessEnv, embeddedDefault: () => object): Promise<ConfigChoice> {
+export async function chooseConfiguration(env: NodeJS.ProcessEnv, embeddedDefault: () => object, port: number): Promise<ConfigChoice> {
   const fromEnv = env['RELAY_CONFIG_SECRET_ID'];
   if (fromEnv) {
     const description = `RELAY_CONFIG_SECRET_ID=${fromEnv}`;
@@ -36,14 +36,15 @@ export async function chooseConfiguration(env: NodeJS.ProcessEnv, embeddedDefaul
   if (existsSync(resolve('relay-config.json'))) {
     console.error('npm start reads relay.config.json (with a dot); relay-config.json is here but not read. Rename it to use it.');
   }
-  const dir = await mkdtemp(join(tmpdir(), 'cost-alert-relay-'));
-  const file = join(dir, 'relay.config.json');
-  await writeFile(file, JSON.stringify(embeddedDefault(), null, 2));
+  // One file per port, written anew at each start: an npm start that was killed before it could
+  // remove it leaves one file that the next start on that port takes over, never a pile of them.
+  const file = join(tmpdir(), `cost-alert-relay-embedded-${port}.json`);
+  await writeFile(file, JSON.stringify(embeddedDefault(), null, 2), { mode: 0o600 });
   return {
     secretId: `file:${file}`,
     label: 'embedded default configuration',
     description: 'embedded default (no authentication, messages printed here instead of posted)',
-    temporaryDir: dir,
+    temporaryFile: file,
   };
 }
 

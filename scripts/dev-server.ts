@@ -20,7 +20,7 @@ import { memoryTriageStore } from '../lib/triage/store.js';
 import { CONSOLE_TYPES, consoleEnvironment, consolePathOf, createConsoles, loadKindTools } from './console-chat.js';
 import { chooseConfiguration, configurationProblems } from './dev-config.js';
 import { httpApiEvent } from './http-api-event.js';
-import { ownersFromFile } from './owners-source.js';
+import { OwnersFileError, ownersFromFile } from './owners-source.js';
 import { DeliveryLog, destinationsAt, type PostedAt } from './preview/deliveries.js';
 import { sampleWeek } from './preview/sample-summary.js';
 import { handlePreviewRequest, isPreviewPath } from './preview/server.js';
@@ -37,21 +37,30 @@ const consoleBase = `http://127.0.0.1:${port}/console`;
 // The default shows both kinds of Slack destination: an incoming webhook, and a Slack app
 // channel whose message is edited and threaded as an anomaly's follow-ups arrive; a team
 // reached through its cost center, as the sample owners file names it; and a weekly summary.
-const choice = await chooseConfiguration(process.env, () => ({
-  auth: { method: 'none' },
-  slack: { botToken: 'xoxb-console-local' },
-  destinations: {
-    default: { url: `${consoleBase}/slack`, summary: { weekday: 'monday', hour: 9 } },
-    'slack-app': { channel: 'CCONSOLE01' },
-    'data-platform': { type: 'teams', url: `${consoleBase}/teams` },
-  },
-  routes: [{ to: ['default', 'slack-app'] }, { when: { costCenter: ['Data Platform'] }, to: ['data-platform'] }],
-}));
-// The embedded default's file lives in a folder of its own, which goes when npm start does:
-// at its end however it comes, Ctrl-C and a kill included.
-if (choice.temporaryDir) {
-  const dir = choice.temporaryDir;
-  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+const choice = await chooseConfiguration(
+  process.env,
+  () => ({
+    auth: { method: 'none' },
+    slack: { botToken: 'xoxb-console-local' },
+    destinations: {
+      default: { url: `${consoleBase}/slack`, summary: { weekday: 'monday', hour: 9 } },
+      'slack-app': { channel: 'CCONSOLE01' },
+      'data-platform': { type: 'teams', url: `${consoleBase}/teams` },
+    },
+    routes: [{ to: ['default', 'slack-app'] }, { when: { costCenter: ['Data Platform'] }, to: ['data-platform'] }],
+  }),
+  port,
+);
+// The embedded default's file goes when npm start does, at its end however it comes (Ctrl-C, a
+// kill). One killed too hard to remove it leaves that one file, which the next start reuses.
+// Only a server that listened removes it: a second start on a busy port shares the first one's
+// file, and must leave it to the server that reads it.
+let listening = false;
+if (choice.temporaryFile) {
+  const file = choice.temporaryFile;
+  process.on('exit', () => {
+    if (listening) rmSync(file, { force: true });
+  });
   const codes = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 } as const;
   for (const [signal, code] of Object.entries(codes)) process.once(signal, () => process.exit(code));
 }
@@ -81,7 +90,14 @@ const triageStore = memoryTriageStore(Date.now, (id) => ledger.anomalies.get(id)
 const sessionKey = process.env['TRIAGE_KEY_SECRET_ID'] ? {} : { key: randomBytes(32).toString('hex') };
 // Routes by cost center read an owners file in place of the directory directory-sync keeps in AWS.
 const ownersFile = process.env['OWNERS_FILE'] ?? fileURLToPath(new URL('../events/owners/sample.json', import.meta.url));
-const owners = process.env['DEDUP_TABLE_NAME'] ? undefined : await ownersFromFile(ownersFile);
+const owners = process.env['DEDUP_TABLE_NAME']
+  ? undefined
+  : await ownersFromFile(ownersFile).catch((error: unknown) => {
+      if (!(error instanceof OwnersFileError)) throw error;
+      console.error(`npm start: the owners file cannot be used, so nothing listens (OWNERS_FILE, docs/owners.md#trying-it-locally):`);
+      console.error(error.message);
+      process.exit(1);
+    });
 const relay = createRelayFromEnvironment(process.env, {
   ...(owners ? { owners: owners.directory } : {}),
   localGroups: true,
@@ -198,6 +214,7 @@ server.on('error', (error: NodeJS.ErrnoException) => {
 });
 
 server.listen(port, host, () => {
+  listening = true;
   console.log(`Cost Alert Relay listening on http://${host}:${port}/webhook`);
   console.log(`configuration: ${source}`);
   if (owners) console.log(`owners (cost centers of each account, for routes by cost center): ${owners.label}`);

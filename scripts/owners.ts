@@ -7,10 +7,11 @@ import { parseArgs } from 'node:util';
 import { ConfigInvalidError } from '../lib/config/errors.js';
 import { parseRelayConfig } from '../lib/config/load.js';
 import type { RelayConfig } from '../lib/config/schema.js';
-import type { CostCenterRef } from '../lib/message/cost-center.js';
+import type { RoutingCostCenter } from '../lib/message/cost-center.js';
 import { destinationType } from '../lib/notify/kinds.js';
 import { explainRoutes, routeFacts } from '../lib/routing/route.js';
 import { ownersFromFile, ownersFromStack } from './owners-source.js';
+import { costCenterLabel, lastRunText, recordAge } from './owners-text.js';
 import { readSecretString, SecretContentError, stackOutputs, UsageError } from './stack.js';
 import { guardUnexpectedErrors, unexpectedErrorMessage } from './unexpected.js';
 
@@ -18,8 +19,9 @@ const USAGE = `usage:
   npm run owners -- --stack NAME [--region REGION]
       Lists the accounts in the stack's owner directory (what directory-sync last read), the cost
       centers that cover each, and where an anomaly alert from each account goes under the live
-      relay configuration. The directory does not say which cloud an account is in: where routes
-      name cloud providers and that changes where an account's alerts go, each is listed.
+      relay configuration; how old each record is, and how directory-sync's last run ended. The
+      directory does not say which cloud an account is in: where routes name cloud providers and
+      that changes where an account's alerts go, each is listed.
   npm run owners -- --owners FILE --config FILE
       The same from an owners file and a configuration file (npm start's, for one).
 
@@ -78,16 +80,18 @@ async function main(): Promise<number> {
   const owners = values.owners
     ? await ownersFromFile(values.owners)
     : await ownersFromStack(values.stack as string, values.region, outputs);
-  const [config, records] = await Promise.all([configFrom(values, outputs), owners.list()]);
+  const [config, records, lastRun] = await Promise.all([configFrom(values, outputs), owners.list(), owners.lastRun?.()]);
+  if (owners.lastRun) console.log(lastRunText(lastRun));
   if (records.length === 0) {
     console.log(`${owners.label} knows no account yet${values.stack ? ' (has directory-sync run? OwnerRouting must be Enabled)' : ''}.`);
     return 0;
   }
   console.log(`${records.length} account${records.length === 1 ? '' : 's'} in ${owners.label}; where an anomaly alert from each goes:`);
   const providers = providersNamed(config);
-  for (const { accountId, costCenters } of records) {
-    const centers = costCenters.map((c) => `${c.name || c.id} (${c.id})`).join(', ') || 'no cost center';
-    console.log(`  ${accountId}: ${centers} -> ${whereAlertsGo(config, providers, accountId, costCenters)}`);
+  for (const { accountId, routing, readAt } of records) {
+    const centers = routing.map(costCenterLabel).join(', ') || 'no cost center';
+    const age = readAt === undefined ? '' : `; ${recordAge(readAt)}`;
+    console.log(`  ${accountId}: ${centers} -> ${whereAlertsGo(config, providers, accountId, routing)}${age}`);
   }
   return 0;
 }
@@ -110,7 +114,7 @@ function whereAlertsGo(
   config: RelayConfig,
   providers: readonly string[],
   accountId: string,
-  costCenters: readonly CostCenterRef[],
+  costCenters: readonly RoutingCostCenter[],
 ): string {
   const to = (provider: string | undefined) =>
     explainRoutes(

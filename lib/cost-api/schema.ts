@@ -17,12 +17,25 @@ export const generatedTokenSchema = z.object({
   apikey: z.string().check(z.minLength(1)),
 });
 
+// Seen as a number; text (`"0"`) is taken as its number, and anything else as unknown rather than fail the whole list.
+const cloudTypeId = z.pipe(
+  z.unknown(),
+  z.transform((v: unknown) => {
+    const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
+    return typeof n === 'number' && Number.isInteger(n) ? n : undefined;
+  }),
+);
+
 export const payerAccountSchema = z.pipe(
   z.looseObject({
     accountKey: identifier,
-    accountId: z.nullish(identifier),
+    // A payer without a cloud account id (blank) is still a payer: directory-sync needs only its key.
+    accountId: z.pipe(
+      z.nullish(z.union([z.string(), z.number()])),
+      z.transform((v: string | number | null | undefined) => (v === null || v === undefined ? undefined : String(v).trim() || undefined)),
+    ),
     accountName: optionalText,
-    cloudTypeId: z.nullish(z.number()),
+    cloudTypeId,
   }),
   z.transform((a) => ({
     /** The platform's own account key: the second API-key segment. */
@@ -30,7 +43,7 @@ export const payerAccountSchema = z.pipe(
     /** The cloud provider's account id. */
     accountId: a.accountId ?? '',
     accountName: a.accountName,
-    cloudTypeId: a.cloudTypeId ?? undefined,
+    cloudTypeId: a.cloudTypeId,
   })),
 );
 
@@ -88,7 +101,8 @@ export const coveringCostCenterSchema = z.pipe(
   z.looseObject({ ...costCenterFields, linkedAccounts, linkedAccountsIds: linkedAccounts }).check(hasAnId),
   z.transform((c) => ({
     id: c.id ?? c.costCenterId ?? '',
-    name: c.name || c.costCenterName,
+    // Trimmed, as a route names it: a trailing space in the platform must not make "Data Platform" miss.
+    name: c.name.trim() || c.costCenterName.trim(),
     /** Cloud account ids, each once. */
     linkedAccounts: [...new Set([...c.linkedAccounts, ...c.linkedAccountsIds])],
   })),

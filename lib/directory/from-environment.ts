@@ -12,7 +12,9 @@ import { readEnvironment } from '../shared/environment.js';
 import { ReasonedError } from '../shared/errors.js';
 import { dynamoSyncCursor } from './cursor.js';
 import { directoryEnvironmentSchema } from './environment.js';
+import { dynamoLastRun } from './last-run.js';
 import { PLATFORM_PACE, windowPacer } from './pace.js';
+import { dynamoPayerIndex } from './payer-index.js';
 import { createDirectorySync, type DirectorySyncSummary, failedRun } from './sync.js';
 
 export type DirectorySyncFunction = (budget: InvocationBudget) => Promise<DirectorySyncSummary>;
@@ -69,6 +71,8 @@ export function createDirectorySyncFromEnvironment(
       }, settings.COST_API_CREDENTIALS_SECRET_ID),
     store: dynamoOwnerStore(dynamo, settings.DEDUP_TABLE_NAME),
     cursor: dynamoSyncCursor(dynamo, settings.DEDUP_TABLE_NAME),
+    payerIndex: dynamoPayerIndex(dynamo, settings.DEDUP_TABLE_NAME),
+    lastRun: dynamoLastRun(dynamo, settings.DEDUP_TABLE_NAME),
     paceDelayMs: pacer.delayMs,
     logger: log,
     metrics,

@@ -8,8 +8,19 @@ export interface CostCenterRef {
 }
 
 /**
+ * A cost center as routes see it: also which payer's list named it (the platform's account key,
+ * where the directory knows it), and whether another payer has a different cost center with the
+ * same id, so that a route naming that id alone could mean either.
+ */
+export interface RoutingCostCenter extends CostCenterRef {
+  payer?: string | undefined;
+  idShared?: boolean | undefined;
+}
+
+/**
  * How much of an account's cost centers a message carries: a queued job (lib/delivery) accepts
- * no more, so the owner directory keeps no more, and a retry is never parked for its cost centers.
+ * no more, so a message names no more, and a retry is never parked for its cost centers. Routes
+ * see every cost center (RoutingCostCenter); only what a message names is cut to these.
  */
 export const COST_CENTER_LIMITS = { perAccount: 50, idLength: 200, nameLength: 200 } as const;
 

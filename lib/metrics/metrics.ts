@@ -29,6 +29,8 @@ export type MetricName =
   | 'TriageActions'
   /** Runs of directory-sync (dimension outcome); an alarm watches for a day without a succeeded one. */
   | 'DirectorySyncs'
+  /** The relay could not read an account's owner record: that alert was routed without cost centers. */
+  | 'OwnerDirectoryUnavailable'
   /** Anomalies escalated, and what else became of their waits (dimensions outcome, destinationType of where they waited). */
   | 'Escalations'
   /** Weekly summaries (dimensions outcome, destinationType). */
@@ -98,19 +100,24 @@ export const triageActionMetric = (action: string, destinationType: string): Met
 /**
  * succeeded: every payer read and every record written; continued: every payer it reached read and
  * written, the rest left for the next run, which starts where it stopped (an organisation larger
- * than one run's reach); partial: some confirmed, some skipped; failed: nothing confirmed.
+ * than one run's reach); partial: some confirmed, some skipped or cut; empty: no payer listed, or
+ * no list read named a linked account, so nothing was changed; failed: nothing confirmed.
  */
-export type DirectorySyncOutcome = 'succeeded' | 'continued' | 'partial' | 'failed';
+export const DIRECTORY_SYNC_OUTCOMES = ['succeeded', 'continued', 'partial', 'empty', 'failed'] as const;
+export type DirectorySyncOutcome = (typeof DIRECTORY_SYNC_OUTCOMES)[number];
 
 export const directorySyncMetric = (outcome: DirectorySyncOutcome): MetricPoint => count('DirectorySyncs', { outcome });
 
+export const ownerDirectoryUnavailableMetric = (): MetricPoint => count('OwnerDirectoryUnavailable', {});
+
 /**
- * scheduled: an opening started its wait; posted: the escalation was delivered or is held for its
- * destination; cancelled: triaged in time (or snoozed where it would go); dropped: nothing left
- * to escalate (a later opening, escalated already, the option removed); failed: it could not wait
- * or its destination refused it.
+ * scheduled: an opening started its wait; unscheduled: an opening's wait could not be set (the
+ * relay answered 503, so that a re-send sets it); posted: the escalation was delivered or is held
+ * for its destination; cancelled: triaged in time (or snoozed where it would go); dropped: nothing
+ * left to escalate (a later opening, escalated already, the option removed); failed: it cannot wait
+ * here, its destination refused it, or its job failed in delivery-retry.
  */
-export type EscalationOutcome = 'scheduled' | 'posted' | 'cancelled' | 'dropped' | 'failed';
+export type EscalationOutcome = 'scheduled' | 'unscheduled' | 'posted' | 'cancelled' | 'dropped' | 'failed';
 
 export const escalationMetric = (outcome: EscalationOutcome, destinationType: string): MetricPoint =>
   count('Escalations', { outcome, destinationType }, [['outcome']]);

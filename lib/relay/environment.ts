@@ -21,6 +21,8 @@ export const relayEnvironmentSchema = z.object({
   DEDUP_TABLE_NAME: text(),
   /** How long a delivery is remembered. */
   DEDUP_WINDOW_SECONDS: whole(86_400, 60),
+  /** `Enabled` when the stack keeps the owner directory (OwnerRouting): every message names its account's cost centers. */
+  OWNER_ROUTING: z._default(z.enum(['Enabled', 'Disabled']), 'Disabled'),
   /** The key that signs triage links; unset: messages carry no "Triage" link. */
   TRIAGE_KEY_SECRET_ID: text(),
   /** What the destination kinds read (SLACK_API_URL, …; lib/notify). */

@@ -12,7 +12,7 @@ import { type AnomalyHeld, deliverOnce } from '../dedup/once.js';
 import { createDelivery, type Delivery, postTimeoutFrom } from '../delivery/deliver.js';
 import { createLogger, type Logger, logLevelFrom } from '../log/logger.js';
 import { metricsFromEnvironment } from '../metrics/emf.js';
-import { configurationUnavailableMetric, type Metrics } from '../metrics/metrics.js';
+import { configurationUnavailableMetric, type Metrics, ownerDirectoryUnavailableMetric } from '../metrics/metrics.js';
 import { type ChatServices, createChatServices, destinationType, groupWaitOf } from '../notify/kinds.js';
 import type { OwnerDirectory } from '../owners/directory.js';
 import type { OwnerLookup, OwnerLookupOptions } from '../owners/lazy-owners.js';
@@ -43,7 +43,7 @@ export interface WiringOptions {
   /** `npm start`: a triage link key made for the session, and the origin its links lead to (the local server). */
   triageKey?: string;
   origin?: string;
-  /** The owner directory when no table holds it (`npm start` reads an owners file); none by default. */
+  /** The owner directory when no table holds it (`npm start` reads an owners file, and then names cost centers as OWNER_ROUTING does); none by default. */
   owners?: OwnerDirectory;
   /** Where AWS calls go; AWS itself by default (the simulation gives stand-ins). */
   aws?: AwsPorts;
@@ -110,28 +110,32 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
     return (await grouping).groupedFirst(wiring, alert, budget);
   };
   // Called only for a destination with `escalate`, once the alert is posted and recorded: code
-  // that cannot load costs the escalation, never the alert, and the next delivery loads it again.
-  async function held(...post: Parameters<AnomalyHeld>): Promise<void> {
+  // that cannot load costs the escalation's wait, never the alert (false: the re-send of the alert
+  // sets it), and the next delivery loads it again.
+  async function held(...post: Parameters<AnomalyHeld>): Promise<boolean> {
     try {
       escalations ??= import('../escalation/lazy-escalation-relay.js');
       return await (await escalations).watch(wiring, ...post);
     } catch (error) {
       escalations = undefined;
       log.error('escalation could not be scheduled', { destination: post[0].target.name, error: errorReason(error) });
+      return false;
     }
   }
-  // The owner directory's code loads with the first delivery of a configuration that routes by cost center.
+  // The owner directory's code loads with the first delivery that needs it: the stack keeps the
+  // directory (OWNER_ROUTING), or the configuration routes by cost center.
   let lookup: Promise<OwnerLookup> | undefined;
   const ownerLookup =
     (where: Pick<OwnerLookupOptions, 'dynamo' | 'tableName' | 'directory'>) => async (accountId: string, budget: InvocationBudget) => {
       try {
         lookup ??= import('../owners/lazy-owners.js').then(({ createOwnerLookup }) =>
-          createOwnerLookup({ ...where, ttlSeconds: settings.RELAY_CONFIG_TTL_SECONDS, now, logger: log, errorReason }),
+          createOwnerLookup({ ...where, ttlSeconds: settings.RELAY_CONFIG_TTL_SECONDS, now, logger: log, metrics, errorReason }),
         );
         return await (await lookup)(accountId, budget);
       } catch (error) {
         lookup = undefined;
         log.warn('owner directory unavailable; routing without cost centers', { reason: errorReason(error) });
+        metrics.add(ownerDirectoryUnavailableMetric());
         return undefined;
       }
     };
@@ -157,6 +161,8 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
     ...(dynamo || options.owners
       ? { owners: ownerLookup({ dynamo, tableName: settings.DEDUP_TABLE_NAME, directory: options.owners }) }
       : {}),
+    // `npm start` with an owners file plays a stack that keeps the directory.
+    ownerRouting: settings.OWNER_ROUTING === 'Enabled' || options.owners !== undefined,
     logger: log,
     metrics,
     now,

@@ -6,10 +6,11 @@ import { isQuietTest, parseJsonBody, readBody } from '../inbound/request.js';
 import { jsonResponse } from '../inbound/response.js';
 import type { HttpRequest, HttpResponse } from '../inbound/types.js';
 import { coldStartTracker, type Logger } from '../log/logger.js';
-import type { CostCenterRef } from '../message/cost-center.js';
+import type { CostCenterRef, RoutingCostCenter } from '../message/cost-center.js';
 import { type ReceivedMessage, type WebhookMessage, webhookMessageSchema } from '../message/schema.js';
 import { answerLatencyMetric, answerMetric, configurationUnavailableMetric, type Metrics, noMetrics } from '../metrics/metrics.js';
 import { keepsBodyAsSent } from '../notify/kinds.js';
+import { ownerAccountIdOf } from '../owners/account-id.js';
 import { routeFacts, routesByCostCenter, selectDestinations } from '../routing/route.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
@@ -22,8 +23,17 @@ export interface RelayDependencies {
   authenticate: RequestAuthenticator;
   /** The first attempt per destination: the delivery core's own, or the same behind the dedup ledger (lib/dedup). */
   first: FirstAttempt;
-  /** The cost centers of an account (lib/owners), read only for a configuration that routes by them; never throws. */
-  owners?: (accountId: string, budget: InvocationBudget) => Promise<readonly CostCenterRef[] | undefined>;
+  /**
+   * The cost centers of an account (lib/owners): what a message names, and what routes match;
+   * undefined when unknown. Read for a configuration that routes by them, or for every delivery
+   * with `ownerRouting`; never throws.
+   */
+  owners?: (
+    accountId: string,
+    budget: InvocationBudget,
+  ) => Promise<{ costCenters: readonly CostCenterRef[]; routing: readonly RoutingCostCenter[] } | undefined>;
+  /** The owner directory is kept (the stack's OwnerRouting): every message names its account's cost centers. */
+  ownerRouting?: boolean;
   logger: Logger;
   metrics?: Metrics;
   now?: () => number;
@@ -33,11 +43,10 @@ export type Relay = (request: HttpRequest, budget: InvocationBudget) => Promise<
 
 const unavailable = (error: string, message: string) => jsonResponse(503, { error, message });
 
-/** The account a delivery names, read from its JSON before validation so the owner read can start at once. */
+/** The account a delivery names, as the directory knows it, read from its JSON before validation so the owner read can start at once. */
 function accountOf(value: unknown): string | undefined {
-  const id = (value as { payload?: { account_id?: unknown } } | null)?.payload?.account_id;
-  const text = typeof id === 'string' || typeof id === 'number' ? String(id).trim() : '';
-  return text === '' ? undefined : text;
+  const payload = (value as { payload?: { account_id?: unknown; cloud_provider_type?: unknown } } | null)?.payload;
+  return ownerAccountIdOf(payload?.account_id, payload?.cloud_provider_type);
 }
 
 /**
@@ -99,8 +108,8 @@ export function createRelay(deps: RelayDependencies): Relay {
 
     const json = await parseJsonBody(body.text);
     if (!json.ok) return finish(json.response, 'invalid_json');
-    // Read beside the validation, and only for a configuration that routes by cost center.
-    const accountId = deps.owners && routesByCostCenter(loaded.config) ? accountOf(json.value) : undefined;
+    // Read beside the validation; only where messages name cost centers or routes match them.
+    const accountId = deps.owners && (deps.ownerRouting || routesByCostCenter(loaded.config)) ? accountOf(json.value) : undefined;
     const owners = accountId === undefined ? undefined : deps.owners?.(accountId, budget);
 
     const parsed = webhookMessageSchema.safeParse(json.value);
@@ -126,8 +135,9 @@ export function createRelay(deps: RelayDependencies): Relay {
       }
       return sent;
     };
-    const costCenters = await owners;
-    const facts = routeFacts(message, costCenters);
+    const known = await owners;
+    const costCenters = known?.costCenters.length ? known.costCenters : undefined;
+    const facts = routeFacts(message, known?.routing);
     const names = selectDestinations(loaded.config, facts);
     const quiet = isQuietTest(request);
     Object.assign(record, {
@@ -154,7 +164,9 @@ export function createRelay(deps: RelayDependencies): Relay {
     );
 
     const { outcome, response } = answerFor(results);
-    const failures = results.filter((r) => !['delivered', 'duplicate', 'grouped', 'snoozed'].includes(r.result.kind));
+    const failures = results.filter(
+      (r) => r.result.escalationUnscheduled || !['delivered', 'duplicate', 'grouped', 'snoozed'].includes(r.result.kind),
+    );
     const extra = failures.length ? { failures: failures.map((r) => ({ destination: r.destination, reason: reasonOf(r.result) })) } : {};
     return finish(response, outcome, extra);
   };

@@ -1,12 +1,13 @@
 import type { RelayConfig, Route } from '../config/schema.js';
+import type { RoutingCostCenter } from '../message/cost-center.js';
 import type { WebhookMessage } from '../message/schema.js';
 
 export interface RouteFacts {
   objectType: string;
   cloudProvider: string | undefined;
   accountId: string | undefined;
-  /** The cost centers that cover the account (lib/owners), where the directory was read and knows it. */
-  costCenters?: ReadonlyArray<{ id: string; name: string }> | undefined;
+  /** Every cost center that covers the account (lib/owners), where the directory was read and knows it. */
+  costCenters?: readonly RoutingCostCenter[] | undefined;
 }
 
 export function routeFacts(message: WebhookMessage, costCenters?: RouteFacts['costCenters']): RouteFacts {
@@ -22,10 +23,44 @@ export function routeFacts(message: WebhookMessage, costCenters?: RouteFacts['co
 export const routesByCostCenter = (config: Pick<RelayConfig, 'routes'>): boolean =>
   config.routes.some((route) => route.when.costCenter !== undefined);
 
-/** A cost-center condition names a cost center of the account by id, or by name whatever its case. */
+/** How a route names one payer's cost center whatever other payers number theirs: `<payer account key>:<id>`. */
+export const payerCostCenterId = (payer: string, id: string): string => `${payer}:${id}`;
+
+/**
+ * Whether a route's entry names the cost center: by name whatever its case; by `<payer>:<id>`; or
+ * by its id alone, unless another payer has a different cost center with that id (which one the
+ * entry meant cannot be told, so it matches neither: `ambiguousEntries` says so).
+ */
+function names(entry: string, { id, name, payer, idShared }: RoutingCostCenter): boolean {
+  const wanted = entry.trim();
+  return (
+    (name.trim() !== '' && wanted.toLowerCase() === name.trim().toLowerCase()) ||
+    (payer !== undefined && wanted === payerCostCenterId(payer, id)) ||
+    (wanted === id && !idShared)
+  );
+}
+
+/** A cost-center condition names a cost center of the account. */
 const coversAccount = (list: readonly string[] | undefined, costCenters: RouteFacts['costCenters']): boolean =>
-  list === undefined ||
-  (costCenters ?? []).some(({ id, name }) => list.some((item) => item === id || item.toLowerCase() === name.toLowerCase()));
+  list === undefined || (costCenters ?? []).some((costCenter) => list.some((entry) => names(entry, costCenter)));
+
+/**
+ * The entries of cost-center conditions that are the id of one of the account's cost centers but
+ * match nothing because other payers use that id too, each with how to name it instead.
+ */
+export function ambiguousEntries(config: Pick<RelayConfig, 'routes'>, facts: RouteFacts): Array<{ entry: string; instead: string[] }> {
+  const found = new Map<string, string[]>();
+  for (const entry of config.routes.flatMap((route) => route.when.costCenter ?? [])) {
+    const wanted = entry.trim();
+    const meant = (facts.costCenters ?? []).filter((c) => c.idShared && c.id === wanted && !names(entry, c));
+    if (meant.length === 0 || found.has(wanted)) continue;
+    found.set(
+      wanted,
+      meant.map((c) => (c.payer === undefined ? c.name || c.id : payerCostCenterId(c.payer, c.id))),
+    );
+  }
+  return [...found].map(([entry, instead]) => ({ entry, instead }));
+}
 
 const includes = (list: readonly string[] | undefined, value: string | undefined): boolean =>
   list === undefined || (value !== undefined && list.includes(value));

@@ -112,12 +112,23 @@ describe.skipIf(!url)('directory-sync (built bundle, loopback platform, DynamoDB
     expect(answer).toMatchObject({ outcome: 'succeeded', payers: 3, payersRead: 3, v1Fallbacks: 1, accountsWritten: 5 });
     const written = await items();
     expect(Object.keys(written).sort()).toEqual([
+      'directory#last-run',
+      'directory#payer#12345',
+      'directory#payer#24680',
+      'directory#payer#67890',
       'owner#111111111111',
       'owner#222222222222',
       'owner#333333333333',
       'owner#444444444444',
       'owner#sub-0002',
     ]);
+    // Each payer's part names its account key, for the functions that call the platform per account.
+    const payers = written['owner#111111111111']?.['payers'] as unknown as { M: Record<string, { M: { accountKey: { S: string } } }> };
+    expect(Object.entries(payers.M).map(([key, part]) => [key, part.M.accountKey.S])).toEqual([
+      ['12345', '12345'],
+      ['67890', '67890'],
+    ]);
+    expect(written['directory#last-run']).toMatchObject({ outcome: { S: 'succeeded' }, accountsWritten: { N: '5' } });
     expect(costCentersOf(written['owner#222222222222'])).toEqual([
       ['7', 'Web shop'],
       ['cc-100', 'Data Platform'],
@@ -127,7 +138,7 @@ describe.skipIf(!url)('directory-sync (built bundle, loopback platform, DynamoDB
       ['cc-100', 'Data Platform'],
       ['cc-300', 'QA'],
     ]);
-    for (const item of Object.values(written)) {
+    for (const item of Object.values(written).filter((i) => i['id']?.S?.startsWith('owner#'))) {
       expect(Object.keys(item).sort()).toEqual(['costCenters', 'expiresAt', 'id', 'payers', 'readAt']);
       expect(Math.abs(Number(item['readAt']?.N) - Date.now() / 1000)).toBeLessThan(60);
       expect(Number(item['expiresAt']?.N) - Number(item['readAt']?.N)).toBe(3 * 86_400);
@@ -198,6 +209,24 @@ describe.skipIf(!url)('directory-sync (built bundle, loopback platform, DynamoDB
     expect(await run()).toMatchObject({ outcome: 'succeeded', payersRead: 3 });
     const lists = platform.requests.filter((r) => r.path.includes('cost-centers') && !r.query['token']);
     expect(lists.map((r) => r.headers['apikey'])).toEqual(['67890', '67890', '24680', '12345'].map((key) => `${platform.userKey}:${key}:`));
+    await expectNoSecrets();
+  });
+
+  it('an account taken out of its cost center loses that payer’s part in the same run, and its item goes when none is left', async () => {
+    // A container of its own, so that its pace has room for both runs.
+    await bundle.stop();
+    bundle = await startBundle('directory-sync', environment);
+    platform.reset();
+    expect(await run()).toMatchObject({ outcome: 'succeeded', payersRead: 3 });
+    // The first payer no longer covers 444444444444 (only it did), nor 111111111111 (the second payer still does).
+    platform.accounts[0]!.costCenters = platform.accounts[0]!.costCenters.filter((c) => c.id !== 'cc-150');
+    platform.accounts[0]!.costCenters[0]!.linkedAccounts = [{ linkedAccountId: '222222222222' }];
+    const answer = await run();
+    expect(answer).toMatchObject({ outcome: 'succeeded', accountsRemoved: 1 });
+    const after = await items();
+    expect(after['owner#444444444444']).toBeUndefined();
+    expect(costCentersOf(after['owner#111111111111'])).toEqual([['cc-300', 'QA']]);
+    expect(JSON.parse(String(after['directory#payer#12345']?.['data']?.S)).accounts).toEqual(['222222222222']);
     await expectNoSecrets();
   });
 });

@@ -55,6 +55,26 @@ describe('checking the routing by cost center before an anomaly happens', () => 
     };
     await writeFile(join(dir, 'relay-by-cloud.json'), JSON.stringify(byCloud));
     await writeFile(join(dir, 'bad-delivery.json'), JSON.stringify({ metadata: {}, payload: { title: 'x' } }));
+    // Two payers give id 7 to different cost centers.
+    await writeFile(
+      join(dir, 'owners-two-payers.json'),
+      JSON.stringify({
+        accounts: {
+          '012345678901': [{ id: '7', name: 'Data Platform', payer: '12345' }],
+          '210987654321': [{ id: '7', name: 'Marketing', payer: '67890' }],
+        },
+      }),
+    );
+    const byId = (entry: string) => ({ ...config, routes: [{ when: { costCenter: [entry] }, to: ['data'] }] });
+    await writeFile(join(dir, 'relay-by-id.json'), JSON.stringify(byId('7')));
+    await writeFile(join(dir, 'relay-by-payer-id.json'), JSON.stringify(byId('12345:7')));
+    await writeFile(
+      join(dir, 'numeric-account.json'),
+      JSON.stringify({
+        metadata: { object_type: 'anomaly_alert' },
+        payload: { title: 'EC2 up', account_id: 12345678901, cloud_provider_type: 'AWS' },
+      }),
+    );
   });
 
   it('explain says which destination a delivery reaches and which route sends it, by the owners file; no URL shown', async () => {
@@ -82,6 +102,25 @@ describe('checking the routing by cost center before an anomaly happens', () => 
     expect(noFile.out).toContain('npm run config -- explain relay.config.json events/anomaly-alert.json');
     expect(noFile.out).not.toContain('-- validate');
     for (const secret of SECRETS) expect(routed.out + unknown.out + bad.out).not.toContain(secret);
+  });
+
+  it('explain says when a route’s id is one that several payers use, and how to name the payer’s; a numeric id is looked up with its zero', async () => {
+    const delivery = join(dir, 'numeric-account.json');
+    const owners = join(dir, 'owners-two-payers.json');
+    const bare = await run('config.ts', ['explain', join(dir, 'relay-by-id.json'), delivery, '--owners', owners]);
+    expect(bare.code).toBe(0);
+    expect(bare.out).toContain('account 12345678901 (looked up as 012345678901)');
+    expect(bare.out).toContain('cost centers: Data Platform (12345:7)');
+    expect(bare.out).toContain(
+      'note: costCenter "7" is an id that more than one payer gives a cost center, so by itself it matches none; name it with its payer\'s account key (12345:7) or by its name',
+    );
+    expect(bare.out).toContain('default (slack): no route matched');
+    const qualified = await run('config.ts', ['explain', join(dir, 'relay-by-payer-id.json'), delivery, '--owners', owners]);
+    expect(qualified.out).toContain('data (teams): route 1 (costCenter 12345:7)');
+    expect(qualified.out).not.toContain('note:');
+    const listed = await run('owners.ts', ['--owners', owners, '--config', join(dir, 'relay-by-payer-id.json')]);
+    expect(listed.out).toContain('012345678901: Data Platform (12345:7) -> data (teams)');
+    expect(listed.out).toContain('210987654321: Marketing (67890:7) -> default (slack)');
   });
 
   it('owners lists every account, its cost centers and where its alerts go', async () => {
@@ -129,6 +168,25 @@ describe('checking the routing by cost center before an anomaly happens', () => 
     await item('666666666666', [{ id: 'cc-42', name: 'Data Platform' }], soon - 86_400 - 3_600);
     // Other items in the table are not owners.
     await table.dynamo.send(new PutItemCommand({ TableName: table.name, Item: { id: { S: 'anomaly#x' }, firstSeen: { N: '1' } } }));
+    // The last run, as directory-sync keeps it: it failed three hours ago.
+    const ranAt = Math.floor(Date.now() / 1000) - 3 * 3_600;
+    await table.dynamo.send(
+      new PutItemCommand({
+        TableName: table.name,
+        Item: {
+          id: { S: 'directory#last-run' },
+          at: { N: String(ranAt) },
+          outcome: { S: 'failed' },
+          ...Object.fromEntries(
+            ['payers', 'payersRead', 'payersSkipped', 'accountsWritten', 'accountsRemoved', 'accountsNotWritten'].map((n) => [
+              n,
+              { N: '0' },
+            ]),
+          ),
+          expiresAt: { N: String(ranAt + 30 * 86_400) },
+        },
+      }),
+    );
     const configId = await createSecret(secretsClient(moto as string), config, 'relay-config');
     const stackName = `relay-${randomUUID()}`;
     const cloudformation = new CloudFormationClient({
@@ -153,15 +211,21 @@ describe('checking the routing by cost center before an anomaly happens', () => 
     // One DescribeStacks (CloudFormation's query protocol has no target) for both the table and the configuration.
     expect(proxy.count('none')).toBe(1);
     expect(listed.out).toContain('2 accounts');
-    expect(listed.out).toContain('123456789012: Data Platform (cc-42) -> data (teams)');
-    expect(listed.out).toContain('555555555555: Marketing (cc-9) -> default (slack)');
+    // Each record's age: these were read two days ago, and expire in one.
+    expect(listed.out).toContain('123456789012: Data Platform (cc-42) -> data (teams); read 48 h ago, expires in 24 h');
+    expect(listed.out).toContain('555555555555: Marketing (cc-9) -> default (slack); read 48 h ago, expires in 24 h');
     expect(listed.out).not.toContain('666666666666');
+    expect(listed.out).toMatch(
+      /directory-sync last ran 3 h ago \(.*Z\): failed; 0 of 0 payers read, 0 accounts written\. Records are renewed only/,
+    );
     const explained = await run(
       'config.ts',
       ['explain', join(dir, 'relay.json'), join(root, 'events/anomaly-alert.json'), '--stack', stackName],
       env,
     );
     expect(explained.out).toContain('data (teams): route 1');
+    expect(explained.out).toContain('cost centers: Data Platform (cc-42) (read 48 h ago, expires in 24 h)');
+    expect(explained.out).toContain('directory-sync last ran 3 h ago');
     for (const secret of SECRETS) expect(listed.out + explained.out).not.toContain(secret);
   });
 });

@@ -1,12 +1,14 @@
 // Routing by the platform's cost centers through the built relay on moto: the owner record that
 // directory-sync writes sends an alert to its team; a missing or hung directory sends it to
-// default in time; a configuration without cost-center routes never reads the directory.
+// default in time, counted; a configuration without cost-center routes reads the directory only
+// when the stack keeps one (OWNER_ROUTING), and then to name the cost centers.
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpApiEvent } from '../../scripts/http-api-event.js';
 import { awsEnvironment, createSecret, motoUrl, secretsClient } from '../helpers/aws.js';
 import { type AwsProxy, startAwsProxy } from '../helpers/aws-proxy.js';
 import { type RunningBundle, startBundle } from '../helpers/bundle.js';
+import { emfRecords } from '../helpers/memory-metrics.js';
 import { createDedupTable } from '../helpers/relay-stack.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/slack-server.js';
 
@@ -27,6 +29,14 @@ describe.skipIf(!moto)('routes by cost center, through the built relay on moto',
   let table: Awaited<ReturnType<typeof createDedupTable>>;
   let routed: RunningBundle;
   let plain: RunningBundle;
+  let named: RunningBundle;
+  /** Every answer the bundles gave, searched for secrets at the end. */
+  const answers: Answer[] = [];
+  const invoke = async (bundle: RunningBundle, event: ReturnType<typeof alert>) => {
+    const answer = await bundle.invoke<Answer>(event, { timeoutMs: 10_000 });
+    answers.push(answer);
+    return answer;
+  };
   const hook = (name: string) => slack.url(`/services/T0/B0/${name}-HOOK-SECRET`);
   const postsTo = (name: string) => slack.accepted(`/services/T0/B0/${name}-HOOK-SECRET`);
 
@@ -54,18 +64,20 @@ describe.skipIf(!moto)('routes by cost center, through the built relay on moto',
       }),
     );
     const env = { ...awsEnvironment(proxy.url), DEDUP_TABLE_NAME: table.name };
-    [routed, plain] = await Promise.all([
+    [routed, plain, named] = await Promise.all([
       startBundle('webhook-relay', { ...env, RELAY_CONFIG_SECRET_ID: withRoutes }),
       startBundle('webhook-relay', { ...env, RELAY_CONFIG_SECRET_ID: without }),
+      // As the stack sets it with OwnerRouting Enabled.
+      startBundle('webhook-relay', { ...env, RELAY_CONFIG_SECRET_ID: without, OWNER_ROUTING: 'Enabled' }),
     ]);
   });
   afterAll(async () => {
-    await Promise.all([routed?.stop(), plain?.stop()]);
+    await Promise.all([routed?.stop(), plain?.stop(), named?.stop()]);
     await Promise.all([proxy?.close(), slack?.close()]);
   });
 
   it('reaches the team whose cost center covers the account, and names the cost center', async () => {
-    const answer = await routed.invoke<Answer>(alert('EC2 spend rose'), { timeoutMs: 10_000 });
+    const answer = await invoke(routed, alert('EC2 spend rose'));
     expect(answer.statusCode).toBe(200);
     expect(JSON.parse(answer.body)).toMatchObject({ delivered: ['data'] });
     expect(JSON.stringify(postsTo('data').at(-1)?.body)).toContain('Data Platform');
@@ -73,17 +85,21 @@ describe.skipIf(!moto)('routes by cost center, through the built relay on moto',
   });
 
   it('an account the directory does not know, and a directory that hangs, send the alert to default in time', async () => {
-    const unknown = await routed.invoke<Answer>(alert('S3 spend rose', '999999999999'), { timeoutMs: 10_000 });
+    const unknown = await invoke(routed, alert('S3 spend rose', '999999999999'));
     expect(JSON.parse(unknown.body)).toMatchObject({ delivered: ['default'] });
     proxy.fault(GET_ITEM, 'hang');
     try {
       const started = Date.now();
       // Another account: the one above is cached for the configuration's lifetime.
-      const hung = await routed.invoke<Answer>(alert('RDS spend rose', '888888888888'), { timeoutMs: 10_000 });
+      const hung = await invoke(routed, alert('RDS spend rose', '888888888888'));
       expect(hung.statusCode).toBe(200);
       expect(JSON.parse(hung.body)).toMatchObject({ delivered: ['default'] });
       expect(Date.now() - started).toBeLessThan(5_000);
       expect(routed.output()).toContain('owner directory unavailable');
+      // Counted, for the stack's owner-directory-unreadable alarm.
+      expect(emfRecords(routed.output().split('\n'))).toContainEqual(
+        expect.objectContaining({ service: 'webhook-relay', OwnerDirectoryUnavailable: 1 }),
+      );
     } finally {
       proxy.fault(GET_ITEM, undefined);
     }
@@ -91,13 +107,25 @@ describe.skipIf(!moto)('routes by cost center, through the built relay on moto',
 
   it('a configuration without cost-center routes reads no owner record', async () => {
     const before = proxy.count(GET_ITEM);
-    const answer = await plain.invoke<Answer>(alert('Lambda spend rose'), { timeoutMs: 10_000 });
+    const answer = await invoke(plain, alert('Lambda spend rose'));
     expect(answer.statusCode).toBe(200);
     expect(proxy.count(GET_ITEM)).toBe(before);
+    const posted = JSON.stringify(postsTo('default').at(-1)?.body);
+    expect(posted).toContain('Lambda spend rose');
+    expect(posted).not.toContain('Data Platform');
+  });
+
+  it('with owner routing on, the same configuration reads the record and names the cost center in the message', async () => {
+    const answer = await invoke(named, alert('EKS spend rose'));
+    expect(JSON.parse(answer.body)).toMatchObject({ delivered: ['default'] });
+    const posted = JSON.stringify(postsTo('default').at(-1)?.body);
+    expect(posted).toContain('EKS spend rose');
+    expect(posted).toContain('Data Platform');
   });
 
   it('no webhook secret in any log line or answer', () => {
-    const everything = [routed.output(), plain.output()].join('\n');
+    expect(answers.length).toBeGreaterThanOrEqual(5);
+    const everything = [routed.output(), plain.output(), named.output(), JSON.stringify(answers)].join('\n');
     expect(everything).not.toContain('HOOK-SECRET');
   });
 });

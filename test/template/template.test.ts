@@ -7,6 +7,7 @@ import { relayConfigSchema } from '../../lib/config/schema.js';
 import { CONFIG_READ_BUDGET_MS } from '../../lib/config/store.js';
 import { SUMMARY_ATTRIBUTES, SUMMARY_DESTINATION, SUMMARY_FIRST_SEEN, SUMMARY_INDEX } from '../../lib/dedup/summary-record.js';
 import { QUEUE_CALL_BUDGET_MS } from '../../lib/delivery/deliver.js';
+import { type EscalationOutcome, METRICS_NAMESPACE, ownerDirectoryUnavailableMetric } from '../../lib/metrics/metrics.js';
 import { addressOf, destinationType } from '../../lib/notify/kinds.js';
 import { relayEnvironmentSchema } from '../../lib/relay/environment.js';
 import { AUTHENTICATION_BUDGET_MS } from '../../lib/relay/relay.js';
@@ -254,9 +255,11 @@ describe('least privilege', () => {
       'secretsmanager:GetSecretValue TriageKeySecret',
     ]);
     expect(template.Resources['TriageKeySecret']?.Properties?.['GenerateSecretString']).toMatchObject({ PasswordLength: 64 });
-    // directory-sync reads the platform login, reads and writes whole owner# items and its cursor: no update or delete.
+    // directory-sync reads the platform login, reads, writes and deletes whole owner# items, and reads and writes its own
+    // directory# items: no update, no scan.
     const [directoryId] = functionNamed('directory-sync') ?? [];
     expect(grants(directoryId as string)).toEqual([
+      'dynamodb:DeleteItem DedupTable',
       'dynamodb:GetItem DedupTable',
       'dynamodb:GetItem DedupTable',
       'dynamodb:PutItem DedupTable',
@@ -290,22 +293,24 @@ describe('least privilege', () => {
     });
   });
 
-  it('the relay reads owner records and directory-sync reads and writes them, with a condition that keeps both to owner# items', () => {
+  it('the relay reads owner records and directory-sync reads, writes and deletes them, kept to owner# items and its own directory# items', () => {
     const statementsOf = (id: string) =>
       (effectiveFunctionProperties(template, id)['Policies'] as Array<{ Statement: Array<Record<string, unknown>> }>).flatMap(
         (p) => p.Statement,
       );
     const [directoryId] = functionNamed('directory-sync') ?? [];
-    const ownerOnly = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['owner#*'] } };
-    expect(statementsOf(relayId as string).find((s) => s['Action'] === 'dynamodb:GetItem')).toMatchObject({ Condition: ownerOnly });
-    expect(statementsOf(directoryId as string).find((s) => s['Action'] === 'dynamodb:PutItem')).toMatchObject({ Condition: ownerOnly });
-    expect(statementsOf(directoryId as string).find((s) => s['Action'] === 'dynamodb:GetItem')).toMatchObject({ Condition: ownerOnly });
-    // Besides them, only its cursor item.
-    expect(
-      statementsOf(directoryId as string)
-        .filter((s) => String(s['Action']).startsWith('dynamodb:') && !JSON.stringify(s['Condition']).includes('owner#*'))
-        .map((s) => s['Condition']),
-    ).toEqual([{ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['directory#cursor'] } }]);
+    const keys = (prefix: string) => ({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [prefix] } });
+    expect(statementsOf(relayId as string).find((s) => s['Action'] === 'dynamodb:GetItem')).toMatchObject({ Condition: keys('owner#*') });
+    const onTable = statementsOf(directoryId as string)
+      .filter((s) => [s['Action']].flat().some((a) => String(a).startsWith('dynamodb:')))
+      .map((s) => [[s['Action']].flat().sort(), s['Condition']]);
+    expect(onTable).toEqual([
+      [['dynamodb:GetItem'], keys('owner#*')],
+      // A record goes only when no payer covers its account any more.
+      [['dynamodb:DeleteItem', 'dynamodb:PutItem'], keys('owner#*')],
+      // The cursor, each payer's index and the last run: read and replaced, never deleted.
+      [['dynamodb:GetItem', 'dynamodb:PutItem'], keys('directory#*')],
+    ]);
   });
 
   describe('the check catches', () => {
@@ -559,8 +564,21 @@ describe('HTTP API, logs and alarms', () => {
         `ApproximateNumberOfMessagesVisible ${deadLetterQueueId}`,
         `ApproximateAgeOfOldestMessage ${deliveryQueueId}`,
         'ConfigurationUnavailable ',
+        'Escalations ',
+        'OwnerDirectoryUnavailable ',
       ].sort(),
     );
+    // The relay counts an owner record it could not read (lib/metrics): that alert did not reach its team.
+    const unreadable = resourcesOfType(template, 'AWS::CloudWatch::Alarm').find(
+      ([, a]) => a.Properties?.['MetricName'] === ownerDirectoryUnavailableMetric().name,
+    );
+    expect(unreadable?.[1].Condition).toBe('RouteByOwner');
+    expect(unreadable?.[1].Properties).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      Dimensions: [{ Name: 'service', Value: 'webhook-relay' }],
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
     // The blocked-worker alarm watches the metric delivery-retry writes (lib/metrics), by its service.
     const blocked = alarms.find((a) => a['MetricName'] === 'ConfigurationUnavailable');
     expect(blocked).toMatchObject({ Namespace: 'CostAlertRelay', Dimensions: [{ Name: 'service', Value: 'delivery-retry' }] });
@@ -589,6 +607,36 @@ describe('HTTP API, logs and alarms', () => {
     expect(subscription?.Condition).toBe('HasAlarmEmail');
     expect(conditionHolds(deploymentWith(), 'HasAlarmEmail')).toBe(false);
     expect(conditionHolds(deploymentWith({ AlarmEmail: 'ops@example.com' }), 'HasAlarmEmail')).toBe(true);
+  });
+
+  it('alarms on escalations whose wait could not be set (relay or delivery-retry) and on failed ones, by the metric the code writes', () => {
+    const counted = (service: string, outcome: string) => ({
+      Namespace: 'CostAlertRelay',
+      MetricName: 'Escalations',
+      Dimensions: [
+        { Name: 'service', Value: service },
+        { Name: 'outcome', Value: outcome },
+      ],
+    });
+    // The outcomes are the code's own words (lib/metrics), so a renamed one cannot leave an alarm watching nothing.
+    const outcomes: EscalationOutcome[] = ['unscheduled', 'failed'];
+    const unscheduled = template.Resources['EscalationsUnscheduledAlarm']?.Properties ?? {};
+    const metrics = unscheduled['Metrics'] as Array<{ Id: string; Expression?: string; MetricStat?: { Metric: unknown } }>;
+    expect(metrics.find((m) => m.Expression)).toMatchObject({ Expression: 'FILL(relay, 0) + FILL(retry, 0)', ReturnData: true });
+    expect(metrics.filter((m) => m.MetricStat).map((m) => m.MetricStat?.Metric)).toEqual([
+      counted('webhook-relay', outcomes[0]!),
+      counted('delivery-retry', outcomes[0]!),
+    ]);
+    const failed = template.Resources['EscalationsFailedAlarm']?.Properties ?? {};
+    expect(failed).toMatchObject({ ...counted('delivery-retry', outcomes[1]!), Statistic: 'Sum' });
+    for (const alarm of [unscheduled, failed]) {
+      expect(alarm).toMatchObject({
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+        AlarmActions: [{ Ref: 'AlarmTopic' }],
+      });
+    }
   });
 
   it('a dashboard shows deliveries by outcome and type, queues, latency, parked alerts, rotations, errors, escalations and summaries', () => {
@@ -746,7 +794,7 @@ describe('operations', () => {
     'ApiKeyRotationSchedule',
     'ApiKeySecret',
   ];
-  const ownerResources = ['DirectorySyncFunction', 'DirectorySyncLogGroup', 'OwnerDirectoryStaleAlarm'];
+  const ownerResources = ['DirectorySyncFunction', 'DirectorySyncLogGroup', 'OwnerDirectoryStaleAlarm', 'OwnerDirectoryUnreadableAlarm'];
 
   /** The AssertDescriptions of the stack's Rules that a deploy with these parameters would fail. */
   const ruleFailures = (deployment: Deployment): string[] =>
@@ -845,6 +893,37 @@ describe('operations', () => {
     expect(template.Parameters['DirectorySchedule']?.Default).toBe('rate(1 hour)');
     expect(new RegExp(String(template.Parameters['DirectorySchedule']?.AllowedPattern)).test('cron(0 * * * ? *)')).toBe(true);
     expect(properties['EventInvokeConfig']).toEqual({ MaximumRetryAttempts: 0 });
+
+    // The relay is told, so that every message names its account's cost centers, whatever the routes.
+    expect(environmentVariables(template, relayId as string)['OWNER_ROUTING']).toEqual({ Ref: 'OwnerRouting' });
+    expect(relayEnvironmentSchema.shape.OWNER_ROUTING.parse(undefined)).toBe('Disabled');
+    expect((template.Parameters['OwnerRouting'] as { AllowedValues: string[] }).AllowedValues.sort()).toEqual(
+      relayEnvironmentSchema.shape.OWNER_ROUTING.def.innerType.options.slice().sort(),
+    );
+  });
+
+  it('SyncDirectoryCommand runs directory-sync once, waits for the whole run, and works with aws-cli v1 and v2', () => {
+    const [directoryId] = functionNamed('directory-sync') ?? [];
+    const properties = effectiveFunctionProperties(template, directoryId as string);
+    // One run at a time: a second invocation meanwhile is refused, not run beside the first.
+    expect(properties['ReservedConcurrentExecutions']).toBe(1);
+    const command = String(
+      evaluate(
+        { ...deploymentWith({ OwnerRouting: 'Enabled' }), resolveResource: (id) => (id === directoryId ? 'relay-directory-sync' : id) },
+        template.Outputs?.['SyncDirectoryCommand']?.Value,
+      ),
+    );
+    const words = command.split(' ');
+    // No retry of an invocation that is still running: the CLI's own attempts are one.
+    expect(words[0]).toBe('AWS_MAX_ATTEMPTS=1');
+    expect(words.slice(1, 4)).toEqual(['aws', 'lambda', 'invoke']);
+    expect(words[words.indexOf('--function-name') + 1]).toBe('relay-directory-sync');
+    // The CLI waits longer than the function may run (its default read timeout is 60 s, after which it invokes again).
+    expect(Number(words[words.indexOf('--cli-read-timeout') + 1])).toBeGreaterThan(Number(properties['Timeout']));
+    // Options aws-cli v1 does not know, and a payload it would send as base64 text, are not used.
+    expect(command).not.toContain('--cli-binary-format');
+    expect(command).not.toContain('--payload');
+    expect(words.at(-1)).toBe('/dev/stdout');
   });
 
   it('an alarm when no directory-sync run has succeeded or continued for a day, whatever kept it from renewing', () => {

@@ -1,16 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readPlatformCredentials } from '../../lib/api-key/credentials.js';
+import { relayConfigSchema } from '../../lib/config/schema.js';
 import { type CostApiClientOptions, createCostApiClient } from '../../lib/cost-api/client.js';
 import { newJob } from '../../lib/delivery/job.js';
 import { parseDeliveryJob } from '../../lib/delivery/job-schema.js';
 import { cloudAccountIdOf } from '../../lib/directory/coverage.js';
 import type { SyncCursor } from '../../lib/directory/cursor.js';
 import { createDirectorySyncFromEnvironment } from '../../lib/directory/from-environment.js';
+import type { LastRun, LastRunStore } from '../../lib/directory/last-run.js';
 import { type Pace, windowPacer } from '../../lib/directory/pace.js';
+import type { PayerIndex, PayerIndexStore } from '../../lib/directory/payer-index.js';
 import { createDirectorySync, type DirectorySyncLimits, type DirectorySyncSummary } from '../../lib/directory/sync.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
-import type { OwnerRecord, OwnerStore } from '../../lib/owners/directory.js';
+import { type OwnerRecord, type OwnerStore, ownersOfRecord } from '../../lib/owners/directory.js';
+import { routeFacts, selectDestinations } from '../../lib/routing/route.js';
 import { invocationBudget } from '../../lib/shared/deadline.js';
 import { type FakeAccount, type FakePlatform, type PlatformBehaviour, startFakePlatform } from '../helpers/cost-platform.js';
 import { type FakeAws, startFakeAws } from '../helpers/fake-aws.js';
@@ -76,19 +80,50 @@ beforeEach(() => {
   platform.accounts.splice(0, platform.accounts.length, ...structuredClone(PAYERS));
 });
 
-/** The OwnerStore in memory: the table's `owner#` items, and every write in order. */
-function memoryStore(): OwnerStore & { items: Map<string, OwnerRecord>; writes: OwnerRecord[] } {
+/** The OwnerStore in memory: the table's `owner#` items, every write in order, and the accounts removed. */
+function memoryStore(): OwnerStore & { items: Map<string, OwnerRecord>; writes: OwnerRecord[]; removed: string[] } {
   const items = new Map<string, OwnerRecord>();
   const writes: OwnerRecord[] = [];
+  const removed: string[] = [];
   return {
     items,
     writes,
+    removed,
     async read(accountId) {
       return structuredClone(items.get(accountId));
     },
     async write(record) {
       writes.push(record);
       items.set(record.accountId, structuredClone(record));
+    },
+    async remove(accountId) {
+      removed.push(accountId);
+      items.delete(accountId);
+    },
+  };
+}
+
+/** The PayerIndexStore in memory, by payer account key. */
+function memoryIndex(): PayerIndexStore & { items: Map<string, PayerIndex> } {
+  const items = new Map<string, PayerIndex>();
+  return {
+    items,
+    async read(accountKey) {
+      return structuredClone(items.get(accountKey));
+    },
+    async write(accountKey, index) {
+      items.set(accountKey, structuredClone(index));
+    },
+  };
+}
+
+/** The LastRunStore in memory: every run's, in order. */
+function memoryLastRun(): LastRunStore & { runs: LastRun[] } {
+  const runs: LastRun[] = [];
+  return {
+    runs,
+    async write(run) {
+      runs.push(run);
     },
   };
 }
@@ -111,6 +146,7 @@ interface SetupOptions {
   client?: Partial<CostApiClientOptions>;
   store?: OwnerStore;
   cursor?: SyncCursor;
+  payerIndex?: PayerIndexStore;
   pace?: Pace;
   password?: string;
   /** A clock ahead of the machine's by what the fake sleep has "slept". */
@@ -122,6 +158,8 @@ function setup(options: SetupOptions = {}) {
   const metrics = memoryMetrics();
   const store = options.store ?? memoryStore();
   const cursor = options.cursor ?? memoryCursor();
+  const payerIndex = options.payerIndex ?? memoryIndex();
+  const lastRun = memoryLastRun();
   let offset = 0;
   const now = () => Date.now() + offset;
   const sleep = async (ms: number) => {
@@ -147,6 +185,8 @@ function setup(options: SetupOptions = {}) {
     readCredentials: async () => ({ username: platform.username, password: options.password ?? platform.password }),
     store,
     cursor,
+    payerIndex,
+    lastRun,
     logger: log.logger,
     metrics,
     now,
@@ -158,7 +198,7 @@ function setup(options: SetupOptions = {}) {
     const end = now() + ms;
     return sync(invocationBudget({ getRemainingTimeInMillis: () => end - now() }, 50));
   };
-  return { run, log, metrics, store, requestTimes, now };
+  return { run, log, metrics, store, payerIndex, lastRun, requestTimes, now };
 }
 
 const directoryOf = (store: { items: Map<string, OwnerRecord> }) =>
@@ -287,10 +327,10 @@ describe('directory-sync reads the directory', () => {
     expect(s.log.records()).toContainEqual(expect.objectContaining({ message: 'payer read', payer: '67890', list: 'v1' }));
   });
 
-  it('keeps no more cost centers per account, and no longer ids or names, than a queued retry of its alert accepts', async () => {
+  it('keeps every cost center of an account for routing, and gives a message only as many as a queued retry of its alert accepts', async () => {
     const many = Array.from({ length: 60 }, (_, i) => ({
       id: `cc-${String(i).padStart(2, '0')}`,
-      name: 'n'.repeat(250),
+      name: `${'n'.repeat(245)}${String(i).padStart(5, '0')}`,
       linkedAccounts: ['111111111111'],
     }));
     platform.accounts.splice(0, 3, {
@@ -298,17 +338,54 @@ describe('directory-sync reads the directory', () => {
       costCenters: [{ id: 'a'.repeat(201), name: 'Long id', linkedAccounts: ['111111111111'] }, ...many],
     });
     const s = setup();
-    expect(await s.run()).toMatchObject({ outcome: 'succeeded', accountsWritten: 1 });
-    const { costCenters } = (s.store as ReturnType<typeof memoryStore>).items.get('111111111111')!;
-    expect(costCenters.map((c) => c.id)).toEqual(many.slice(0, 50).map((c) => c.id));
+    expect(await s.run()).toMatchObject({ outcome: 'succeeded', accountsWritten: 1, costCentersLeftOut: 0 });
+    const record = (s.store as ReturnType<typeof memoryStore>).items.get('111111111111')!;
+    // A route on the 60th, or on the one with a long id, or on a whole long name, matches.
+    const owners = ownersOfRecord(record);
+    expect(owners.routing).toHaveLength(61);
+    const config = relayConfigSchema.parse({
+      auth: { method: 'none' },
+      destinations: {
+        default: { url: 'https://hooks.slack.com/services/T0/B0/d' },
+        team: { url: 'https://hooks.slack.com/services/T0/B0/t' },
+      },
+      routes: [{ when: { costCenter: [many[59]!.name] }, to: ['team'] }],
+    });
     const message = webhookMessageSchema.parse(
       JSON.parse(readFileSync(new URL('../../events/anomaly-alert.json', import.meta.url), 'utf8')),
     );
-    const job = newJob('d-1', 'default', message, 'rate_limited', Date.now(), undefined, undefined, undefined, costCenters);
-    expect(parseDeliveryJob(JSON.stringify(job))?.costCenters).toEqual(costCenters);
+    expect(selectDestinations(config, routeFacts(message, owners.routing))).toEqual(['team']);
+    expect(
+      selectDestinations({ routes: [{ when: { costCenter: ['a'.repeat(201)] }, to: ['team'] }] }, routeFacts(message, owners.routing)),
+    ).toEqual(['team']);
+    // What a message names fits a queued retry: the first 50 by id, names shortened, the long id left out.
+    expect(owners.costCenters.map((c) => c.id)).toEqual(many.slice(0, 50).map((c) => c.id));
+    const job = newJob('d-1', 'default', message, 'rate_limited', Date.now(), undefined, undefined, undefined, owners.costCenters);
+    expect(parseDeliveryJob(JSON.stringify(job))?.costCenters).toEqual(owners.costCenters);
+  });
+
+  it('an account with more cost centers than its item holds keeps what fits, and the run says so and is partial', async () => {
+    const many = Array.from({ length: 1_200 }, (_, i) => ({
+      id: `cc-${String(i).padStart(4, '0')}`,
+      name: `Team ${'x'.repeat(250)} ${i}`,
+      linkedAccounts: ['111111111111'],
+    }));
+    platform.accounts.splice(0, 3, { ...structuredClone(PAYERS[0]!), costCenters: many });
+    const s = setup();
+    const summary = await s.run();
+    expect(summary).toMatchObject({ outcome: 'partial', accountsWritten: 1 });
+    expect(summary.costCentersLeftOut).toBeGreaterThan(0);
+    const record = (s.store as ReturnType<typeof memoryStore>).items.get('111111111111')!;
+    expect(ownersOfRecord(record).routing).toHaveLength(1_200 - summary.costCentersLeftOut);
+    expect(Buffer.byteLength(JSON.stringify(record))).toBeLessThan(350_000);
     expect(s.log.records()).toContainEqual(
-      expect.objectContaining({ message: expect.stringContaining('cost centers a record cannot hold were left out'), costCenters: 11 }),
+      expect.objectContaining({
+        level: 'warn',
+        message: expect.stringContaining('cost centers a record cannot hold were left out'),
+        costCenters: summary.costCentersLeftOut,
+      }),
     );
+    expect(s.metrics.count('DirectorySyncs', { outcome: 'succeeded' })).toBe(0);
   });
 
   it('writes nothing for a payer whose v2 and v1 lists both name no linked account', async () => {
@@ -355,7 +432,7 @@ describe('directory-sync never removes what it could not confirm', () => {
   it('a failed payer leaves its accounts’ records as they were; the others are updated', async () => {
     const store = memoryStore();
     const old = (payer: string) => {
-      const part = { payer, costCenters: [{ id: 'old', name: 'Before' }], readAt: Math.floor(Date.now() / 1000) - 3_600 };
+      const part = { accountKey: payer, costCenters: [{ id: 'old', name: 'Before' }], readAt: Math.floor(Date.now() / 1000) - 3_600 };
       return { costCenters: part.costCenters, readAt: part.readAt, parts: [part] };
     };
     store.items.set('333333333333', { accountId: '333333333333', ...old('67890') });
@@ -407,7 +484,7 @@ describe('directory-sync never removes what it could not confirm', () => {
     const s = setup({ store });
     expect(await s.run()).toMatchObject({ outcome: 'partial', accountsWritten: 2, accountsNotWritten: 1 });
     expect(store.items.get('222222222222')).toEqual(unattributed);
-    expect(store.items.get('111111111111')?.parts).toEqual([expect.objectContaining({ payer: '12345' })]);
+    expect(store.items.get('111111111111')?.parts).toEqual([expect.objectContaining({ accountKey: '12345' })]);
     expect(s.log.records()).toContainEqual(expect.objectContaining({ reasons: { record_without_payers: 1 } }));
   });
 
@@ -454,6 +531,7 @@ describe('directory-sync never removes what it could not confirm', () => {
       readCredentials: () => readPlatformCredentials(async () => '{"username":"ops@example.com"}', 'platform-login'),
       store: memoryStore(),
       cursor: memoryCursor(),
+      payerIndex: memoryIndex(),
       logger: log.logger,
       metrics,
     });
@@ -477,6 +555,7 @@ describe('directory-sync never removes what it could not confirm', () => {
       write: async () => {
         throw new Error('refused');
       },
+      remove: async () => undefined,
     };
     const s = setup({ store: refusing });
     expect(await s.run()).toMatchObject({ outcome: 'failed', payersRead: 3, accountsWritten: 0, accountsNotWritten: 5 });
@@ -496,9 +575,173 @@ describe('directory-sync never removes what it could not confirm', () => {
         if (record.accountId === 'sub-0002') throw new Error('refused');
         await inner.write(record, signal);
       },
+      remove: inner.remove,
     };
     const s = setup({ store });
     expect(await s.run()).toMatchObject({ outcome: 'partial', accountsWritten: 4, accountsNotWritten: 1, payersSkipped: 0 });
+  });
+});
+
+describe('what a run may call a success, and what a payer no longer covers', () => {
+  it('an empty payer-accounts list changes nothing and counts empty, which the stale alarm does not count as renewal', async () => {
+    const store = memoryStore();
+    expect(await setup({ store }).run()).toMatchObject({ outcome: 'succeeded', accountsWritten: 5 });
+    const before = structuredClone(store.items);
+    platform.accounts.splice(0, 3);
+    const s = setup({ store });
+    const summary = await s.run();
+    expect(summary).toMatchObject({ outcome: 'empty', reason: 'no_payer_accounts', payers: 0, accountsWritten: 0, accountsRemoved: 0 });
+    expect(store.items).toEqual(before);
+    expect(s.metrics.count('DirectorySyncs', { outcome: 'empty' })).toBe(1);
+    expect(s.metrics.count('DirectorySyncs', { outcome: 'succeeded' })).toBe(0);
+    expect(s.log.records()).toContainEqual(
+      expect.objectContaining({ level: 'error', message: 'the platform lists no payer account: every record stays as it was' }),
+    );
+    expect(s.lastRun.runs).toEqual([expect.objectContaining({ outcome: 'empty', payers: 0 })]);
+  });
+
+  it('lists that name no linked account at all change nothing and count empty, though every payer was read', async () => {
+    const store = memoryStore();
+    const payerIndex = memoryIndex();
+    expect(await setup({ store, payerIndex }).run()).toMatchObject({ outcome: 'succeeded' });
+    const before = structuredClone(store.items);
+    for (const payer of platform.accounts) {
+      for (const costCenter of payer.costCenters) {
+        costCenter.linkedAccounts = [];
+        costCenter.linkedAccountsIds = undefined;
+        costCenter.v1LinkedAccounts = [];
+      }
+    }
+    const s = setup({ store, payerIndex });
+    expect(await s.run()).toMatchObject({ outcome: 'empty', reason: 'no_linked_accounts', payersRead: 3, accountsRemoved: 0 });
+    expect(store.items).toEqual(before);
+    expect(store.removed).toEqual([]);
+    expect(s.metrics.count('DirectorySyncs', { outcome: 'empty' })).toBe(1);
+    expect(s.log.records().at(-1)).toMatchObject({ level: 'error', message: 'directory sync finished', outcome: 'empty' });
+  });
+
+  it('an account taken out of its cost center loses that payer’s part in the same run; the record goes when none is left', async () => {
+    // 222222222222 is covered by two cost centers of the first payer and by one of the Azure payer.
+    platform.accounts[2]!.costCenters.push({ id: 'az-2', name: 'Shared', linkedAccounts: ['222222222222'] });
+    const store = memoryStore();
+    const payerIndex = memoryIndex();
+    expect(await setup({ store, payerIndex }).run()).toMatchObject({ outcome: 'succeeded', accountsWritten: 5 });
+    expect(payerIndex.items.get('12345')?.accounts).toEqual(['111111111111', '222222222222']);
+
+    // The first payer no longer covers either account: one goes, the other keeps the Azure payer's part.
+    platform.accounts[0]!.costCenters = [{ id: 'cc-100', name: 'Data Platform', linkedAccounts: ['555555555555'] }];
+    const s = setup({ store, payerIndex });
+    const summary = await s.run();
+    expect(summary).toMatchObject({ outcome: 'succeeded', accountsRemoved: 1, accountsNotWritten: 0 });
+    expect(directoryOf(store)['111111111111']).toBeUndefined();
+    expect(store.removed).toEqual(['111111111111']);
+    expect(directoryOf(store)['222222222222']).toEqual([{ id: 'az-2', name: 'Shared' }]);
+    expect(store.items.get('222222222222')?.parts?.map((p) => p.accountKey)).toEqual(['24680']);
+    expect(directoryOf(store)['555555555555']).toEqual([{ id: 'cc-100', name: 'Data Platform' }]);
+    expect(payerIndex.items.get('12345')?.accounts).toEqual(['555555555555']);
+    expect(s.log.records()).toContainEqual(
+      expect.objectContaining({ message: 'accounts no longer covered by a payer read lost its cost centers', accounts: 1 }),
+    );
+  });
+
+  it('a payer it could not read keeps its part of an account another payer stopped covering', async () => {
+    platform.accounts[2]!.costCenters.push({ id: 'az-2', name: 'Shared', linkedAccounts: ['111111111111'] });
+    const store = memoryStore();
+    const payerIndex = memoryIndex();
+    await setup({ store, payerIndex }).run();
+    platform.accounts[0]!.costCenters[0]!.linkedAccounts = ['222222222222'];
+    platform.setBehaviour('costCenters', { kind: 'error', status: 503 }, 24680);
+    const s = setup({ store, payerIndex });
+    expect(await s.run()).toMatchObject({ outcome: 'partial', accountsRemoved: 1 });
+    expect(directoryOf(store)['111111111111']).toEqual([{ id: 'az-2', name: 'Shared' }]);
+    // The unread payer's index stays as it was.
+    expect(payerIndex.items.get('24680')?.accounts).toEqual(['111111111111', 'sub-0002', 'sub-0003']);
+  });
+
+  it('a removal that fails stays in the payer’s index and is done by the next run', async () => {
+    const store = memoryStore();
+    const payerIndex = memoryIndex();
+    await setup({ store, payerIndex }).run();
+    platform.accounts[0]!.costCenters[0]!.linkedAccounts = [];
+    let refuse = true;
+    const flaky: OwnerStore = {
+      read: store.read,
+      write: store.write,
+      remove: async (accountId, signal) => {
+        if (refuse) throw new Error('refused');
+        await store.remove(accountId, signal);
+      },
+    };
+    const s = setup({ store: flaky, payerIndex });
+    expect(await s.run()).toMatchObject({ outcome: 'partial', accountsRemoved: 0, accountsNotWritten: 1 });
+    expect(directoryOf(store)['111111111111']).toBeDefined();
+    expect(payerIndex.items.get('12345')?.accounts).toEqual(['111111111111', '222222222222']);
+    refuse = false;
+    expect(await setup({ store: flaky, payerIndex }).run()).toMatchObject({ outcome: 'succeeded', accountsRemoved: 1 });
+    expect(directoryOf(store)['111111111111']).toBeUndefined();
+    expect(payerIndex.items.get('12345')?.accounts).toEqual(['222222222222']);
+  });
+
+  it('a payer whose index cannot be read removes nothing of its own in that run, and the run is partial', async () => {
+    const store = memoryStore();
+    const inner = memoryIndex();
+    await setup({ store, payerIndex: inner }).run();
+    platform.accounts[0]!.costCenters[0]!.linkedAccounts = [];
+    const unreadable: PayerIndexStore = {
+      read: async (key, signal) => {
+        if (key === '12345') throw new Error('throttled');
+        return inner.read(key, signal);
+      },
+      write: inner.write,
+    };
+    const s = setup({ store, payerIndex: unreadable });
+    expect(await s.run()).toMatchObject({ outcome: 'partial', accountsRemoved: 0, payersNotIndexed: 1 });
+    expect(directoryOf(store)['111111111111']).toBeDefined();
+    expect(s.log.records()).toContainEqual(
+      expect.objectContaining({ message: expect.stringContaining('what a payer covered before is unknown'), payer: '12345' }),
+    );
+  });
+
+  it('keeps each payer’s account key on its part of an owner item, and the run’s outcome for npm run owners; no secret', async () => {
+    platform.accounts[1]!.costCenters[0]!.v1LinkedAccounts = ['333333333333', '111111111111'];
+    const s = setup();
+    await s.run();
+    const record = (s.store as ReturnType<typeof memoryStore>).items.get('111111111111');
+    expect(record?.parts?.map((p) => p.accountKey)).toEqual(['12345', '67890']);
+    expect(s.lastRun.runs).toEqual([
+      {
+        at: expect.any(Number),
+        outcome: 'succeeded',
+        payers: 3,
+        payersRead: 3,
+        payersSkipped: 0,
+        accountsWritten: 5,
+        accountsRemoved: 0,
+        accountsNotWritten: 0,
+      },
+    ]);
+    expectNoSecrets(record, s.lastRun.runs, [...(s.payerIndex as ReturnType<typeof memoryIndex>).items.values()]);
+  });
+
+  it('marks an id that two payers give to different cost centers, so that a route on the bare id matches neither', async () => {
+    platform.accounts[2]!.costCenters[0]!.id = 'cc-100';
+    const s = setup();
+    await s.run();
+    const { items } = s.store as ReturnType<typeof memoryStore>;
+    expect(ownersOfRecord(items.get('111111111111')!).routing).toEqual([
+      { id: 'cc-100', name: 'Data Platform', payer: '12345', idShared: true },
+    ]);
+    expect(ownersOfRecord(items.get('333333333333')!).routing).toEqual([{ id: '300', name: 'QA', payer: '67890' }]);
+  });
+
+  it('takes a payer record with an empty accountId or a cloudTypeId as text, and trims cost-center names', async () => {
+    Object.assign(platform.accounts[0]!, { accountId: '', cloudTypeId: '0' });
+    platform.accounts[0]!.costCenters[0]!.name = '  Data Platform \t';
+    platform.accounts[0]!.costCenters[0]!.linkedAccounts = [12345678901];
+    const s = setup();
+    expect(await s.run()).toMatchObject({ outcome: 'succeeded', payersRead: 3 });
+    // As text, the AWS cloud type still restores an id's leading zeros.
+    expect(directoryOf(s.store as ReturnType<typeof memoryStore>)['012345678901']).toEqual([{ id: 'cc-100', name: 'Data Platform' }]);
   });
 });
 
@@ -520,7 +763,7 @@ describe('directory-sync keeps to its deadlines and the platform’s pace', () =
   });
 
   it('gives every write a deadline too', async () => {
-    const hanging: OwnerStore = { read: async () => undefined, write: () => new Promise(() => undefined) };
+    const hanging: OwnerStore = { read: async () => undefined, write: () => new Promise(() => undefined), remove: async () => undefined };
     const s = setup({ store: hanging, limits: { writeMs: 100, writeConcurrency: 5 } });
     const summary = await s.run();
     expect(summary).toMatchObject({ outcome: 'failed', accountsNotWritten: 5 });

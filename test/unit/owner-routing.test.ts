@@ -16,7 +16,7 @@ import type { OwnerDirectory } from '../../lib/owners/directory.js';
 import { createOwnerLookup } from '../../lib/owners/lazy-owners.js';
 import { createRelayFromEnvironment } from '../../lib/relay/from-environment.js';
 import { createRelay } from '../../lib/relay/relay.js';
-import { explainRoutes, routeFacts, selectDestinations } from '../../lib/routing/route.js';
+import { ambiguousEntries, explainRoutes, routeFacts, selectDestinations } from '../../lib/routing/route.js';
 import { errorReason } from '../../lib/shared/errors.js';
 import type { NodeFetch } from '../../lib/transport/fetch-over-node-http.js';
 import { budgetOf } from '../helpers/budget.js';
@@ -53,6 +53,50 @@ describe('routes by cost center', () => {
     expect(selectDestinations(config, facts([{ id: 'cc-1', name: 'Marketing' }]))).toEqual(['default']);
   });
 
+  it('tell payers apart: `<payer>:<id>` names one payer’s cost center; an id another payer uses too matches neither by itself', () => {
+    const routes = {
+      routes: [
+        { when: { costCenter: ['7'] }, to: ['data'] },
+        { when: { costCenter: ['12345:7'] }, to: ['finance'] },
+      ],
+    };
+    const ours = { id: '7', name: 'Data', payer: '12345' };
+    // Unambiguous: the bare id keeps working, and so does the payer's form.
+    expect(selectDestinations(routes, routeFacts(message(), [ours]))).toEqual(['data', 'finance']);
+    // Another payer's cost center 7 is not ours.
+    expect(selectDestinations(routes, routeFacts(message(), [{ ...ours, payer: '67890', name: 'Marketing', idShared: true }]))).toEqual([
+      'default',
+    ]);
+    expect(selectDestinations(routes, routeFacts(message(), [{ ...ours, idShared: true }]))).toEqual(['finance']);
+    // By name it still matches, whatever the case and spaces around it.
+    expect(
+      selectDestinations(
+        { routes: [{ when: { costCenter: [' data '] }, to: ['data'] }] },
+        routeFacts(message(), [{ ...ours, idShared: true }]),
+      ),
+    ).toEqual(['data']);
+    expect(ambiguousEntries(routes, routeFacts(message(), [{ ...ours, idShared: true }]))).toEqual([{ entry: '7', instead: ['12345:7'] }]);
+    expect(ambiguousEntries(routes, routeFacts(message(), [ours]))).toEqual([]);
+  });
+
+  it('say which entry matched nothing for a shared id once, with each way to name it instead', () => {
+    const routes = {
+      routes: [
+        { when: { objectType: ['anomaly_alert'] }, to: ['data'] },
+        { when: { costCenter: ['7', ' 7 '] }, to: ['data'] },
+        { when: { costCenter: ['7', 'Finance'] }, to: ['finance'] },
+      ],
+    };
+    const shared = [
+      { id: '7', name: 'Data', payer: '12345', idShared: true },
+      { id: '7', name: '', idShared: true },
+      { id: '7', name: 'Finance', idShared: true },
+    ];
+    // Each by its payer's form where the payer is known, else by its name (or, without one, its id); the route on "Finance" is no problem.
+    expect(ambiguousEntries(routes, routeFacts(message(), shared))).toEqual([{ entry: '7', instead: ['12345:7', '7', 'Finance'] }]);
+    expect(ambiguousEntries(routes, routeFacts(message()))).toEqual([]);
+  });
+
   it('are configuration: a list of names or ids, checked by path', () => {
     const problems = relayConfigSchema.safeParse({ ...config, routes: [{ when: { costCenter: [] }, to: ['data'] }] });
     expect(problems.success).toBe(false);
@@ -60,9 +104,15 @@ describe('routes by cost center', () => {
   });
 });
 
-function setup(directory: OwnerDirectory | undefined, routes = config.routes) {
+/** A directory that knows one account, covered by the given cost centers, as an owners file would name them. */
+const knowing = (accountId: string, costCenters: Array<{ id: string; name: string }>): OwnerDirectory => ({
+  read: async (id) => (id === accountId ? { accountId, costCenters, routing: costCenters, readAt: 1 } : undefined),
+});
+
+function setup(directory: OwnerDirectory | undefined, routes = config.routes, ownerRouting = false) {
   const clock = manualClock();
   const log = capturedLogger();
+  const metrics = memoryMetrics();
   const slack = fakeChatService();
   const reads: string[] = [];
   const counted: OwnerDirectory | undefined = directory && {
@@ -71,7 +121,7 @@ function setup(directory: OwnerDirectory | undefined, routes = config.routes) {
       return directory.read(accountId, signal);
     },
   };
-  const lookup = createOwnerLookup({ directory: counted, ttlSeconds: 300, now: clock.now, logger: log.logger, errorReason });
+  const lookup = createOwnerLookup({ directory: counted, ttlSeconds: 300, now: clock.now, logger: log.logger, metrics, errorReason });
   const store = memoryConfigStore({ config: { ...config, routes } });
   const relay = createRelay({
     config: store,
@@ -84,28 +134,30 @@ function setup(directory: OwnerDirectory | undefined, routes = config.routes) {
       sleep: clock.sleep,
     }).first,
     owners: lookup,
+    ownerRouting,
     logger: log.logger,
     now: clock.now,
   });
-  const send = (account: string | number | null = '111111111111', budgetMs = 10_000) => {
+  const send = (account: string | number | null = '111111111111', budgetMs = 10_000, cloud?: string) => {
     const request: HttpRequest = {
       requestId: 'r',
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ metadata: { object_type: 'anomaly_alert' }, payload: { title: 'EC2 up', account_id: account } }),
+      body: JSON.stringify({
+        metadata: { object_type: 'anomaly_alert' },
+        payload: { title: 'EC2 up', account_id: account, ...(cloud ? { cloud_provider_type: cloud } : {}) },
+      }),
       isBase64Encoded: false,
     };
     return relay(request, budgetOf(budgetMs));
   };
-  return { send, slack, reads, log, clock };
+  return { send, slack, reads, log, clock, metrics };
 }
 
 const to = (slack: ReturnType<typeof fakeChatService>) => slack.posts.map((p) => p.url.split('/').at(-1));
 
 describe('the relay and the owner directory', () => {
-  const known: OwnerDirectory = {
-    read: async (accountId) => (accountId === '111111111111' ? { accountId, costCenters: [DATA], readAt: 1 } : undefined),
-  };
+  const known = knowing('111111111111', [DATA]);
 
   it('routes an alert to the team whose cost center covers its account', async () => {
     const { send, slack } = setup(known);
@@ -125,12 +177,38 @@ describe('the relay and the owner directory', () => {
 
   it('reads an account id sent as a number as the same account, and nothing for an alert without one', async () => {
     const { send, reads, slack } = setup({
-      read: async (accountId) => ({ accountId, costCenters: [DATA], readAt: 1 }),
+      read: async (accountId) => ({ accountId, costCenters: [DATA], routing: [DATA], readAt: 1 }),
     });
     await send(222222222222);
     await send(null);
     expect(reads).toEqual(['222222222222']);
     expect(to(slack)).toEqual(['data', 'default']);
+  });
+
+  it('looks up an AWS account id that lost its leading zero as a JSON number in its twelve-digit form', async () => {
+    const { send, reads, slack } = setup(knowing('012345678901', [DATA]));
+    await send(12345678901);
+    await send(12345678901, 10_000, 'AWS');
+    expect(to(slack)).toEqual(['data', 'data']);
+    expect(reads).toEqual(['012345678901']);
+    // Another cloud's numeric id is looked up as it came, and so is text.
+    const other = setup(knowing('012345678901', [DATA]));
+    await other.send(12345678901, 10_000, 'gcp');
+    await other.send('12345678901');
+    expect(other.reads).toEqual(['12345678901']);
+    expect(to(other.slack)).toEqual(['default', 'default']);
+  });
+
+  it('with owner routing on, names the account’s cost centers in every message, though no route uses them', async () => {
+    const plain = [{ when: { objectType: ['anomaly_alert'] }, to: ['finance'] }];
+    const on = setup(known, plain, true);
+    await on.send();
+    expect(on.reads).toEqual(['111111111111']);
+    expect(on.slack.posts.at(-1)?.payload.costCenters).toEqual(['Data Platform']);
+    const off = setup(known, plain, false);
+    await off.send();
+    expect(off.reads).toEqual([]);
+    expect(off.slack.posts.at(-1)?.payload.costCenters).toBeUndefined();
   });
 
   it('reads nothing for a configuration without cost-center routes', async () => {
@@ -149,6 +227,9 @@ describe('the relay and the owner directory', () => {
     expect((await failing.send()).statusCode).toBe(200);
     expect(to(failing.slack)).toEqual(['default']);
     expect(failing.log.lines.join('\n')).toContain('owner directory unavailable');
+    // Counted for the alarm: the alert went where routes without cost centers send it.
+    expect(failing.metrics.count('OwnerDirectoryUnavailable', {})).toBe(1);
+    expect(unknown.metrics.count('OwnerDirectoryUnavailable', {})).toBe(0);
 
     const hung = setup({
       read: (_id, signal) => new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason))),
@@ -157,6 +238,7 @@ describe('the relay and the owner directory', () => {
     expect((await hung.send('111111111111', 3_000)).statusCode).toBe(200);
     expect(Date.now() - started).toBeLessThan(2_500);
     expect(to(hung.slack)).toEqual(['default']);
+    expect(hung.metrics.count('OwnerDirectoryUnavailable', {})).toBe(1);
   });
 
   it('a queued alert keeps the cost centers it arrived with (ids and names), and nothing else', () => {
@@ -212,13 +294,14 @@ describe('the relay as its environment wires it, with an owners file (npm start)
     const owners: OwnerDirectory = {
       read: async (accountId) => {
         if (failing) throw new Error('owners file unreadable');
-        return { accountId, costCenters: [DATA], readAt: 1 };
+        return { accountId, costCenters: [DATA], routing: [DATA] };
       },
     };
     const log = capturedLogger();
+    const metrics = memoryMetrics();
     const relay = createRelayFromEnvironment(
       { RELAY_CONFIG_SECRET_ID: `file:${join(dir, 'relay.json')}`, RELAY_CONFIG_TTL_SECONDS: '0' },
-      { logger: log.logger, metrics: memoryMetrics(), services: createChatServices(answered), owners },
+      { logger: log.logger, metrics, services: createChatServices(answered), owners },
     );
     const body = (title: string) =>
       JSON.stringify({ metadata: { object_type: 'anomaly_alert' }, payload: { title, account_id: '111111111111' } });
@@ -229,6 +312,7 @@ describe('the relay as its environment wires it, with an owners file (npm start)
       expect((await relay({ ...request, body: body('two') }, budgetOf(10_000))).statusCode).toBe(200);
       expect(posts).toEqual(['data', 'default']);
       expect(log.lines.join('\n')).toContain('owner directory unavailable');
+      expect(metrics.count('OwnerDirectoryUnavailable', {})).toBe(1);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
