@@ -233,7 +233,8 @@ export function drawWorkload(random: Random, days: number): Workload {
       anomaly: n,
       title,
       accountId: where.id,
-      numericAccount: random.chance(0.15),
+      // Only an AWS account id is all digits; another cloud's (an Azure subscription) never comes as a number.
+      numericAccount: random.chance(0.15) && where.cloud === 'aws',
       cloud: where.cloud,
       objectType,
       quiet: false,
