@@ -194,6 +194,8 @@ export function drawWorkload(random: Random, days: number): Workload {
 
   const stormAccounts = allAccounts.slice(0, Math.max(2, Math.floor(allAccounts.length / 3))).map((a) => a.id);
   const appAccounts = allAccounts.slice(-2).map((a) => a.id);
+  // One account pages on-call directly, so that PagerDuty sees follow-ups and triage, not only escalations.
+  const pagedAccounts = allAccounts.slice(stormAccounts.length, stormAccounts.length + 1).map((a) => a.id);
   const ccNames = payers.flatMap((p) => p.costCenters.map((c) => c.name));
   const routedCostCenter = random.pick(ccNames);
   const config: RelayConfig = {
@@ -205,6 +207,7 @@ export function drawWorkload(random: Random, days: number): Workload {
       { when: { costCenter: [routedCostCenter] }, to: ['teams'] },
       { when: { cloudProvider: ['azure'] }, to: ['gchat'] },
       { when: { accountId: appAccounts }, to: ['app'] },
+      { when: { accountId: pagedAccounts }, to: ['oncall'] },
       { when: { objectType: ['recommendation_report'] }, to: ['tickets'] },
     ],
   };
