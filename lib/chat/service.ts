@@ -72,6 +72,11 @@ export interface PostContext {
   readonly escalation?: EscalationMark | undefined;
   /** A thread of its own (a digest's, lib/group) where the kind threads its posts, instead of its alert's anomaly's. */
   readonly thread?: string | undefined;
+  /**
+   * The picture of the account's daily cost (`https://<origin>/chart/<token>`, docs/platform.md),
+   * where the configuration asks for one and the owner directory knows the account: every kind shows it.
+   */
+  readonly chartUrl?: string | undefined;
 }
 
 /** Where an escalated anomaly waited unacknowledged (a destination's name), and how long it was given there. */

@@ -127,7 +127,7 @@ export async function processEscalation(
   }
 
   const { to } = escalate;
-  const target = targetOf(to, config.destinations[to]!, config.slack);
+  const target = targetOf(to, config.destinations[to]!, config.slack, false, config.platform);
   const result = await ports.first(
     {
       deliveryId,

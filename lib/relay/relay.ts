@@ -100,7 +100,8 @@ export function createRelay(deps: RelayDependencies): Relay {
     const json = await parseJsonBody(body.text);
     if (!json.ok) return finish(json.response, 'invalid_json');
     // Read beside the validation, and only for a configuration that routes by cost center.
-    const accountId = deps.owners && routesByCostCenter(loaded.config) ? accountOf(json.value) : undefined;
+    const accountId =
+      deps.owners && (routesByCostCenter(loaded.config) || loaded.config.platform?.trend) ? accountOf(json.value) : undefined;
     const owners = accountId === undefined ? undefined : deps.owners?.(accountId, budget);
 
     const parsed = webhookMessageSchema.safeParse(json.value);
@@ -141,7 +142,7 @@ export function createRelay(deps: RelayDependencies): Relay {
     const results: DestinationResult[] = await Promise.all(
       names.map(async (name) => {
         // Routing only yields names the configuration's own schema has checked exist.
-        const target = targetOf(name, loaded.config.destinations[name]!, loaded.config.slack, quiet);
+        const target = targetOf(name, loaded.config.destinations[name]!, loaded.config.slack, quiet, loaded.config.platform);
         const alert = {
           deliveryId: request.requestId,
           target,

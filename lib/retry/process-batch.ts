@@ -198,7 +198,7 @@ async function configuredTarget(
     const reason = 'destination_not_configured';
     return { outcome: parked(await deps.delivery.park({ body: record.body, reason, destination: name }, deps.budget)) };
   }
-  return { target: targetOf(name, loaded.config.destinations[name]!, loaded.config.slack, quiet) };
+  return { target: targetOf(name, loaded.config.destinations[name]!, loaded.config.slack, quiet, loaded.config.platform) };
 }
 
 /** A group's closing job: post what the group holds, as one message or digests, like any alert. */

@@ -126,7 +126,7 @@ export function createSlackAppPoster(options: SlackAppClientOptions) {
     if (anomaly.kind === 'opening')
       return open(
         channel,
-        formatSlackMessage(payload.message, payload.mention, escalatedNote(escalation), triage, payload.costCenters),
+        formatSlackMessage(payload.message, payload.mention, escalatedNote(escalation), triage, payload.costCenters, payload.chartUrl),
         token,
         left,
       );
@@ -142,6 +142,7 @@ export function createSlackAppPoster(options: SlackAppClientOptions) {
           escalatedNote(escalation, updateNote(anomaly.firstSeenAt, anomaly.updates)),
           triage,
           payload.costCenters,
+          payload.chartUrl,
         ),
         token,
         left,
@@ -155,6 +156,7 @@ export function createSlackAppPoster(options: SlackAppClientOptions) {
       escalatedNote(escalation, editedNote(anomaly.updates, new Date(now()).toISOString())),
       triage,
       payload.costCenters,
+      payload.chartUrl,
     );
     const update = await call('chat.update', { channel: opening.channel, ts: opening.ts, ...message(edited) }, token, left);
     if (update.error !== undefined && UNEDITABLE_ERRORS.has(update.error)) return asUpdate();
