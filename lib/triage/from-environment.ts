@@ -4,7 +4,7 @@ import type { ChatService } from '../chat/service.js';
 import { configSourceFor, createRelayConfigStore } from '../config/store.js';
 import { coldStartTracker, createLogger, type Logger, logLevelFrom } from '../log/logger.js';
 import { metricsFromEnvironment } from '../metrics/emf.js';
-import type { Metrics } from '../metrics/metrics.js';
+import { chartMetric, type Metrics } from '../metrics/metrics.js';
 import type { DestinationKind } from '../notify/kind.js';
 import { addressOf, createChatServices, destinationType, KINDS, kindOf, serviceFor } from '../notify/kinds.js';
 import type { InvocationBudget } from '../shared/deadline.js';
@@ -30,6 +30,8 @@ export interface TriageWiringOptions {
   /** A key given directly, for npm start; never read from the relay configuration. */
   tokenKey?: string;
   now?: () => number;
+  /** `npm start`'s pictures: a route of its own (a sample series); in AWS the platform's login decides. */
+  chart?: TriagePorts['chart'];
 }
 
 export type TriageFunction = (request: TriageRequest, budget: InvocationBudget, requestId?: string) => Promise<TriageAnswer>;
@@ -64,6 +66,34 @@ export function createTriageFromEnvironment(
       ? dynamoTriageStore(awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }), settings.DEDUP_TABLE_NAME)
       : memoryTriageStore());
   const currentConfig = async () => (await config.current()).config;
+  const metrics = options.metrics ?? metricsFromEnvironment('triage', env);
+  // The pictures of accounts' cost trends: their code loads with the first one asked for.
+  const loginId = settings.COST_API_CREDENTIALS_SECRET_ID;
+  let chartRoute: Promise<NonNullable<TriagePorts['chart']>> | undefined;
+  const chart: TriagePorts['chart'] =
+    options.chart ??
+    (loginId && settings.DEDUP_TABLE_NAME && readKey
+      ? async (token, budget) => {
+          chartRoute ??= import('../trend/lazy-trend.js').then(({ chartRouteFrom }) =>
+            chartRouteFrom({
+              key: tokenKey,
+              dynamo: awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }),
+              tableName: settings.DEDUP_TABLE_NAME as string,
+              secrets,
+              credentialsSecretId: loginId,
+              baseUrl: settings.COST_API_BASE_URL,
+              now,
+              logger: log,
+              count: (outcome) => metrics.add(chartMetric(outcome)),
+            }),
+          );
+          // A failed import is tried again with the next picture rather than remembered.
+          chartRoute.catch(() => {
+            chartRoute = undefined;
+          });
+          return (await chartRoute)(token, budget);
+        }
+      : undefined);
   const services = createChatServices(transport, settings);
   const post = async (service: ChatService, address: string, payload: unknown, botToken: string | undefined, timeoutMs: number) => {
     const outcome = await service.post(address, payload, { timeoutMs, ...(botToken ? { botToken } : {}) });
@@ -115,9 +145,10 @@ export function createTriageFromEnvironment(
       const botToken = kind.app?.(destination, loaded.slack)?.botToken;
       await post(serviceFor(services, destination), addressOf(destination), payload, botToken, 2_500);
     },
-    metrics: options.metrics ?? metricsFromEnvironment('triage', env),
+    metrics,
     logger: log,
     now,
+    ...(chart ? { chart } : {}),
   };
   const coldStart = coldStartTracker();
   const handle = createTriageHandler(ports);

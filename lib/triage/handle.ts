@@ -28,6 +28,8 @@ export interface TriageAnswer {
   statusCode: number;
   headers: Record<string, string>;
   body: string;
+  /** A picture's bytes, base64 (API Gateway decodes them for the client). */
+  isBase64Encoded?: boolean;
 }
 
 export interface TriagePorts {
@@ -52,6 +54,8 @@ export interface TriagePorts {
   metrics: Metrics;
   logger: Logger;
   now: () => number;
+  /** `GET /chart/<token>`: the picture of an account's cost trend (lib/trend); undefined where the stack has no platform login (404). */
+  chart?: (token: string, budget: InvocationBudget) => Promise<TriageAnswer>;
 }
 
 /** A kind's clicks, as the triage function serves them. */
@@ -77,9 +81,9 @@ const text = (statusCode: number, body: string): TriageAnswer => ({
   body,
 });
 
-/** The token in a `/triage/<token>` path; a path that does not decode is no token (403, like a forged one). */
-function pathToken(path: string): string {
-  const raw = path.slice('/triage/'.length);
+/** The token in a `/triage/<token>` or `/chart/<token>` path; a path that does not decode is no token (403, like a forged one). */
+function pathToken(path: string, prefix = '/triage/'): string {
+  const raw = path.slice(prefix.length);
   try {
     return decodeURIComponent(raw);
   } catch {
@@ -298,6 +302,9 @@ export function createTriageHandler(ports: TriagePorts) {
       if (app) return await interaction(request, budget, app);
       if (request.path.startsWith('/triage/') && (request.method === 'GET' || request.method === 'POST')) {
         return await triagePage(request, budget);
+      }
+      if (request.path.startsWith('/chart/') && request.method === 'GET' && ports.chart) {
+        return await ports.chart(pathToken(request.path, '/chart/'), budget);
       }
       return text(404, 'Not found.');
     } catch (error) {
