@@ -23,6 +23,7 @@ type AnomalyItem = {
   escalationUntil?: { N?: string };
   escalationToken?: { S?: string };
   escalationUpdates?: { N?: string };
+  escalationUnscheduled?: { N?: string };
 };
 
 /** The item as stored: `firstSeen` only where an opening wrote it (ledger.ts, anomalyStartOf). */
@@ -34,12 +35,19 @@ function storedAnomaly(item: AnomalyItem | undefined): StoredAnomaly | undefined
   const channel = item.channel?.S;
   const ts = item.ts?.S;
   const triage = triageOfItem(item);
+  // A mark left by an earlier opening of the anomaly says nothing of this one.
+  const escalation = item.escalatedAt
+    ? 'escalated'
+    : item.escalationUnscheduled?.N !== undefined && item.escalationUnscheduled.N === item.firstSeen?.N
+      ? 'unscheduled'
+      : undefined;
   return {
     ...(item.firstSeen?.N !== undefined && Number.isFinite(firstSeen) ? { firstSeen } : {}),
     ...(Number.isFinite(followUps) ? { followUps } : {}),
     ...(item.lastUpdate?.N !== undefined && Number.isFinite(lastUpdate) ? { lastUpdate } : {}),
     ...(channel && ts ? { opening: { channel, ts } } : {}),
     ...(triage ? { triage } : {}),
+    ...(escalation ? { escalation } : {}),
   };
 }
 
@@ -323,15 +331,16 @@ export function dynamoAnomalyTable(
       );
     },
 
-    async latestEscalation(id, firstSeen, signal) {
+    async waitingEscalation(id, firstSeen, signal) {
       const read = await dynamo(
         'GetItem',
-        { TableName, Key: { id: { S: id } }, ProjectionExpression: 'firstSeen, escalationUpdates' },
+        { TableName, Key: { id: { S: id } }, ProjectionExpression: 'firstSeen, escalationUpdates, expiresAt' },
         signal,
       );
       const item = read['Item'] as AnomalyItem | undefined;
-      if (item?.firstSeen?.N === undefined || Number(item.firstSeen.N) !== firstSeen) return 0;
-      return Number(item.escalationUpdates?.N) || 0;
+      if (item?.firstSeen?.N === undefined || Number(item.firstSeen.N) !== firstSeen) return { updates: 0 };
+      const expiresAt = Number(item.expiresAt?.N);
+      return { updates: Number(item.escalationUpdates?.N) || 0, ...(Number.isFinite(expiresAt) ? { expiresAt } : {}) };
     },
 
     async escalationWaiting(id, firstSeen, updates, signal) {
@@ -345,6 +354,39 @@ export function dynamoAnomalyTable(
             // Only ever more, and only on the opening the job waits on (the update would create a gone item).
             ConditionExpression: 'firstSeen = :firstSeen AND (attribute_not_exists(escalationUpdates) OR escalationUpdates < :updates)',
             ExpressionAttributeValues: { ':firstSeen': { N: String(firstSeen) }, ':updates': { N: String(updates) } },
+          },
+          signal,
+        ),
+      );
+    },
+
+    async escalationUnscheduled(id, firstSeen, signal) {
+      await ignoringConditionFailure(
+        dynamo(
+          'UpdateItem',
+          {
+            TableName,
+            Key: { id: { S: id } },
+            UpdateExpression: 'SET escalationUnscheduled = :firstSeen',
+            // Only on the opening it is about (the update would create a gone item).
+            ConditionExpression: 'firstSeen = :firstSeen',
+            ExpressionAttributeValues: { ':firstSeen': { N: String(firstSeen) } },
+          },
+          signal,
+        ),
+      );
+    },
+
+    async escalationScheduled(id, firstSeen, signal) {
+      await ignoringConditionFailure(
+        dynamo(
+          'UpdateItem',
+          {
+            TableName,
+            Key: { id: { S: id } },
+            UpdateExpression: 'REMOVE escalationUnscheduled',
+            ConditionExpression: 'escalationUnscheduled = :firstSeen',
+            ExpressionAttributeValues: { ':firstSeen': { N: String(firstSeen) } },
           },
           signal,
         ),

@@ -23,6 +23,11 @@ export interface AnomalyState {
   opening?: MessageRef;
   /** What someone decided about it here (lib/triage); absent while nobody has. */
   triage?: AnomalyTriage;
+  /**
+   * Its escalation here (lib/escalation), where the item says: `escalated` once it escalated (or
+   * nothing more can come of it), `unscheduled` while its opening's wait could not be set.
+   */
+  escalation?: 'escalated' | 'unscheduled';
 }
 
 /** The triage state on an anomaly's item, as the triage function writes it: names and times, no alert text. */
@@ -77,6 +82,7 @@ export function anomalyStartOf(stored: StoredAnomaly | undefined): AnomalyStart 
       ...(stored.lastUpdate !== undefined ? { lastUpdate: stored.lastUpdate } : {}),
       ...(stored.opening ? { opening: stored.opening } : {}),
       ...(stored.triage ? { triage: stored.triage } : {}),
+      ...(stored.escalation ? { escalation: stored.escalation } : {}),
     },
   };
 }
@@ -162,13 +168,29 @@ export interface EscalationLedger {
   /** Ends this attempt's own lease without escalating, so that the job may try again. */
   releaseEscalation(id: string, token: string, signal?: AbortSignal): Promise<void>;
   /**
-   * The most follow-ups a job of this opening that is still waiting has seen, as `escalationWaiting`
-   * recorded it: 0 when none was recorded, or the item is not this opening's. A read that may lag
+   * What the item says of this opening's waiting jobs: the most follow-ups one of them has seen, as
+   * `escalationWaiting` recorded it (0 when none was recorded, or the item is not this opening's),
+   * and until when the item lives, where it expires and is this opening's. A read that may lag
    * behind a write a little.
    */
-  latestEscalation(id: string, firstSeen: number, signal?: AbortSignal): Promise<number>;
+  waitingEscalation(id: string, firstSeen: number, signal?: AbortSignal): Promise<WaitingEscalation>;
   /** A job of this opening that has seen `updates` follow-ups is on the queue again: recorded when no other has seen more. */
   escalationWaiting(id: string, firstSeen: number, updates: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * This opening's wait could not be set when it was posted: said on its item (AnomalyState's
+   * `escalation`), so that a re-send of the alert sets it. Never on another opening.
+   */
+  escalationUnscheduled(id: string, firstSeen: number, signal?: AbortSignal): Promise<void>;
+  /** Its wait is set after all: a later re-send sets nothing more. */
+  escalationScheduled(id: string, firstSeen: number, signal?: AbortSignal): Promise<void>;
+}
+
+/** What an anomaly's item says of the jobs that wait on its opening (`waitingEscalation`). */
+export interface WaitingEscalation {
+  /** The most follow-ups a job that waits has seen. */
+  updates: number;
+  /** Epoch seconds the item lives until; absent where nothing expires. */
+  expiresAt?: number;
 }
 
 /**

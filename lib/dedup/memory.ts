@@ -17,6 +17,19 @@ export type MemoryAnomaly = StoredAnomaly & {
   escalationUntil?: number;
   escalationToken?: string;
   escalationUpdates?: number;
+  /** The opening whose wait could not be set (its `firstSeen`). */
+  escalationUnscheduled?: number;
+};
+
+/** The item as the DynamoDB adapter reads it: what it says of the escalation is the current opening's. */
+const storedOf = ({ escalatedAt, escalationUnscheduled, ...item }: MemoryAnomaly): StoredAnomaly => {
+  const escalation =
+    escalatedAt !== undefined
+      ? 'escalated'
+      : escalationUnscheduled !== undefined && escalationUnscheduled === item.firstSeen
+        ? 'unscheduled'
+        : undefined;
+  return { ...item, ...(escalation ? { escalation } : {}) };
 };
 
 /** One alert at one destination: claimed by an attempt until `claimUntil`, or done. */
@@ -66,14 +79,24 @@ export function inMemoryLedger(
       const { escalationUntil: _until, escalationToken: _token, ...rest } = item;
       anomalies.set(id, { ...rest, escalatedAt: seconds() });
     },
-    async latestEscalation(id, firstSeen) {
+    async waitingEscalation(id, firstSeen) {
       const item = anomalies.get(id);
-      return item?.firstSeen === firstSeen ? (item.escalationUpdates ?? 0) : 0;
+      return { updates: item?.firstSeen === firstSeen ? (item.escalationUpdates ?? 0) : 0 };
     },
     async escalationWaiting(id, firstSeen, updates) {
       const item = anomalies.get(id);
       if (item?.firstSeen !== firstSeen || (item.escalationUpdates ?? 0) >= updates) return;
       anomalies.set(id, { ...item, escalationUpdates: updates });
+    },
+    async escalationUnscheduled(id, firstSeen) {
+      const item = anomalies.get(id);
+      if (item?.firstSeen === firstSeen) anomalies.set(id, { ...item, escalationUnscheduled: firstSeen });
+    },
+    async escalationScheduled(id, firstSeen) {
+      const item = anomalies.get(id);
+      if (item?.escalationUnscheduled !== firstSeen) return;
+      const { escalationUnscheduled: _unscheduled, ...rest } = item;
+      anomalies.set(id, rest);
     },
     async releaseEscalation(id, token) {
       const item = anomalies.get(id);
@@ -107,7 +130,7 @@ export function inMemoryLedger(
       const stored = anomalies.get(id);
       // Under npm start the triage page's in-memory store holds the triage state, as the anomaly item does in AWS.
       const triage = triageOf?.(id) ?? stored?.triage;
-      const start = anomalyStartOf({ ...stored, ...(triage ? { triage } : {}) });
+      const start = anomalyStartOf({ ...(stored ? storedOf(stored) : {}), ...(triage ? { triage } : {}) });
       if (start.kind === 'existing') return start;
       const firstSeen = seconds();
       anomalies.set(id, { ...stored, firstSeen, followUps: 0 });

@@ -5,7 +5,7 @@ import { isoSeconds } from '../format/alert.js';
 import type { Logger } from '../log/logger.js';
 import { anomalyRecordId, isReport } from '../message/anomaly.js';
 import type { WebhookMessage } from '../message/schema.js';
-import { dedupUnavailableMetric, deliveryMetric, type Metrics, noMetrics } from '../metrics/metrics.js';
+import { dedupUnavailableMetric, deliveryMetric, escalationMetric, type Metrics, noMetrics } from '../metrics/metrics.js';
 import { destinationType, kindOf } from '../notify/kinds.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
@@ -37,14 +37,15 @@ export interface OnceDependencies extends LedgerDependencies {
 
 /**
  * An anomaly's post that its destination now has or holds for it (`queued` also when it waits in a
- * group), with what the table said of the anomaly before it. Never throws.
+ * group), with what the table said of the anomaly before it. False when the escalation its opening
+ * starts could not be set waiting, so that only trying again can set it. Never throws.
  */
 export type AnomalyHeld = (
   alert: AlertForTarget,
   start: AnomalyStart,
   held: 'delivered' | 'queued',
   budget: InvocationBudget,
-) => Promise<void>;
+) => Promise<boolean>;
 
 /**
  * One ledger call within its step's time. A ledger that fails never costs an alert: the
@@ -131,6 +132,22 @@ export function deliverOnce(deps: OnceDependencies): FirstAttempt {
   const step = ledgerStep(deps, 'dedup table unavailable; delivering without it');
   const now = deps.now ?? Date.now;
 
+  /**
+   * Tells the destination's escalation of a post it holds. False when the wait an opening starts
+   * could not be set: then said on the anomaly's item, so that a re-send sets it, and counted. A
+   * follow-up's wait that could not be set leaves the one already waiting, with older content.
+   */
+  const escalationSet = async (alert: AlertForTarget, start: AnomalyStart, held: 'delivered' | 'queued', budget: InvocationBudget) => {
+    const { target } = alert;
+    if (!deps.held || !target.destination.escalate || (await deps.held(alert, start, held, budget))) return true;
+    if (start.kind !== 'opened' || start.firstSeen === undefined) return true;
+    const { firstSeen } = start;
+    metrics.add(escalationMetric('unscheduled', destinationType(target.destination)));
+    const anomalyId = anomalyRecordId(alert.message, target.name);
+    await step(budget, target.name, async (signal) => (await ledger.escalations()).escalationUnscheduled(anomalyId, firstSeen, signal));
+    return false;
+  };
+
   return async (alert, budget): Promise<DeliveryResult> => {
     const { target } = alert;
     const id = deliveryRecordId(alert.message, target.name);
@@ -172,6 +189,15 @@ export function deliverOnce(deps: OnceDependencies): FirstAttempt {
         outcome: 'duplicate',
       });
       metrics.add(deliveryMetric('duplicate', destinationType(target.destination)));
+      // A re-send of an anomaly whose opening's wait could not be set: it sets the wait, and posts nothing.
+      if (start?.kind === 'existing' && start.state.escalation === 'unscheduled') {
+        const { firstSeen, triage } = start.state;
+        const opening: AnomalyStart = { kind: 'opened', firstSeen, ...(triage ? { triage } : {}) };
+        if (!(await escalationSet(alert, opening, claim.state, budget))) {
+          return { kind: 'duplicate', state: claim.state, escalationUnscheduled: true };
+        }
+        await step(budget, target.name, async (signal) => (await ledger.escalations()).escalationScheduled(anomalyId, firstSeen, signal));
+      }
       return { kind: 'duplicate', state: claim.state };
     }
     if (claim?.kind === 'in_progress') {
@@ -219,7 +245,7 @@ export function deliverOnce(deps: OnceDependencies): FirstAttempt {
           ? undefined
           : step(budget, target.name, (signal) => settleAnomaly(ledger, anomalyId, anomaly, outcome, opened, signal)),
       ]);
-      if (state && start && deps.held && target.destination.escalate) await deps.held(alert, start, state, budget);
+      if (state && start && !(await escalationSet(alert, start, state, budget))) return { ...result, escalationUnscheduled: true };
     }
     if (anomaly.kind === 'follow_up' && result.kind === 'delivered') {
       logger.info('follow-up of an anomaly delivered', { destination: target.name, updates: anomaly.updates, outcome: 'follow_up' });

@@ -131,20 +131,28 @@ function quietly(configured: Destination): Destination {
 /** What became of one destination after the relay's first attempt. */
 export type DeliveryResult =
   /** `opened`: where a new opening message now is (Slack app destinations). */
-  | { kind: 'delivered'; opened?: MessageRef }
-  | { kind: 'queued'; reason: string }
-  /** Waits in its destination's open group, to be posted in one message when the group closes (lib/group). */
-  | { kind: 'grouped' }
-  /** Someone snoozed its anomaly at this destination (lib/triage): not posted until the snooze ends. */
-  | { kind: 'snoozed' }
-  /** Refused for good; parked in the dead-letter queue when there is one. */
-  | { kind: 'refused'; reason: string }
-  /** Neither delivered nor stored anywhere: only the sender trying again can help. */
-  | { kind: 'unheld'; reason: string; retryAfterMs?: number }
-  /** A re-sent alert this destination already has, or that waits on the retry queue for it (lib/dedup). */
-  | { kind: 'duplicate'; state: 'delivered' | 'queued' }
-  /** Another attempt at the same alert holds this destination right now, for at most `retryAfterSeconds` (lib/dedup). */
-  | { kind: 'in_progress'; retryAfterSeconds: number };
+  (
+    | { kind: 'delivered'; opened?: MessageRef }
+    | { kind: 'queued'; reason: string }
+    /** Waits in its destination's open group, to be posted in one message when the group closes (lib/group). */
+    | { kind: 'grouped' }
+    /** Someone snoozed its anomaly at this destination (lib/triage): not posted until the snooze ends. */
+    | { kind: 'snoozed' }
+    /** Refused for good; parked in the dead-letter queue when there is one. */
+    | { kind: 'refused'; reason: string }
+    /** Neither delivered nor stored anywhere: only the sender trying again can help. */
+    | { kind: 'unheld'; reason: string; retryAfterMs?: number }
+    /** A re-sent alert this destination already has, or that waits on the retry queue for it (lib/dedup). */
+    | { kind: 'duplicate'; state: 'delivered' | 'queued' }
+    /** Another attempt at the same alert holds this destination right now, for at most `retryAfterSeconds` (lib/dedup). */
+    | { kind: 'in_progress'; retryAfterSeconds: number }
+  ) & {
+    /**
+     * The destination has the alert or holds it, but the escalation its opening starts could not be
+     * set waiting (lib/dedup, lib/escalation): the sender's re-send sets it, and posts nothing again.
+     */
+    escalationUnscheduled?: true;
+  };
 
 /** One alert for one destination, as the relay received it. */
 export interface AlertForTarget {

@@ -30,6 +30,11 @@ const escalationJobSchema = z.strictObject({
   costCenters: z.optional(costCentersSchema),
   /** It found a job with later content and let it go first; it does not wait for one again. */
   deferred: z.optional(z.literal(true)),
+  /**
+   * It is settled at the destination it goes to (posted, held, refused or snoozed there), but the
+   * anomaly could not be marked escalated: only that is left.
+   */
+  settled: z.optional(z.literal(true)),
 });
 
 export type EscalationJob = z.infer<typeof escalationJobSchema>;

@@ -14,14 +14,17 @@ export type { EscalationWiring } from './wiring.js';
 
 const wired = new WeakMap<EscalationWiring, Promise<AnomalyHeld>>();
 
-/** The relay's escalations: in AWS a delayed job on the retry queue that delivery-retry processes when due. */
+/**
+ * The relay's escalations: in AWS a delayed job on the retry queue that delivery-retry processes
+ * when due. False when the wait could not be set (AnomalyHeld).
+ */
 export function watch(
   wiring: EscalationWiring,
   alert: AlertForTarget,
   start: AnomalyStart,
   held: 'delivered' | 'queued',
   budget: InvocationBudget,
-): Promise<void> {
+): Promise<boolean> {
   let watcher = wired.get(wiring);
   if (!watcher) {
     watcher = watcherFor(wiring);
@@ -31,6 +34,7 @@ export function watch(
     .then((watching) => watching(alert, start, held, budget))
     .catch((error: unknown) => {
       wiring.logger.error('escalation could not be scheduled', { destination: alert.target.name, error: errorReason(error) });
+      return false;
     });
 }
 

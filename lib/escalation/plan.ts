@@ -17,6 +17,11 @@ export const KEEP_AFTER_DUE_SECONDS = 3_600;
 export const DEFER_SECONDS = 60;
 /** A due job whose destination could not take it nor hold it tries again after this long, unless the service said. */
 export const AGAIN_SECONDS = 30;
+/**
+ * A posted escalation whose mark could not be written comes back this soon to write it: well
+ * within its lease, so that no other job of the opening takes the lease and posts again.
+ */
+export const MARK_AGAIN_SECONDS = 5;
 
 /** Epoch seconds when an opening's escalation is due. */
 export const dueAt = (firstSeen: number, afterMinutes: number): number => firstSeen + afterMinutes * 60;
@@ -40,9 +45,10 @@ export interface EscalationPlan {
 
 /**
  * What a post of an anomaly that a destination with `escalate` now holds sets waiting: an
- * opening, a job; a follow-up delivered before it is due, a job with its later content that
- * replaces the one waiting. Nothing once someone triaged the anomaly (a triage action before its
- * opening included), nor for a follow-up that is only queued or comes when the escalation is due.
+ * opening, a job; a follow-up delivered before the anomaly escalated, a job with its later
+ * content that replaces the one waiting (due at once when the wait is over, so that the job
+ * waiting there lets it go first). Nothing once someone triaged the anomaly (a triage action
+ * before its opening included) or it escalated, nor for a follow-up that is only queued.
  *
  * `windowSeconds`: how long the table keeps an anomaly's record after this post; undefined where
  * nothing expires.
@@ -62,13 +68,12 @@ export function planEscalation(
     firstSeen = start.firstSeen ?? nowSeconds;
     updates = 0;
   } else {
-    if (held !== 'delivered' || start.state.triage) return undefined;
+    if (held !== 'delivered' || start.state.triage || start.state.escalation === 'escalated') return undefined;
     firstSeen = start.state.firstSeen;
     updates = start.state.followUps + 1;
   }
   const due = dueAt(firstSeen, escalate.afterMinutes);
   const left = secondsLeft(due, nowMs);
-  if (start.kind === 'existing' && left <= 0) return undefined;
   const keepUntil = due + KEEP_AFTER_DUE_SECONDS;
   return {
     firstSeen,
@@ -106,11 +111,23 @@ export function afterClaim(claim: EscalationClaimOutcome): ClaimStep {
 /** What a claimed escalation does after its first attempt at the destination it goes to. */
 export type DeliveredStep =
   /** Done: the anomaly is marked escalated, so that no other job of its opening posts again. */
-  | { kind: 'escalated'; outcome: Exclude<EscalationOutcome, 'scheduled'>; reason?: string }
-  /** Neither posted nor held there: the lease ends and the job comes back. */
-  | { kind: 'again'; delaySeconds: number; reason: string };
+  | { kind: 'escalated'; outcome: Exclude<EscalationOutcome, 'scheduled' | 'unscheduled'>; reason?: string }
+  /**
+   * Neither posted nor held there, or held there without the wait of its own escalation there: the
+   * lease ends and the job comes back (to find it there, and set that wait). `posted` when it
+   * was posted this time.
+   */
+  | { kind: 'again'; delaySeconds: number; reason: string; posted?: true };
 
 export function afterDelivery(result: DeliveryResult): DeliveredStep {
+  if (result.escalationUnscheduled) {
+    return {
+      kind: 'again',
+      delaySeconds: AGAIN_SECONDS,
+      reason: 'escalation_unscheduled',
+      ...(result.kind === 'duplicate' ? {} : { posted: true as const }),
+    };
+  }
   switch (result.kind) {
     case 'delivered':
     case 'queued':

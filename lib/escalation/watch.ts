@@ -26,24 +26,26 @@ const SCHEDULE_CALL_BUDGET_MS = 2_000;
 
 /**
  * Sets an escalation waiting when a destination with `escalate` holds an anomaly's opening, and
- * replaces it when a follow-up with later content is delivered there before it is due. The post
- * is done by then: a wait that cannot be set is logged and counted, never the alert's failure.
+ * replaces it when a follow-up with later content is delivered there before the job escalates.
+ * The post is done by then: a wait that cannot be set is logged, never the alert's failure; false
+ * for an opening's, which the caller marks and counts so that a re-send sets it. One that cannot
+ * wait here at all (no queue) is counted failed: no re-send would help.
  */
 export function escalationWatcher(ports: WatchPorts): AnomalyHeld {
   const metrics = ports.metrics ?? noMetrics;
   return async (alert, start, held, budget) => {
     const { target } = alert;
     const escalate = target.destination.escalate;
-    if (!escalate) return;
+    if (!escalate) return true;
     const plan = planEscalation(escalate, start, held, ports.now(), ports.windowSeconds);
-    if (!plan) return;
+    if (!plan) return true;
     const type = ports.typeOf(target.destination);
     const where = { destination: target.name, to: escalate.to };
     const { queue } = ports;
     if (!queue) {
       ports.logger.warn('escalation cannot wait here: it needs the retry queue and the dedup table', where);
       if (plan.opening) metrics.add(escalationMetric('failed', type));
-      return;
+      return true;
     }
     const job = escalationJob(alert, plan.firstSeen, plan.updates);
     const id = anomalyRecordId(alert.message, target.name);
@@ -61,8 +63,7 @@ export function escalationWatcher(ports: WatchPorts): AnomalyHeld {
     }
     if (scheduled.status === 'rejected') {
       ports.logger.error('escalation could not be scheduled', { ...where, error: errorReason(scheduled.reason) });
-      if (plan.opening) metrics.add(escalationMetric('failed', type));
-      return;
+      return !plan.opening;
     }
     ports.logger.info(plan.opening ? 'escalation scheduled' : 'escalation rescheduled with the latest content', {
       ...where,
@@ -70,5 +71,6 @@ export function escalationWatcher(ports: WatchPorts): AnomalyHeld {
       dueInSeconds: escalate.afterMinutes * 60 - (Math.floor(ports.now() / 1000) - plan.firstSeen),
     });
     if (plan.opening) metrics.add(escalationMetric('scheduled', type));
+    return true;
   };
 }

@@ -109,12 +109,13 @@ export type DirectorySyncOutcome = 'succeeded' | 'continued' | 'partial' | 'fail
 export const directorySyncMetric = (outcome: DirectorySyncOutcome): MetricPoint => count('DirectorySyncs', { outcome });
 
 /**
- * scheduled: an opening started its wait; posted: the escalation was delivered or is held for its
- * destination; cancelled: triaged in time (or snoozed where it would go); dropped: nothing left
- * to escalate (a later opening, escalated already, the option removed); failed: it could not wait
- * or its destination refused it.
+ * scheduled: an opening started its wait; unscheduled: an opening's wait could not be set (the
+ * relay answered 503, so that a re-send sets it); posted: the escalation was delivered or is held
+ * for its destination; cancelled: triaged in time (or snoozed where it would go); dropped: nothing
+ * left to escalate (a later opening, escalated already, the option removed); failed: it cannot wait
+ * here, its destination refused it, or its job failed in delivery-retry.
  */
-export type EscalationOutcome = 'scheduled' | 'posted' | 'cancelled' | 'dropped' | 'failed';
+export type EscalationOutcome = 'scheduled' | 'unscheduled' | 'posted' | 'cancelled' | 'dropped' | 'failed';
 
 export const escalationMetric = (outcome: EscalationOutcome, destinationType: string): MetricPoint =>
   count('Escalations', { outcome, destinationType }, [['outcome']]);

@@ -7,7 +7,7 @@ export interface DestinationResult {
   result: DeliveryResult;
 }
 
-export type DeliveryOutcome = 'delivered' | 'queued' | 'retryable' | 'in_progress' | 'refused' | 'duplicate';
+export type DeliveryOutcome = 'delivered' | 'queued' | 'retryable' | 'in_progress' | 'escalation_unscheduled' | 'refused' | 'duplicate';
 
 /** A destination that has not got the alert: retryable when sending it again can help, refused when only a human can. */
 export interface FailedDestination {
@@ -20,21 +20,29 @@ export interface FailedDestination {
 export const configurationUnavailable = (): HttpResponse =>
   jsonResponse(503, { error: 'configuration_unavailable', message: 'The relay is not configured correctly; its operator has been told.' });
 
+/** The reason a destination that has the alert is named in a 503: its escalation's wait is not set. */
+const ESCALATION_UNSCHEDULED = 'escalation_unscheduled';
+
 const names = (results: readonly DestinationResult[]) => results.map((r) => r.destination);
 const nonEmpty = (field: string, list: readonly unknown[]) => (list.length ? { [field]: list } : {});
+
+/** What a re-send for an escalation that could not be set waiting waits: the queue's own retries have passed by then. */
+export const ESCALATION_RETRY_SECONDS = 30;
 
 /** Seconds the sender should wait before a re-send can help this destination; undefined when it needs none. */
 function waitSeconds(result: DeliveryResult): number | undefined {
   if (result.kind === 'in_progress') return result.retryAfterSeconds;
   if (result.kind === 'unheld') return (result.retryAfterMs ?? 0) / 1000;
+  if (result.escalationUnscheduled) return ESCALATION_RETRY_SECONDS;
   return undefined;
 }
 
 /**
  * One answer for the whole fan-out. 503 when some destination has neither taken the alert
  * nor had it stored for later (the sender trying again can still help), including one that
- * another live attempt is posting to right now; 502 when a chat service refused for good;
- * 202 only when the rest waits on the durable queue; 200 when every destination has it.
+ * another live attempt is posting to right now, or one whose escalation could not be set
+ * waiting (its re-send sets it, and posts nothing again); 502 when a chat service refused for
+ * good; 202 only when the rest waits on the durable queue; 200 when every destination has it.
  * Every answer but 200 names each failed destination with its class; never a URL.
  */
 export function answerFor(results: readonly DestinationResult[]): { outcome: DeliveryOutcome; response: HttpResponse } {
@@ -42,6 +50,7 @@ export function answerFor(results: readonly DestinationResult[]): { outcome: Del
   for (const r of results) {
     if (r.result.kind === 'unheld') failed.push({ name: r.destination, class: 'retryable', reason: r.result.reason });
     else if (r.result.kind === 'refused') failed.push({ name: r.destination, class: 'refused', reason: r.result.reason });
+    else if (r.result.escalationUnscheduled) failed.push({ name: r.destination, class: 'retryable', reason: ESCALATION_UNSCHEDULED });
   }
   // A destination that already had this alert counts as delivered; one waiting on the retry queue as queued.
   const has = names(
@@ -53,6 +62,7 @@ export function answerFor(results: readonly DestinationResult[]): { outcome: Del
   const snoozed = names(results.filter((r) => r.result.kind === 'snoozed'));
   const inProgress = results.filter((r) => r.result.kind === 'in_progress');
   const unheld = results.filter((r) => r.result.kind === 'unheld');
+  const unscheduled = results.filter((r) => r.result.escalationUnscheduled);
   const where = {
     ...nonEmpty('delivered', has),
     ...nonEmpty('queued', held),
@@ -61,20 +71,31 @@ export function answerFor(results: readonly DestinationResult[]): { outcome: Del
     ...nonEmpty('snoozed', snoozed),
   };
 
-  if (unheld.length > 0 || inProgress.length > 0) {
-    const waits = [...unheld, ...inProgress].map((r) => waitSeconds(r.result) ?? 0);
+  if (unheld.length > 0 || inProgress.length > 0 || unscheduled.length > 0) {
+    const waiting = [...unheld, ...inProgress, ...unscheduled];
+    const waits = waiting.map((r) => waitSeconds(r.result) ?? 0);
     const retryAfterSeconds = Math.max(1, Math.ceil(Math.max(...waits)));
-    const onlyInProgress = unheld.length === 0;
+    const outcome: 'retryable' | 'in_progress' | typeof ESCALATION_UNSCHEDULED =
+      unheld.length > 0 ? 'retryable' : inProgress.length > 0 ? 'in_progress' : ESCALATION_UNSCHEDULED;
+    const why = {
+      retryable: { error: 'chat_unavailable', message: 'A chat service could not take the alert right now; send it again later.' },
+      in_progress: {
+        error: 'in_progress',
+        message: 'Another attempt is delivering this alert right now; send it again after Retry-After.',
+      },
+      escalation_unscheduled: {
+        error: ESCALATION_UNSCHEDULED,
+        message:
+          'Every destination has the alert or holds it, but an escalation could not be set waiting; send it again (nothing is posted twice).',
+      },
+    }[outcome];
     return {
-      outcome: onlyInProgress ? 'in_progress' : 'retryable',
+      outcome,
       response: jsonResponse(
         503,
         {
-          error: onlyInProgress ? 'in_progress' : 'chat_unavailable',
-          message: onlyInProgress
-            ? 'Another attempt is delivering this alert right now; send it again after Retry-After.'
-            : 'A chat service could not take the alert right now; send it again later.',
-          destinations: names([...unheld, ...inProgress]),
+          ...why,
+          destinations: names(waiting),
           ...nonEmpty('failed', failed),
           ...nonEmpty('in_progress', names(inProgress)),
           ...where,
@@ -111,6 +132,7 @@ export function answerFor(results: readonly DestinationResult[]): { outcome: Del
 }
 
 export function reasonOf(result: DeliveryResult): string {
+  if (result.escalationUnscheduled) return ESCALATION_UNSCHEDULED;
   if (result.kind === 'duplicate' || result.kind === 'in_progress' || result.kind === 'grouped' || result.kind === 'snoozed')
     return result.kind;
   return result.kind === 'delivered' ? 'delivered' : result.reason;

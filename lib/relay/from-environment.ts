@@ -107,14 +107,16 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
     return (await grouping).groupedFirst(wiring, alert, budget);
   };
   // Called only for a destination with `escalate`, once the alert is posted and recorded: code
-  // that cannot load costs the escalation, never the alert, and the next delivery loads it again.
-  async function held(...post: Parameters<AnomalyHeld>): Promise<void> {
+  // that cannot load costs the escalation's wait, never the alert (false: the re-send of the alert
+  // sets it), and the next delivery loads it again.
+  async function held(...post: Parameters<AnomalyHeld>): Promise<boolean> {
     try {
       escalations ??= import('../escalation/lazy-escalation-relay.js');
       return await (await escalations).watch(wiring, ...post);
     } catch (error) {
       escalations = undefined;
       log.error('escalation could not be scheduled', { destination: post[0].target.name, error: errorReason(error) });
+      return false;
     }
   }
   // The owner directory's code loads with the first delivery of a configuration that routes by cost center.

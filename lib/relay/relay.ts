@@ -155,7 +155,9 @@ export function createRelay(deps: RelayDependencies): Relay {
     );
 
     const { outcome, response } = answerFor(results);
-    const failures = results.filter((r) => !['delivered', 'duplicate', 'grouped', 'snoozed'].includes(r.result.kind));
+    const failures = results.filter(
+      (r) => r.result.escalationUnscheduled || !['delivered', 'duplicate', 'grouped', 'snoozed'].includes(r.result.kind),
+    );
     const extra = failures.length ? { failures: failures.map((r) => ({ destination: r.destination, reason: reasonOf(r.result) })) } : {};
     return finish(response, outcome, extra);
   };

@@ -10,6 +10,8 @@ export type ChatBehaviour =
   /** 429 in the service's words, with Retry-After when given. */
   | { kind: 'throttled'; retryAfterSeconds?: number }
   | { kind: 'hang' }
+  /** Answered as `ok` only when the test calls `release()`: a post still under way while the test acts. */
+  | { kind: 'hold' }
   /** The documented rate: more than `perSecond` posts within a second get 429. */
   | { kind: 'rate'; perSecond: number };
 
@@ -31,6 +33,8 @@ export interface FakeChat {
   setBehaviour(path: string, behaviour: ChatBehaviour): void;
   /** The next `count` requests to `path` get `behaviour`, then the path's usual behaviour again. */
   queue(path: string, behaviour: ChatBehaviour, count?: number): void;
+  /** Answers every request held by a `hold` behaviour, as `ok` would have. */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -72,6 +76,7 @@ async function startFakeChat(dialect: Dialect, defaultPath: string, defaultQuery
   const recent = new Map<string, number[]>();
   const requests: ChatRequest[] = [];
   const hanging = new Set<ServerResponse>();
+  const held: Array<() => void> = [];
 
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -103,6 +108,14 @@ async function startFakeChat(dialect: Dialect, defaultPath: string, defaultQuery
         case 'hang':
           hanging.add(res);
           return;
+        case 'hold':
+          hanging.add(res);
+          held.push(() => {
+            hanging.delete(res);
+            const ok = dialect.ok(request);
+            send(ok.status, ok.body);
+          });
+          return;
         case 'error':
           return send(behaviour.status, dialect.error(behaviour.status, behaviour.code));
         case 'throttled':
@@ -133,6 +146,9 @@ async function startFakeChat(dialect: Dialect, defaultPath: string, defaultQuery
       const list = queued.get(path) ?? [];
       for (let i = 0; i < count; i++) list.push(behaviour);
       queued.set(path, list);
+    },
+    release: () => {
+      for (const answer of held.splice(0)) answer();
     },
     close: () => closeServer(server, hanging),
   };

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GetItemCommand, ScanCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type AwsJsonCall, awsJsonClient, DYNAMODB } from '../../lib/aws/json-client.js';
 import { DYNAMODB_LIMITS } from '../../lib/aws/limits.js';
 import { dynamoLedger } from '../../lib/dedup/dynamodb.js';
@@ -149,7 +149,8 @@ describe.skipIf(!moto)('escalation: relay, delivery-retry and triage bundles aga
     relayEnvironment = env(proxies.relay);
     [relay, retry, triage] = await Promise.all([
       startBundle('webhook-relay', relayEnvironment),
-      startBundle('delivery-retry', env(proxies['delivery-retry'])),
+      // Long enough that a post held open by the test is still under way while another invocation runs.
+      startBundle('delivery-retry', { ...env(proxies['delivery-retry']), POST_TIMEOUT_MS: '20000' }),
       startBundle('triage', { ...shared, AWS_ENDPOINT_URL: proxies.triage.url }),
     ]);
   });
@@ -186,7 +187,8 @@ describe.skipIf(!moto)('escalation: relay, delivery-retry and triage bundles aga
     expect(teams.requests).toHaveLength(0);
 
     const [due] = await twoMinutesEarlier(title, job);
-    // Delivered twice in one batch, and once more later: one escalation.
+    // Delivered twice in one batch, and once more later: one escalation (the mark stops the later
+    // copies; the dedup record at `to` would too, so the lease is shown with two jobs below).
     expect(await feed(due as Job, due as Job)).toEqual({ batchItemFailures: [] });
     expect(await feed(due as Job)).toEqual({ batchItemFailures: [] });
     const posted = escalationsOf(title);
@@ -245,6 +247,34 @@ describe.skipIf(!moto)('escalation: relay, delivery-retry and triage bundles aga
     expect(JSON.stringify(posted[0]?.body)).not.toContain('up 10%');
   });
 
+  it('two jobs of one opening due together, in two invocations at once: the lease lets one post, the other waits its turn and then finds it escalated', async () => {
+    const title = 'EBS spend rose';
+    expect((await send(title, 'up 15%')).statusCode).toBe(200);
+    expect((await send(title, 'up 75%')).statusCode).toBe(200);
+    const jobs = jobsSentBy('relay')
+      .filter((j) => j.job.message.payload.title === title)
+      .map((j) => j.job);
+    const [stale, latest] = await twoMinutesEarlier(title, ...jobs);
+    // The older job as it comes back after letting the later one go first: it waits for no later one any more.
+    const deferred = { ...(stale as Job), deferred: true as const };
+    const requested = () => teams.requests.filter((r) => JSON.stringify(r.body).includes(title));
+    teams.queue(new URL(teams.url()).pathname, { kind: 'hold' });
+    const sentBefore = jobsSentBy('delivery-retry').length;
+    const first = feed(latest as Job);
+    // The later job holds the lease and its post is under way at Teams while the older one runs.
+    await vi.waitFor(() => expect(requested()).toHaveLength(1), { timeout: 30_000, interval: 50 });
+    expect(await feed(deferred)).toEqual({ batchItemFailures: [] });
+    teams.release();
+    expect(await first).toEqual({ batchItemFailures: [] });
+    expect(requested()).toHaveLength(1);
+    const back = jobsSentBy('delivery-retry').slice(sentBefore);
+    expect(back.map((j) => [j.job.updates, j.job.deferred])).toEqual([[0, true]]);
+    expect(await feed(back[0]?.job as Job)).toEqual({ batchItemFailures: [] });
+    expect(requested()).toHaveLength(1);
+    expect(JSON.stringify(requested()[0]?.body)).toContain('up 75%');
+    expect(retry.output()).toContain('"reason":"escalated_already"');
+  });
+
   it('a job that a later one replaced ends at its next hop, while the later one waits on', async () => {
     const title = 'Redshift spend rose';
     expect((await send(title, 'up 5%')).statusCode).toBe(200);
@@ -262,7 +292,7 @@ describe.skipIf(!moto)('escalation: relay, delivery-retry and triage bundles aga
     expect(retry.output()).toContain('"reason":"replaced"');
   });
 
-  it('a relay whose escalation code cannot load answers for the alert it posted, and loads the code again with the next alert', async () => {
+  it("a relay whose escalation code cannot load posts the alert and answers 503; the platform's re-send sets the wait and posts nothing again", async () => {
     const copy = join(mkdtempSync(join(tmpdir(), 'escalation-relay-')), 'webhook-relay');
     cpSync(fileURLToPath(new URL('../../dist/webhook-relay', import.meta.url)), copy, { recursive: true });
     const chunk = join(copy, 'lazy-escalation-relay.mjs');
@@ -273,16 +303,36 @@ describe.skipIf(!moto)('escalation: relay, delivery-retry and triage bundles aga
       broken.invoke<Answer>(event({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(message(title, 'up 25%')) }), {
         timeoutMs: 15_000,
       });
+    const title = 'Lambda spend rose';
+    const waiting = () => jobsSentBy('relay').filter((j) => j.job.message.payload.title === title);
     try {
       const posted = slack.accepted(FINOPS_PATH).length;
-      expect((await post('Lambda spend rose')).statusCode).toBe(200);
+      const first = await post(title);
+      expect([first.statusCode, first.headers['retry-after']]).toEqual([503, '30']);
+      expect(JSON.parse(first.body)).toMatchObject({
+        error: 'escalation_unscheduled',
+        destinations: ['finops'],
+        failed: [{ name: 'finops', class: 'retryable', reason: 'escalation_unscheduled' }],
+        delivered: ['finops'],
+      });
       expect(slack.accepted(FINOPS_PATH)).toHaveLength(posted + 1);
       expect(broken.output()).toContain('escalation could not be scheduled');
-      expect(jobsSentBy('relay').filter((j) => j.job.message.payload.title === 'Lambda spend rose')).toEqual([]);
+      expect(broken.output()).toMatch(/"outcome":"unscheduled"[^\n]*"Escalations":1/);
+      expect(waiting()).toEqual([]);
+      const id = anomalyRecordId(message(title, ''), 'finops');
+      const firstSeen = Number((await item(id))['firstSeen']?.N);
+      expect((await item(id))['escalationUnscheduled']).toEqual({ N: String(firstSeen) });
 
       writeFileSync(chunk, code);
-      expect((await post('Glue spend rose')).statusCode).toBe(200);
-      expect(jobsSentBy('relay').filter((j) => j.job.message.payload.title === 'Glue spend rose')).toHaveLength(1);
+      const again = await post(title);
+      expect(again.statusCode).toBe(200);
+      expect(JSON.parse(again.body)).toMatchObject({ duplicate: ['finops'] });
+      expect(slack.accepted(FINOPS_PATH)).toHaveLength(posted + 1);
+      expect(waiting().map((j) => j.job)).toEqual([expect.objectContaining({ from: 'finops', firstSeen, updates: 0 })]);
+      expect((await item(id))['escalationUnscheduled']).toBeUndefined();
+      // Set once: a further re-send is a plain duplicate.
+      expect((await post(title)).statusCode).toBe(200);
+      expect(waiting()).toHaveLength(1);
     } finally {
       await broken.stop();
       rmSync(copy, { recursive: true, force: true });

@@ -7,6 +7,7 @@ import { relayConfigSchema } from '../../lib/config/schema.js';
 import { CONFIG_READ_BUDGET_MS } from '../../lib/config/store.js';
 import { SUMMARY_ATTRIBUTES, SUMMARY_DESTINATION, SUMMARY_FIRST_SEEN, SUMMARY_INDEX } from '../../lib/dedup/summary-record.js';
 import { QUEUE_CALL_BUDGET_MS } from '../../lib/delivery/deliver.js';
+import type { EscalationOutcome } from '../../lib/metrics/metrics.js';
 import { addressOf, destinationType } from '../../lib/notify/kinds.js';
 import { relayEnvironmentSchema } from '../../lib/relay/environment.js';
 import { AUTHENTICATION_BUDGET_MS } from '../../lib/relay/relay.js';
@@ -560,6 +561,7 @@ describe('HTTP API, logs and alarms', () => {
         `ApproximateNumberOfMessagesVisible ${deadLetterQueueId}`,
         `ApproximateAgeOfOldestMessage ${deliveryQueueId}`,
         'ConfigurationUnavailable ',
+        'Escalations ',
       ].sort(),
     );
     // The blocked-worker alarm watches the metric delivery-retry writes (lib/metrics), by its service.
@@ -590,6 +592,36 @@ describe('HTTP API, logs and alarms', () => {
     expect(subscription?.Condition).toBe('HasAlarmEmail');
     expect(conditionHolds(deploymentWith(), 'HasAlarmEmail')).toBe(false);
     expect(conditionHolds(deploymentWith({ AlarmEmail: 'ops@example.com' }), 'HasAlarmEmail')).toBe(true);
+  });
+
+  it('alarms on escalations whose wait could not be set (relay or delivery-retry) and on failed ones, by the metric the code writes', () => {
+    const counted = (service: string, outcome: string) => ({
+      Namespace: 'CostAlertRelay',
+      MetricName: 'Escalations',
+      Dimensions: [
+        { Name: 'service', Value: service },
+        { Name: 'outcome', Value: outcome },
+      ],
+    });
+    // The outcomes are the code's own words (lib/metrics), so a renamed one cannot leave an alarm watching nothing.
+    const outcomes: EscalationOutcome[] = ['unscheduled', 'failed'];
+    const unscheduled = template.Resources['EscalationsUnscheduledAlarm']?.Properties ?? {};
+    const metrics = unscheduled['Metrics'] as Array<{ Id: string; Expression?: string; MetricStat?: { Metric: unknown } }>;
+    expect(metrics.find((m) => m.Expression)).toMatchObject({ Expression: 'FILL(relay, 0) + FILL(retry, 0)', ReturnData: true });
+    expect(metrics.filter((m) => m.MetricStat).map((m) => m.MetricStat?.Metric)).toEqual([
+      counted('webhook-relay', outcomes[0]!),
+      counted('delivery-retry', outcomes[0]!),
+    ]);
+    const failed = template.Resources['EscalationsFailedAlarm']?.Properties ?? {};
+    expect(failed).toMatchObject({ ...counted('delivery-retry', outcomes[1]!), Statistic: 'Sum' });
+    for (const alarm of [unscheduled, failed]) {
+      expect(alarm).toMatchObject({
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+        AlarmActions: [{ Ref: 'AlarmTopic' }],
+      });
+    }
   });
 
   it('a dashboard shows deliveries by outcome and type, queues, latency, parked alerts, rotations, errors, escalations and summaries', () => {

@@ -427,16 +427,21 @@ describe('the DynamoDB dedup ledger', () => {
     await expect(escalations.escalated('anomaly#1', 1)).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
   });
 
-  it("reads which job of an opening waits with the latest content, and records a later one: never another opening's", async () => {
+  it("reads which job of an opening waits with the latest content and how long its item lives, and records a later one: never another opening's", async () => {
     const escalations = await ledger().escalations();
-    aws.answer('DynamoDB_20120810.GetItem', { Item: { firstSeen: { N: String(t - 600) }, escalationUpdates: { N: '3' } } });
-    expect(await escalations.latestEscalation('anomaly#1', t - 600)).toBe(3);
-    expect(aws.calls.at(-1)?.body).toMatchObject({ Key: { id: { S: 'anomaly#1' } }, ProjectionExpression: 'firstSeen, escalationUpdates' });
-    expect(await escalations.latestEscalation('anomaly#1', t - 601)).toBe(0);
+    aws.answer('DynamoDB_20120810.GetItem', {
+      Item: { firstSeen: { N: String(t - 600) }, escalationUpdates: { N: '3' }, expiresAt: { N: String(t + 900) } },
+    });
+    expect(await escalations.waitingEscalation('anomaly#1', t - 600)).toEqual({ updates: 3, expiresAt: t + 900 });
+    expect(aws.calls.at(-1)?.body).toMatchObject({
+      Key: { id: { S: 'anomaly#1' } },
+      ProjectionExpression: 'firstSeen, escalationUpdates, expiresAt',
+    });
+    expect(await escalations.waitingEscalation('anomaly#1', t - 601)).toEqual({ updates: 0 });
     aws.answer('DynamoDB_20120810.GetItem', { Item: { firstSeen: { N: String(t - 600) } } });
-    expect(await escalations.latestEscalation('anomaly#1', t - 600)).toBe(0);
+    expect(await escalations.waitingEscalation('anomaly#1', t - 600)).toEqual({ updates: 0 });
     aws.answer('DynamoDB_20120810.GetItem', {});
-    expect(await escalations.latestEscalation('anomaly#1', t - 600)).toBe(0);
+    expect(await escalations.waitingEscalation('anomaly#1', t - 600)).toEqual({ updates: 0 });
     aws.answer('DynamoDB_20120810.UpdateItem', {});
     await escalations.escalationWaiting('anomaly#1', t - 600, 4);
     expect(aws.calls.at(-1)?.body).toMatchObject({
@@ -446,6 +451,39 @@ describe('the DynamoDB dedup ledger', () => {
     });
     aws.answer('DynamoDB_20120810.UpdateItem', { error: 'ConditionalCheckFailedException' });
     await expect(escalations.escalationWaiting('anomaly#1', t - 600, 2)).resolves.toBeUndefined();
+  });
+
+  it("says on an opening's item that its wait could not be set, clears it once set, and reads it back for that opening alone", async () => {
+    const escalations = await ledger().escalations();
+    aws.answer('DynamoDB_20120810.UpdateItem', {});
+    await escalations.escalationUnscheduled('anomaly#1', t - 600);
+    expect(aws.calls.at(-1)?.body).toMatchObject({
+      UpdateExpression: 'SET escalationUnscheduled = :firstSeen',
+      ConditionExpression: 'firstSeen = :firstSeen',
+      ExpressionAttributeValues: { ':firstSeen': { N: String(t - 600) } },
+    });
+    aws.answer('DynamoDB_20120810.UpdateItem', {});
+    await escalations.escalationScheduled('anomaly#1', t - 600);
+    expect(aws.calls.at(-1)?.body).toMatchObject({
+      UpdateExpression: 'REMOVE escalationUnscheduled',
+      ConditionExpression: 'escalationUnscheduled = :firstSeen',
+      ExpressionAttributeValues: { ':firstSeen': { N: String(t - 600) } },
+    });
+    for (const write of [() => escalations.escalationUnscheduled('anomaly#1', 1), () => escalations.escalationScheduled('anomaly#1', 1)]) {
+      aws.answer('DynamoDB_20120810.UpdateItem', { error: 'ConditionalCheckFailedException' });
+      await expect(write()).resolves.toBeUndefined();
+    }
+    // A re-send reads it in the round trip that finds the anomaly; an earlier opening's mark says nothing, an escalation ends it.
+    const item = { id: { S: 'anomaly#1' }, firstSeen: { N: String(t - 600) }, followUps: { N: '0' } };
+    const found = async (extra: Record<string, unknown>) => {
+      aws.answer('DynamoDB_20120810.PutItem', { error: 'ConditionalCheckFailedException', fields: { Item: { ...item, ...extra } } });
+      return ledger().startAnomaly('anomaly#1');
+    };
+    expect(await found({ escalationUnscheduled: { N: String(t - 600) } })).toMatchObject({ state: { escalation: 'unscheduled' } });
+    expect(await found({ escalationUnscheduled: { N: String(t - 9_000) } })).not.toHaveProperty('state.escalation');
+    expect(await found({ escalationUnscheduled: { N: String(t - 600) }, escalatedAt: { N: String(t) } })).toMatchObject({
+      state: { escalation: 'escalated' },
+    });
   });
 
   it('names other errors, so that the caller can fail open', async () => {

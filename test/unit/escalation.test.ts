@@ -14,7 +14,7 @@ import { newJob } from '../../lib/delivery/job.js';
 import { parseDeliveryJob } from '../../lib/delivery/job-schema.js';
 import { type EscalationJob, escalationJob } from '../../lib/escalation/job.js';
 import { parseEscalationJob } from '../../lib/escalation/job-schema.js';
-import { DEFER_SECONDS, KEEP_AFTER_DUE_SECONDS, MAX_HOP_SECONDS, planEscalation } from '../../lib/escalation/plan.js';
+import { DEFER_SECONDS, KEEP_AFTER_DUE_SECONDS, MARK_AGAIN_SECONDS, MAX_HOP_SECONDS, planEscalation } from '../../lib/escalation/plan.js';
 import { processEscalation } from '../../lib/escalation/process.js';
 import type { EscalationQueue } from '../../lib/escalation/queue.js';
 import { escalationWatcher } from '../../lib/escalation/watch.js';
@@ -79,18 +79,24 @@ function recordingService(): ChatService & { posts: Seen[]; answer(...next: Post
 }
 
 /** The relay's first attempt and delivery-retry's escalation processing, sharing one ledger, one queue and one clock. */
-function setup(options: { config?: ReturnType<typeof configOf>; retryQueue?: boolean; grouped?: boolean } = {}) {
+function setup(options: { config?: ReturnType<typeof configOf>; retryQueue?: boolean; grouped?: boolean; windowSeconds?: number } = {}) {
   const clock = manualClock();
   const slack = recordingService();
   const teams = recordingService();
-  const ledger = memoryLedger(clock.now);
+  const ledger = memoryLedger(clock.now, undefined, options.windowSeconds);
   const log = capturedLogger();
   const metrics = memoryMetrics();
   const retryQueue = memoryRetryQueue();
   const deadLetters = memoryDeadLetters();
   const waiting: Array<{ job: EscalationJob; delaySeconds: number }> = [];
+  // How many of the next sends the queue refuses, as SQS does when the queue is gone or the role may not send.
+  let refusals = 0;
   const queue: EscalationQueue = {
     async schedule(job, delaySeconds) {
+      if (refusals > 0) {
+        refusals--;
+        throw Object.assign(new Error('The specified queue does not exist.'), { name: 'AWS.SimpleQueueService.NonExistentQueue' });
+      }
       waiting.push({ job: structuredClone(job), delaySeconds });
     },
   };
@@ -110,7 +116,7 @@ function setup(options: { config?: ReturnType<typeof configOf>; retryQueue?: boo
     logger: log.logger,
     metrics,
     now: clock.now,
-    windowSeconds: 86_400,
+    windowSeconds: options.windowSeconds ?? 86_400,
     typeOf: destinationType,
   });
   // Where grouped alerts wait, and the closing jobs the relay scheduled for them.
@@ -132,9 +138,9 @@ function setup(options: { config?: ReturnType<typeof configOf>; retryQueue?: boo
   const store = memoryConfigStore({ config });
   const ports = { config: store, ledger, first, queue, held, logger: log.logger, metrics, now: clock.now };
   let records = 0;
-  /** The relay's first attempt at a destination of the configuration. */
-  const send = (to: string, message = alert()) =>
-    first({ deliveryId: `r${++records}`, target: targetOf(to, config.destinations[to]!, undefined), message }, budgetOf(10_000));
+  /** The relay's first attempt at a destination of the configuration (or of the one given, as the relay reads it now). */
+  const send = (to: string, message = alert(), current = config) =>
+    first({ deliveryId: `r${++records}`, target: targetOf(to, current.destinations[to]!, undefined), message }, budgetOf(10_000));
   /** Takes the oldest waiting job off the queue and processes it as delivery-retry does. */
   const next = () => {
     const taken = waiting.shift();
@@ -163,6 +169,10 @@ function setup(options: { config?: ReturnType<typeof configOf>; retryQueue?: boo
     ports,
     groups,
     closings,
+    /** The queue refuses the next `count` sends. */
+    refuse: (count = 1) => {
+      refusals = count;
+    },
   };
 }
 
@@ -282,7 +292,7 @@ describe('setting an escalation waiting (the relay)', () => {
     expect(ledger.calls).toContain('keep anomaly');
   });
 
-  it('a wait that cannot be set is logged and counted, and never fails the alert', async () => {
+  it('a wait that cannot be set is logged and told, and never fails the alert; one that cannot wait here at all is counted failed', async () => {
     const clock = manualClock();
     const log = capturedLogger();
     const metrics = memoryMetrics();
@@ -294,13 +304,73 @@ describe('setting an escalation waiting (the relay)', () => {
         'delivered',
         budgetOf(10_000),
       );
-    await expect(watch({ schedule: () => Promise.reject(new Error('AccessDenied')) })).resolves.toBeUndefined();
-    await expect(watch(undefined)).resolves.toBeUndefined();
-    expect(metrics.count('Escalations', { outcome: 'failed' })).toBe(2);
+    await expect(watch({ schedule: () => Promise.reject(new Error('AccessDenied')) })).resolves.toBe(false);
+    // No queue is the stack's configuration, not a fault a re-send would get past.
+    await expect(watch(undefined)).resolves.toBe(true);
+    expect(metrics.count('Escalations', { outcome: 'failed' })).toBe(1);
     expect(log.records().map((r) => r['message'])).toEqual([
       'escalation could not be scheduled',
       'escalation cannot wait here: it needs the retry queue and the dedup table',
     ]);
+  });
+
+  it("an opening whose wait cannot be set is posted once and said undone; the platform's re-send sets it and posts nothing again", async () => {
+    const s = setup();
+    s.refuse();
+    const firstSeen = Math.floor(s.clock.now() / 1000);
+    expect(await s.send('finops')).toEqual({ kind: 'delivered', escalationUnscheduled: true });
+    expect(s.slack.posts).toHaveLength(1);
+    expect(s.waiting).toHaveLength(0);
+    expect(s.metrics.count('Escalations', { outcome: 'unscheduled', destinationType: 'slack' })).toBe(1);
+
+    // A re-send while the queue still refuses: still undone, still not posted again.
+    s.clock.advance(30_000);
+    s.refuse();
+    expect(await s.send('finops')).toEqual({ kind: 'duplicate', state: 'delivered', escalationUnscheduled: true });
+    s.clock.advance(30_000);
+    expect(await s.send('finops')).toEqual({ kind: 'duplicate', state: 'delivered' });
+    expect(s.slack.posts).toHaveLength(1);
+    // The wait counts from the opening, not from the re-send.
+    expect(s.waiting).toEqual([
+      { job: { version: 2, kind: 'escalation', from: 'finops', firstSeen, updates: 0, message: alert() }, delaySeconds: 900 },
+    ]);
+    expect(s.metrics.count('Escalations', { outcome: 'unscheduled' })).toBe(2);
+    expect(s.metrics.count('Escalations', { outcome: 'scheduled' })).toBe(1);
+    // Set once: a later re-send is a plain duplicate.
+    await s.send('finops');
+    expect(s.waiting).toHaveLength(1);
+    const { job } = s.next();
+    s.atDue(job);
+    await s.process(job);
+    expect(s.teams.posts.map((p) => p.escalation)).toEqual([{ from: 'finops', afterMinutes: WAIT_MINUTES }]);
+  });
+
+  it('an opening held on the retry queue whose wait cannot be set is said undone too; its re-send neither posts nor queues it again', async () => {
+    const s = setup();
+    s.slack.answer({ kind: 'retryable', reason: 'http_503' });
+    s.refuse();
+    expect(await s.send('finops')).toMatchObject({ kind: 'queued', escalationUnscheduled: true });
+    expect(await s.send('finops')).toEqual({ kind: 'duplicate', state: 'queued' });
+    expect(s.retryQueue.jobs).toHaveLength(1);
+    expect(s.slack.posts).toHaveLength(1);
+    expect(s.waiting).toHaveLength(1);
+  });
+
+  it('no re-send sets a wait for an opening someone triaged meanwhile, and a follow-up whose job cannot be sent leaves the one waiting', async () => {
+    const s = setup();
+    s.refuse();
+    await s.send('finops', alert('up 10%'));
+    const id = anomalyRecordId(alert(), 'finops');
+    s.ledger.anomalies.set(id, { ...s.ledger.anomalies.get(id), triage: { state: 'acknowledged', by: 'Dana', at: 1 } });
+    expect(await s.send('finops', alert('up 10%'))).toEqual({ kind: 'duplicate', state: 'delivered' });
+    expect(s.waiting).toHaveLength(0);
+
+    const t = setup();
+    await t.send('finops', alert('up 10%'));
+    t.refuse();
+    expect(await t.send('finops', alert('up 20%'))).toEqual({ kind: 'delivered' });
+    expect(t.waiting.map((w) => w.job.updates)).toEqual([0]);
+    expect(t.metrics.count('Escalations', { outcome: 'unscheduled' })).toBe(0);
   });
 });
 
@@ -509,7 +579,7 @@ describe('an escalation job on the retry queue (delivery-retry)', () => {
     expect(s.log.records().find((r) => r['level'] === 'warn')?.['message']).toMatch(/could not tell whether a later escalation job waits/);
   });
 
-  it('no replacement for a follow-up only queued, one of a triaged anomaly, or one that comes when it is due', async () => {
+  it('no replacement for a follow-up only queued, one of a triaged anomaly, or one after the anomaly escalated', async () => {
     const s = setup();
     await s.send('finops', alert('up 10%'));
     const { job } = s.next();
@@ -523,7 +593,31 @@ describe('an escalation job on the retry queue (delivery-retry)', () => {
     expect(s.waiting).toHaveLength(0);
     s.ledger.anomalies.set(id, { ...s.ledger.anomalies.get(id), triage: undefined });
     s.atDue(job);
+    await s.process(job);
+    // The delivered follow-up is later content, which no job carries: this one defers once, then escalates.
+    s.clock.advance(DEFER_SECONDS * 1000);
+    await s.process(s.next().job);
+    expect(s.teams.posts).toHaveLength(1);
     expect(await s.send('finops', alert('up 40%'))).toEqual({ kind: 'delivered' });
+    expect(s.waiting).toHaveLength(0);
+  });
+
+  it('a follow-up after the due time, before the job runs, is what escalates: its job goes first, the older one then finds it done', async () => {
+    const s = setup();
+    await s.send('finops', alert('up 10%'));
+    const { job } = s.next();
+    // delivery-retry takes the due job a little late (a busy queue, a hop that rounded up).
+    s.atDue(job);
+    s.clock.advance(20_000);
+    expect(await s.send('finops', alert('up 90%'))).toEqual({ kind: 'delivered' });
+    const latest = s.next();
+    expect(latest).toEqual({ job: expect.objectContaining({ updates: 1, message: alert('up 90%') }), delaySeconds: 0 });
+    await s.process(job);
+    const deferred = s.next().job;
+    await s.process(latest.job);
+    s.clock.advance(DEFER_SECONDS * 1000);
+    await s.process(deferred);
+    expect(s.teams.posts.map((p) => p.message)).toEqual(['up 90%']);
     expect(s.waiting).toHaveLength(0);
   });
 
@@ -660,6 +754,122 @@ describe('an escalation job on the retry queue (delivery-retry)', () => {
     expect(s.anomaly()).toHaveProperty('escalatedAt');
   });
 
+  it('`to` has the alert already (the platform sent it there too): nothing is posted again, and no other job of the opening tries', async () => {
+    const s = setup();
+    await s.send('finops');
+    await s.send('oncall');
+    expect(s.teams.posts).toHaveLength(1);
+    const { job } = s.next();
+    s.atDue(job);
+    await s.process(job);
+    expect(s.teams.posts).toHaveLength(1);
+    expect(s.log.records().find((r) => r['message'] === 'escalation not posted')).toMatchObject({
+      outcome: 'dropped',
+      reason: 'already_there',
+    });
+    expect(s.metrics.count('Escalations', { outcome: 'dropped' })).toBe(1);
+    expect(s.anomaly()).toHaveProperty('escalatedAt');
+    await s.process({ ...job, deferred: true });
+    expect(s.teams.posts).toHaveLength(1);
+    expect(s.log.records().at(-1)).toMatchObject({ message: 'escalation not posted', reason: 'escalated_already' });
+  });
+
+  it('`escalated()` fails: the job keeps its lease and comes back at once to write the mark, so the job it replaced never posts again', async () => {
+    const s = setup();
+    await s.send('finops', alert('up 10%'));
+    const stale = s.next().job;
+    s.clock.advance(600_000);
+    await s.send('finops', alert('up 90%'));
+    const latest = s.next().job;
+    s.atDue(stale);
+    await s.process(stale);
+    const deferred = s.next();
+    s.ledger.failing.add('escalated');
+    await s.process(latest);
+    expect(s.teams.posts.map((p) => p.message)).toEqual(['up 90%']);
+    expect(s.metrics.count('Escalations', { outcome: 'posted' })).toBe(1);
+    const marking = s.next();
+    expect(marking).toEqual({ job: { ...latest, settled: true }, delaySeconds: MARK_AGAIN_SECONDS });
+    expect(parseEscalationJob(JSON.stringify(marking.job))).toEqual(marking.job);
+    // Still failing when it comes back: it comes back again, and posts nothing.
+    s.clock.advance(MARK_AGAIN_SECONDS * 1000);
+    await s.process(marking.job);
+    expect(s.next()).toEqual(marking);
+    s.ledger.failing.clear();
+    s.clock.advance(MARK_AGAIN_SECONDS * 1000);
+    await s.process(marking.job);
+    expect(s.anomaly()).toHaveProperty('escalatedAt');
+    // The job with the older content comes back after any lease would have ended: the mark stops it.
+    s.clock.advance(3_600_000);
+    await s.process(deferred.job);
+    expect(s.teams.posts.map((p) => p.message)).toEqual(['up 90%']);
+    expect(s.waiting).toHaveLength(0);
+    expect(s.metrics.count('Escalations', { outcome: 'posted' })).toBe(1);
+  });
+
+  it('a longer wait than its item was kept for keeps the item until the new due time: a later alert is its follow-up, and it escalates', async () => {
+    // A dedup window of two hours, and a wait of 30 minutes that the operator raises to four hours after the opening.
+    const s = setup({ windowSeconds: 7_200, config: configOf({ escalate: { afterMinutes: 30, to: 'oncall' } }) });
+    await s.send('finops', alert('up 10%'));
+    const { job } = s.next();
+    const raised = configOf();
+    s.store.set({ config: raised });
+    s.clock.advance(900_000);
+    await s.process(job);
+    // Three hours in: past the window, before the new due time.
+    s.clock.advance(3 * 3_600_000 - 900_000);
+    expect(await s.send('finops', alert('up 90%'), raised)).toEqual({ kind: 'delivered' });
+    expect(s.slack.posts.map((p) => p.anomaly)).toEqual([{ kind: 'opening' }, expect.objectContaining({ kind: 'follow_up', updates: 1 })]);
+    const latest = s.waiting.at(-1)!.job;
+    expect(latest).toMatchObject({ firstSeen: job.firstSeen, updates: 1 });
+    s.atDue(latest);
+    await s.process(latest);
+    expect(s.teams.posts.map((p) => p.message)).toEqual(['up 90%']);
+  });
+
+  it('`keepAnomaly` fails when the wait is set: the first hop keeps the item instead', async () => {
+    const s = setup({ windowSeconds: 3_600 });
+    s.ledger.failing.add('keep anomaly');
+    await s.send('finops', alert('up 10%'));
+    expect(s.log.records().find((r) => r['level'] === 'warn')).toMatchObject({
+      message: 'the anomaly may expire before its escalation is due',
+    });
+    const { job } = s.next();
+    s.ledger.failing.clear();
+    s.clock.advance(900_000);
+    await s.process(job);
+    s.clock.advance(2 * 3_600_000);
+    expect((await s.send('finops', alert('up 90%'))).kind).toBe('delivered');
+    const latest = s.waiting.at(-1)!.job;
+    expect(latest).toMatchObject({ firstSeen: job.firstSeen, updates: 1 });
+    s.atDue(latest);
+    await s.process(latest);
+    expect(s.teams.posts.map((p) => p.message)).toEqual(['up 90%']);
+  });
+
+  it('a job that fails in delivery-retry (the table cannot be used) is counted failed and handed back by the queue', async () => {
+    const s = setup();
+    await s.send('finops');
+    const { job } = s.next();
+    s.atDue(job);
+    s.ledger.failing.add('claim escalation');
+    const delivery = createDelivery({
+      services: chatServices({}),
+      deadLetters: s.deadLetters,
+      postTimeoutMs: 5_000,
+      logger: s.log.logger,
+      now: s.clock.now,
+      sleep: s.clock.sleep,
+    });
+    const failing = record(JSON.stringify(job));
+    expect(await processBatch([failing], retryDeps(s, delivery))).toEqual({ batchItemFailures: [{ itemIdentifier: failing.messageId }] });
+    expect(s.metrics.count('Escalations', { outcome: 'failed', destinationType: 'slack' })).toBe(1);
+    expect(s.teams.posts).toHaveLength(0);
+    s.ledger.failing.clear();
+    expect(await processBatch([failing], retryDeps(s, delivery))).toEqual({ batchItemFailures: [] });
+    expect(s.teams.posts).toHaveLength(1);
+  });
+
   it('reads the configuration when due: escalate removed drops the job, a changed wait or `to` applies', async () => {
     const s = setup();
     await s.send('finops');
@@ -713,6 +923,29 @@ describe('an escalation job on the retry queue (delivery-retry)', () => {
       { from: 'finops', afterMinutes: WAIT_MINUTES },
       { from: 'oncall', afterMinutes: 30 },
     ]);
+  });
+
+  it("a chained escalation's own wait that cannot be set: posted once, and the job comes back to set it without posting again", async () => {
+    const s = setup({ config: configOf({}, { escalate: { afterMinutes: 30, to: 'pager' } }) });
+    await s.send('finops');
+    const { job } = s.next();
+    s.atDue(job);
+    s.refuse();
+    await s.process(job);
+    expect(s.teams.posts).toHaveLength(1);
+    expect(s.metrics.count('Escalations', { outcome: 'unscheduled', destinationType: 'teams' })).toBe(1);
+    expect(s.metrics.count('Escalations', { outcome: 'posted' })).toBe(1);
+    const back = s.next();
+    expect(back).toEqual({ job, delaySeconds: 30 });
+    s.clock.advance(30_000);
+    await s.process(back.job);
+    expect(s.teams.posts).toHaveLength(1);
+    const chained = s.next();
+    expect(chained.job).toMatchObject({ from: 'oncall', updates: 0 });
+    expect(s.anomaly()).toHaveProperty('escalatedAt');
+    s.clock.advance(30 * 60_000);
+    await s.process(chained.job);
+    expect(s.teams.posts.map((p) => p.escalation?.from)).toEqual(['finops', 'oncall']);
   });
 
   it('a configuration that cannot be read leaves the record on the queue', async () => {

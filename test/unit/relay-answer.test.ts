@@ -69,4 +69,34 @@ describe('one answer for the whole fan-out', () => {
     expect([outcome, response.statusCode, response.headers['retry-after']]).toEqual(['in_progress', 503, '18']);
     expect(body(response)).toMatchObject({ in_progress: ['b'], queued: ['a'] });
   });
+
+  it('503 when a destination has the alert but its escalation could not be set waiting: the re-send sets it, and says it is not posted twice', () => {
+    const { outcome, response } = answerFor([
+      r('finops', { kind: 'delivered', escalationUnscheduled: true }),
+      r('team', { kind: 'delivered' }),
+      r('digest', { kind: 'grouped' }),
+    ]);
+    expect([outcome, response.statusCode, response.headers['retry-after']]).toEqual(['escalation_unscheduled', 503, '30']);
+    expect(body(response)).toEqual({
+      status: 503,
+      error: 'escalation_unscheduled',
+      message: expect.stringContaining('nothing is posted twice'),
+      destinations: ['finops'],
+      failed: [{ name: 'finops', class: 'retryable', reason: 'escalation_unscheduled' }],
+      delivered: ['finops', 'team'],
+      grouped: ['digest'],
+    });
+    // A re-send that still cannot set it, beside one a chat service cannot take: the chat's answer, naming both.
+    const both = answerFor([
+      r('finops', { kind: 'duplicate', state: 'queued', escalationUnscheduled: true }),
+      r('team', { kind: 'unheld', reason: 'http_503', retryAfterMs: 5_000 }),
+    ]);
+    expect([both.outcome, both.response.statusCode, both.response.headers['retry-after']]).toEqual(['retryable', 503, '30']);
+    expect(body(both.response)).toMatchObject({
+      error: 'chat_unavailable',
+      destinations: ['team', 'finops'],
+      queued: ['finops'],
+      duplicate: ['finops'],
+    });
+  });
 });
