@@ -31,11 +31,18 @@ export interface TriageMark {
   at: number;
 }
 
+/** What a click carries back of the alert beside its anomaly, for the cost event "Expected" writes (the table holds no alert text). */
+export interface ClickSubject {
+  destination: string;
+  title: string;
+  accountId: string;
+}
+
 /**
  * What a message offers for triage: a Slack app message carries buttons whose value names its
- * anomaly, every other message a link to the anomaly's signed triage page.
+ * anomaly (and `about` it), every other message a link to the anomaly's signed triage page.
  */
-export type TriageControls = { buttons: string } | { link: string };
+export type TriageControls = { buttons: string; about?: ClickSubject } | { link: string };
 
 export const OPENING: AnomalyPost = { kind: 'opening' };
 

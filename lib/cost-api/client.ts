@@ -18,6 +18,8 @@ import {
   dailyCostRowSchema,
   describeProblems,
   generatedTokenSchema,
+  type ListedEvent,
+  listedEventSchema,
   type PayerAccount,
   payerAccountSchema,
   unwrapList,
@@ -70,6 +72,8 @@ export interface PlatformLoop {
   createEvent(auth: PlatformAuth, event: CostEventInput, options?: CallOptions): Promise<string>;
   /** Deletes a cost event; one the platform no longer has counts as deleted. */
   deleteEvent(auth: PlatformAuth, uuid: string, options?: CallOptions): Promise<void>;
+  /** The cost events of the days `from` to `to` (`YYYY-MM-DD`, inclusive). */
+  listEvents(auth: PlatformAuth, query: { from: string; to: string }, options?: CallOptions): Promise<ListedEvent[]>;
 }
 
 /** What a cost event says (reference/cost-api.md): all four are required by the platform. */
@@ -114,6 +118,7 @@ const PATHS: Record<CostApiCall, string> = {
   cost_centers_v1: '/api/v1/users/cost-centers',
   cost_and_usage: '/api/v2/invoices/cost-and-usage',
   event_create: '/api/v1/users/events',
+  event_list: '/api/v1/users/events',
   event_delete: '/api/v1/users/events',
 };
 
@@ -217,7 +222,7 @@ export function createCostApiClient(options: CostApiClientOptions): CostApiClien
   }
 
   async function list<T>(
-    call: 'payer_accounts' | 'cost_centers' | 'cost_centers_v1' | 'cost_and_usage',
+    call: 'payer_accounts' | 'cost_centers' | 'cost_centers_v1' | 'cost_and_usage' | 'event_list',
     auth: PlatformAuth,
     schema: z.ZodMiniType<T>,
     deadline: AbortSignal | undefined,
@@ -313,6 +318,10 @@ export function createCostApiClient(options: CostApiClientOptions): CostApiClien
       const parsed = createdEventSchema.safeParse(answer.body);
       if (!parsed.success) throw fail(call, 'invalid_response', 'the answer names no uuid', answer.status);
       return 'uuid' in parsed.data ? parsed.data.uuid : parsed.data.data.uuid;
+    },
+    async listEvents(auth, { from, to }, callOptions) {
+      const rows = await list('event_list', auth, listedEventSchema, callOptions?.signal, { startDate: from, endDate: to });
+      return rows.map((row) => ({ uuid: row.uuid, title: row.title ?? '', description: row.description ?? '' }));
     },
     async deleteEvent(auth, uuid, callOptions) {
       const call = 'event_delete';

@@ -8,6 +8,7 @@ export type CostApiCall =
   | 'cost_centers_v1'
   | 'cost_and_usage'
   | 'event_create'
+  | 'event_list'
   | 'event_delete';
 
 export type CostApiFailure =
@@ -46,5 +47,6 @@ export const CALL_NAMES: Record<CostApiCall, string> = {
   cost_centers_v1: 'the older cost-centers list (GET /api/v1/users/cost-centers)',
   cost_and_usage: 'the daily cost and usage (GET /api/v2/invoices/cost-and-usage)',
   event_create: 'writing a cost event (POST /api/v1/users/events)',
+  event_list: 'the cost events list (GET /api/v1/users/events)',
   event_delete: 'deleting a cost event (DELETE /api/v1/users/events/<uuid>)',
 };

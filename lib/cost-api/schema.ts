@@ -115,6 +115,14 @@ export const createdEventSchema = z.union([
   z.object({ data: z.object({ uuid: z.string().check(z.minLength(1)) }) }),
 ]);
 
+/** A cost event as the platform lists it: what finding one of ours again needs. */
+export const listedEventSchema = z.object({
+  uuid: z.string().check(z.minLength(1)),
+  title: z.optional(z.nullable(z.string())),
+  description: z.optional(z.nullable(z.string())),
+});
+export type ListedEvent = { uuid: string; title: string; description: string };
+
 export function unwrapList(body: unknown): ListPage {
   if (Array.isArray(body)) return { ok: true, items: body };
   if (typeof body !== 'object' || body === null) return { ok: false, problem: `is ${body === null ? 'null' : typeof body}, not a list` };

@@ -133,6 +133,6 @@ export type ChartMetricOutcome = 'chart' | 'cached' | 'no_owner' | 'no_data' | '
 export const chartMetric = (outcome: ChartMetricOutcome): MetricPoint => count('Charts', { outcome });
 
 /** What became of writing or deleting a cost event on the platform (lib/cost-events). */
-export type CostEventOutcome = 'written' | 'deleted' | 'queued' | 'failed' | 'skipped';
+export type CostEventOutcome = 'written' | 'deleted' | 'queued' | 'failed' | 'skipped' | 'parked';
 
 export const costEventMetric = (outcome: CostEventOutcome): MetricPoint => count('CostEvents', { outcome });

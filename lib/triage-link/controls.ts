@@ -3,6 +3,7 @@ import type { ChartLinkPort, DigestTriagePort, TriageControlsPort } from '../del
 import { anomalyRecordId } from '../message/anomaly.js';
 import { kindOf } from '../notify/kinds.js';
 import type { LinkSigner } from './lazy-links.js';
+import { alertSubject } from './subject.js';
 
 /** How long a read of the link key started ahead of time may take. */
 const PRIME_TIMEOUT_MS = 3_000;
@@ -37,7 +38,8 @@ export function triageControls(options: TriageControlsOptions): TriageControlsPo
   };
   const port: TriageControlsPort = ({ target, message, origin }) => {
     const { destination } = target;
-    if (target.buttons) return { buttons: anomalyRecordId(message, target.name) };
+    if (target.buttons)
+      return { buttons: anomalyRecordId(message, target.name), about: { destination: target.name, ...alertSubject(message) } };
     const kind = kindOf(destination);
     if (!linksOn || origin === undefined || !kind.links(destination)) return undefined;
     const alert = {

@@ -7,11 +7,9 @@ import type { WebhookMessage } from '../message/schema.js';
 import { alertDay, chartLink } from './chart.js';
 import { TriageKeyInvalidError, triageKeyReader } from './key.js';
 import { accountLabel, signDigestToken, type TriageTokenFields, triageLink } from './sign.js';
+import { ACCOUNT_ID_MAX, ACCOUNT_MAX, oneLine as line, TITLE_MAX } from './subject.js';
 
 /** What a link shows on the page: one line each, short, so the link stays short. */
-const TITLE_MAX = 150;
-const ACCOUNT_MAX = 100;
-const line = (text: string | undefined, max: number) => (text ?? '').replace(/\s+/g, ' ').trim().slice(0, max);
 
 export interface LinkAlert {
   origin: string;
@@ -57,7 +55,7 @@ export function createLinkSigner(options: {
       const { payload, metadata } = alert.message;
       const name = line(payload.account_name, ACCOUNT_MAX);
       const fields = {
-        a: line(payload.account_id, 64),
+        a: line(payload.account_id, ACCOUNT_ID_MAX),
         d: alertDay(metadata.timestamp, options.now()),
         ...(name ? { n: name } : {}),
       };

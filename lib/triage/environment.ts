@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import '../validation/messages.js';
-import { DEFAULT_COST_API_BASE_URL, isAllowedBaseUrl } from '../cost-api/base-url.js';
+import { OPTIONAL_PLATFORM_ENVIRONMENT } from '../cost-api/environment.js';
 import { KIND_ENVIRONMENT } from '../notify/kinds.js';
 
 const text = () => z.string().check(z.trim(), z.minLength(1));
@@ -15,13 +15,11 @@ export const triageEnvironmentSchema = z.object({
   ...KIND_ENVIRONMENT,
   /**
    * The platform and its login (the stack sets both where owner routing is on): the pictures of
-   * accounts' cost trends (`GET /chart/...`) and cost events read them. Unset login: no pictures.
+   * accounts' cost trends (`GET /chart/...`) and cost events read them. Unset login: neither.
    */
-  COST_API_BASE_URL: z._default(
-    z.string().check(z.trim(), z.refine(isAllowedBaseUrl, { message: 'must be an https URL without query (plain http only for loopback hosts)' })),
-    DEFAULT_COST_API_BASE_URL,
-  ),
-  COST_API_CREDENTIALS_SECRET_ID: z.optional(text()),
+  ...OPTIONAL_PLATFORM_ENVIRONMENT,
+  /** Where a cost event that could not be written in time waits for delivery-retry; unset: it is logged and counted failed. */
+  DELIVERY_QUEUE_URL: z.optional(text()),
 });
 
 export type TriageEnvironment = z.infer<typeof triageEnvironmentSchema>;

@@ -1,3 +1,4 @@
+import { lazySqs } from '../aws/clients.js';
 import { awsJsonClient, DYNAMODB, SECRETS_MANAGER } from '../aws/json-client.js';
 import { DYNAMODB_LIMITS, SECRETS_MANAGER_READ_LIMITS } from '../aws/limits.js';
 import type { ChatService } from '../chat/service.js';
@@ -13,6 +14,7 @@ import { ReasonedError } from '../shared/errors.js';
 import { fetchOverNodeHttp, type NodeFetch } from '../transport/fetch-over-node-http.js';
 import { triageKeyReader } from '../triage-link/key.js';
 import { DESTINATION_TYPES } from '../vocabulary/destinations.js';
+import { COST_EVENT_BUDGET_MS, costEventsPort } from './cost-events.js';
 import { dynamoTriageStore } from './dynamodb.js';
 import { triageEnvironmentSchema } from './environment.js';
 import { createTriageHandler, SLACK_UPDATE_BUDGET_MS, type TriageAnswer, type TriagePorts, type TriageRequest } from './handle.js';
@@ -32,6 +34,8 @@ export interface TriageWiringOptions {
   now?: () => number;
   /** `npm start`'s pictures: a route of its own (a sample series); in AWS the platform's login decides. */
   chart?: TriagePorts['chart'];
+  /** `npm start`'s cost events, printed; in AWS the platform's login decides. */
+  costEvents?: TriagePorts['costEvents'];
 }
 
 export type TriageFunction = (request: TriageRequest, budget: InvocationBudget, requestId?: string) => Promise<TriageAnswer>;
@@ -67,6 +71,26 @@ export function createTriageFromEnvironment(
       : memoryTriageStore());
   const currentConfig = async () => (await config.current()).config;
   const metrics = options.metrics ?? metricsFromEnvironment('triage', env);
+  const costEvents: TriagePorts['costEvents'] =
+    options.costEvents ??
+    (settings.COST_API_CREDENTIALS_SECRET_ID && settings.DEDUP_TABLE_NAME
+      ? costEventsPort({
+          wiring: {
+            dynamo: awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }),
+            tableName: settings.DEDUP_TABLE_NAME,
+            secrets,
+            credentialsSecretId: settings.COST_API_CREDENTIALS_SECRET_ID,
+            baseUrl: settings.COST_API_BASE_URL,
+            timeoutMs: COST_EVENT_BUDGET_MS,
+            now,
+            logger: log,
+          },
+          enabled: async () => Boolean((await currentConfig()).platform?.costEvents),
+          queue: settings.DELIVERY_QUEUE_URL ? { sqs: lazySqs(), url: settings.DELIVERY_QUEUE_URL } : undefined,
+          metrics,
+          logger: log,
+        })
+      : undefined);
   // The pictures of accounts' cost trends: their code loads with the first one asked for.
   const loginId = settings.COST_API_CREDENTIALS_SECRET_ID;
   let chartRoute: Promise<NonNullable<TriagePorts['chart']>> | undefined;
@@ -149,6 +173,7 @@ export function createTriageFromEnvironment(
     logger: log,
     now,
     ...(chart ? { chart } : {}),
+    ...(costEvents ? { costEvents } : {}),
   };
   const coldStart = coldStartTracker();
   const handle = createTriageHandler(ports);

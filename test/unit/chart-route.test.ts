@@ -3,10 +3,10 @@ import { createCostApiClient } from '../../lib/cost-api/client.js';
 import { platformSession } from '../../lib/cost-api/session.js';
 import { createLogger } from '../../lib/log/logger.js';
 import type { OwnerDirectory, OwnerRecord } from '../../lib/owners/directory.js';
-import { alertDay, chartLink, signChartToken } from '../../lib/triage-link/chart.js';
-import { signTriageToken } from '../../lib/triage-link/sign.js';
 import { type ChartOutcome, createChartRoute, trendDays } from '../../lib/trend/lazy-trend.js';
 import { memoryTrendStore } from '../../lib/trend/store.js';
+import { alertDay, chartLink, signChartToken } from '../../lib/triage-link/chart.js';
+import { signTriageToken } from '../../lib/triage-link/sign.js';
 import { budgetOf } from '../helpers/budget.js';
 import { type FakePlatform, startFakePlatform } from '../helpers/cost-platform.js';
 import { decodePng } from '../helpers/png.js';
@@ -37,7 +37,17 @@ describe('the cost-trend picture route', () => {
     store = memoryTrendStore();
     outcomes = [];
     logs = [];
-    owners = new Map([[ACCOUNT, { accountId: ACCOUNT, costCenters: [{ id: '7', name: 'Data' }], readAt: 0, parts: [{ payer: '12345', costCenters: [], readAt: 0 }] }]]);
+    owners = new Map([
+      [
+        ACCOUNT,
+        {
+          accountId: ACCOUNT,
+          costCenters: [{ id: '7', name: 'Data' }],
+          readAt: 0,
+          parts: [{ payer: '12345', costCenters: [], readAt: 0 }],
+        },
+      ],
+    ]);
   });
 
   const route = (overrides: { key?: string | undefined; now?: () => number } = {}) => {
@@ -49,7 +59,11 @@ describe('the cost-trend picture route', () => {
       store,
       platform: {
         client,
-        session: platformSession({ client, credentials: async () => ({ username: platform.username, password: platform.password }), now: () => NOW }),
+        session: platformSession({
+          client,
+          credentials: async () => ({ username: platform.username, password: platform.password }),
+          now: () => NOW,
+        }),
       },
       render: () => import('../../lib/chart/lazy-chart-render.js'),
       now: overrides.now ?? (() => NOW),
@@ -118,7 +132,12 @@ describe('the cost-trend picture route', () => {
     const serve = route();
     for (let i = 0; i < 21; i++) {
       // A different account each time, so that no series is kept.
-      owners.set(`acct${i}`, { accountId: `acct${i}`, costCenters: [], readAt: 0, parts: [{ payer: '12345', costCenters: [], readAt: 0 }] });
+      owners.set(`acct${i}`, {
+        accountId: `acct${i}`,
+        costCenters: [],
+        readAt: 0,
+        parts: [{ payer: '12345', costCenters: [], readAt: 0 }],
+      });
       await serve(token({ a: `acct${i}`, d: '2026-11-21', n: 'x' }), budgetOf(10_000));
     }
     expect(costCalls()).toHaveLength(20);
@@ -128,7 +147,9 @@ describe('the cost-trend picture route', () => {
 
 describe('a picture’s link', () => {
   it('is on the origin the alert arrived on, and its day is the alert’s own (UTC), else the day it arrived', () => {
-    expect(chartLink('https://api.example.com', KEY, { a: ACCOUNT, d: '2026-11-21' }, NOW)).toMatch(/^https:\/\/api\.example\.com\/chart\/[\w-]+\.[\w-]+$/);
+    expect(chartLink('https://api.example.com', KEY, { a: ACCOUNT, d: '2026-11-21' }, NOW)).toMatch(
+      /^https:\/\/api\.example\.com\/chart\/[\w-]+\.[\w-]+$/,
+    );
     expect(alertDay('2026-11-21T23:30:00-05:00', NOW + 86_400_000)).toBe('2026-11-22');
     expect(alertDay('2026-11-21 06:00:00', NOW)).toBe('2026-11-21');
     expect(alertDay('yesterday', NOW)).toBe('2026-11-21');
