@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
-import { type AwsJsonCall, isConditionFailure } from '../aws/json-client.js';
 import type { CostApiClient, PlatformLoop } from '../cost-api/client.js';
+import { CostApiError } from '../cost-api/errors.js';
 import type { PlatformSession } from '../cost-api/session.js';
 import type { Logger } from '../log/logger.js';
 import type { OwnerDirectory } from '../owners/directory.js';
@@ -75,17 +75,32 @@ export interface CostEventWriter {
   apply(change: CostEventChange, subject: CostEventSubject, signal: AbortSignal): Promise<CostEventOutcome>;
 }
 
-type Attribute = { S?: string; N?: string };
-type CostEventItem = Record<string, Attribute> | undefined;
-
 /** A claim on writing an anomaly's event lasts this long: a writer cut off leaves it to the next after it. */
 export const CLAIM_SECONDS = 60;
-/** An event's record lives as long as an anomaly's decisions matter (a triage action keeps its item 30 days). */
-const KEPT_SECONDS = 30 * 86_400;
+
+/** Where an anomaly's event is recorded (the dedup table's `costevent#` items; memory under `npm start`). */
+export interface CostEventRecords {
+  /**
+   * Takes the claim on writing the event: `written` when it is already, `busy` while another
+   * writer's claim lasts, `claimed` (and whether a writer before was cut off, its claim lapsed).
+   */
+  claim(
+    id: string,
+    token: string,
+    nowSeconds: number,
+    signal: AbortSignal,
+  ): Promise<{ kind: 'claimed'; lapsed: boolean } | { kind: 'written' } | { kind: 'busy' }>;
+  /** Gives the claim up: the platform answered that it wrote nothing. */
+  release(id: string, token: string, signal: AbortSignal): Promise<void>;
+  /** Keeps the event's uuid, when the claim is still this writer's. */
+  record(id: string, token: string, uuid: string, signal: AbortSignal): Promise<void>;
+  read(id: string, signal: AbortSignal): Promise<{ uuid?: string; claimUntil?: number } | undefined>;
+  /** Forgets the uuid of a deleted event. */
+  forget(id: string, uuid: string, signal: AbortSignal): Promise<void>;
+}
 
 export function costEventWriter(deps: {
-  dynamo: AwsJsonCall;
-  tableName: string;
+  records: CostEventRecords;
   owners: OwnerDirectory;
   platform: {
     session: PlatformSession;
@@ -94,10 +109,8 @@ export function costEventWriter(deps: {
   now: () => number;
   logger: Logger;
 }): CostEventWriter {
-  const { dynamo, tableName, platform } = deps;
+  const { records, platform } = deps;
   const seconds = () => Math.floor(deps.now() / 1000);
-  const update = (id: string, input: Record<string, unknown>, signal: AbortSignal) =>
-    dynamo('UpdateItem', { TableName: tableName, Key: { id: { S: id } }, ...input }, signal);
 
   const payerOf = async (subject: CostEventSubject, signal: AbortSignal): Promise<string> => {
     const accountId = accountIdOf(subject.account);
@@ -106,34 +119,6 @@ export function costEventWriter(deps: {
     if (!payer) throw new CostEventSkippedError('The owner directory knows no payer of the account.', 'no_owner');
     return payer;
   };
-
-  /** Takes the claim; the item as it was before, or `skipped` when the event is written already. */
-  async function claim(id: string, token: string, signal: AbortSignal): Promise<CostEventItem | 'skipped'> {
-    try {
-      const answer = await update(
-        id,
-        {
-          UpdateExpression: 'SET claimToken = :token, claimUntil = :until, expiresAt = :kept',
-          ConditionExpression: 'attribute_not_exists(uuid) AND (attribute_not_exists(claimUntil) OR claimUntil < :now)',
-          ExpressionAttributeValues: {
-            ':token': { S: token },
-            ':until': { N: String(seconds() + CLAIM_SECONDS) },
-            ':kept': { N: String(seconds() + KEPT_SECONDS) },
-            ':now': { N: String(seconds()) },
-          },
-          ReturnValues: 'ALL_OLD',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        },
-        signal,
-      );
-      return answer['Attributes'] as CostEventItem;
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      // A second "Expected", here or at another destination of the anomaly, finds the event written.
-      if ((error.fields['Item'] as CostEventItem)?.['uuid']?.S) return 'skipped';
-      throw new CostEventBusyError("Another writer is writing this anomaly's cost event.", 'busy');
-    }
-  }
 
   /** The event an earlier writer created but was cut off before recording: found by its mark, on its day. */
   async function written(subject: CostEventSubject, payer: string, signal: AbortSignal): Promise<string | undefined> {
@@ -150,22 +135,24 @@ export function costEventWriter(deps: {
     const id = costEventItemId(subject);
     const payer = await payerOf(subject, signal);
     const token = randomUUID();
-    const before = await claim(id, token, signal);
-    if (before === 'skipped') return 'skipped';
-    const uuid =
-      // A claim left behind: its writer may have created the event and not lived to record it.
-      (before?.['claimToken']?.S ? await written(subject, payer, signal) : undefined) ??
-      (await platform.session.withAuth(payer, (auth) => platform.client.createEvent(auth, eventOf(subject), { signal }), { signal }));
-    await update(
-      id,
-      {
-        UpdateExpression: 'SET uuid = :uuid REMOVE claimToken, claimUntil',
-        ConditionExpression: 'claimToken = :token',
-        ExpressionAttributeValues: { ':uuid': { S: uuid }, ':token': { S: token } },
-      },
-      signal,
-    ).catch((error: unknown) => {
-      // Written, not recorded: the claim stays, and the next writer finds the event by its mark.
+    // A second "Expected", here or at another destination of the anomaly, finds the event written.
+    const claimed = await records.claim(id, token, seconds(), signal);
+    if (claimed.kind === 'written') return 'skipped';
+    if (claimed.kind === 'busy') throw new CostEventBusyError("Another writer is writing this anomaly's cost event.", 'busy');
+    let uuid: string;
+    try {
+      uuid =
+        // A claim that lapsed: its writer may have created the event and not lived to record it.
+        (claimed.lapsed ? await written(subject, payer, signal) : undefined) ??
+        (await platform.session.withAuth(payer, (auth) => platform.client.createEvent(auth, eventOf(subject), { signal }), { signal }));
+    } catch (error) {
+      // An answer (a refusal, a 5xx) says nothing was written: the next attempt need not wait for
+      // the claim to lapse. Without one (a timeout) the claim stays, and lapses into a search.
+      if (error instanceof CostApiError && error.status !== undefined) await records.release(id, token, signal).catch(() => undefined);
+      throw error;
+    }
+    await records.record(id, token, uuid, signal).catch((error: unknown) => {
+      // Written, not recorded: the claim lapses, and the next writer finds the event by its mark.
       deps.logger.warn('cost event written but its uuid could not be kept', { reason: errorReason(error) });
     });
     return 'written';
@@ -173,23 +160,16 @@ export function costEventWriter(deps: {
 
   async function remove(subject: CostEventSubject, signal: AbortSignal): Promise<CostEventOutcome> {
     const id = costEventItemId(subject);
-    const output = await dynamo('GetItem', { TableName: tableName, Key: { id: { S: id } }, ConsistentRead: true }, signal);
-    const item = output['Item'] as CostEventItem;
-    const uuid = item?.['uuid']?.S;
+    const record = await records.read(id, signal);
+    const uuid = record?.uuid;
     if (!uuid) {
       // A write still under way would leave its event behind this reopen: wait for it to finish.
-      if (Number(item?.['claimUntil']?.N) >= seconds()) throw new CostEventBusyError("The anomaly's cost event is being written.", 'busy');
+      if ((record?.claimUntil ?? 0) >= seconds()) throw new CostEventBusyError("The anomaly's cost event is being written.", 'busy');
       return 'skipped';
     }
     const payer = await payerOf(subject, signal);
     await platform.session.withAuth(payer, (auth) => platform.client.deleteEvent(auth, uuid, { signal }), { signal });
-    await update(
-      id,
-      { UpdateExpression: 'REMOVE uuid', ConditionExpression: 'uuid = :uuid', ExpressionAttributeValues: { ':uuid': { S: uuid } } },
-      signal,
-    ).catch((error: unknown) => {
-      if (!isConditionFailure(error)) throw error;
-    });
+    await records.forget(id, uuid, signal);
     return 'deleted';
   }
 
@@ -204,6 +184,39 @@ export function costEventWriter(deps: {
         }
         throw error;
       }
+    },
+  };
+}
+
+/** In memory, as `npm start` and the tests keep them. */
+export function memoryCostEventRecords(): CostEventRecords & {
+  items: Map<string, { uuid?: string; token?: string; claimUntil?: number }>;
+} {
+  const items = new Map<string, { uuid?: string; token?: string; claimUntil?: number }>();
+  return {
+    items,
+    async claim(id, token, nowSeconds) {
+      const item = items.get(id);
+      if (item?.uuid) return { kind: 'written' };
+      if (item?.claimUntil !== undefined && item.claimUntil >= nowSeconds) return { kind: 'busy' };
+      items.set(id, { token, claimUntil: nowSeconds + CLAIM_SECONDS });
+      return { kind: 'claimed', lapsed: item?.token !== undefined };
+    },
+    async release(id, token) {
+      if (items.get(id)?.token === token) items.delete(id);
+    },
+    async record(id, token, uuid) {
+      if (items.get(id)?.token !== token) throw new Error("the claim is no longer this writer's");
+      items.set(id, { uuid });
+    },
+    async read(id) {
+      const item = items.get(id);
+      return (
+        item && { ...(item.uuid ? { uuid: item.uuid } : {}), ...(item.claimUntil !== undefined ? { claimUntil: item.claimUntil } : {}) }
+      );
+    },
+    async forget(id, uuid) {
+      if (items.get(id)?.uuid === uuid) items.delete(id);
     },
   };
 }

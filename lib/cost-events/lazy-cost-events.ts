@@ -7,6 +7,7 @@ import { createCostApiClient } from '../cost-api/client.js';
 import { platformSession } from '../cost-api/session.js';
 import type { Logger } from '../log/logger.js';
 import { dynamoOwnerDirectory } from '../owners/dynamodb.js';
+import { dynamoCostEventRecords } from './dynamodb.js';
 import { type CostEventWriter, costEventWriter } from './events.js';
 
 export interface CostEventWiring {
@@ -30,8 +31,7 @@ export function costEventWriterFrom(wiring: CostEventWiring): CostEventWriter {
       return SecretString;
     }, wiring.credentialsSecretId);
   return costEventWriter({
-    dynamo: wiring.dynamo,
-    tableName: wiring.tableName,
+    records: dynamoCostEventRecords(wiring.dynamo, wiring.tableName),
     owners: dynamoOwnerDirectory(wiring.dynamo, wiring.tableName, wiring.now),
     platform: { client, session: platformSession({ client, credentials, now: wiring.now }) },
     now: wiring.now,

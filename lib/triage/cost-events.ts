@@ -1,9 +1,6 @@
-import type { LazySqs } from '../aws/clients.js';
 import type { CostEventChange, CostEventJob, CostEventSubject, CostEventWriter } from '../cost-events/events.js';
-import type { CostEventWiring } from '../cost-events/lazy-cost-events.js';
 import type { Logger } from '../log/logger.js';
 import { costEventMetric, type Metrics } from '../metrics/metrics.js';
-import { sendMessage } from '../queue/sqs.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
 import type { TriagePorts } from './handle.js';
@@ -27,15 +24,18 @@ const SQS_BATCH = 10;
  * nor queued is logged and counted `failed`.
  */
 export function costEventsPort(deps: {
-  wiring: CostEventWiring;
+  /** The writer, loaded with the first cost event (lib/cost-events/lazy-cost-events.ts in AWS). */
+  writer: () => Promise<CostEventWriter>;
   enabled(): Promise<boolean>;
-  queue: { sqs: LazySqs; url: string } | undefined;
+  /** Puts a job on the retry queue (SQS's SendMessage, delayed); undefined where the stack has none. */
+  enqueue: ((body: string, delaySeconds: number, signal: AbortSignal) => Promise<void>) | undefined;
   metrics: Metrics;
   logger: Logger;
 }): NonNullable<TriagePorts['costEvents']> {
   let writer: Promise<CostEventWriter> | undefined;
   const load = () => {
-    writer ??= import('../cost-events/lazy-cost-events.js').then(({ costEventWriterFrom }) => costEventWriterFrom(deps.wiring));
+    writer ??= deps.writer();
+    // A failed import is tried again with the next event rather than remembered.
     writer.catch(() => {
       writer = undefined;
     });
@@ -45,14 +45,14 @@ export function costEventsPort(deps: {
     for (let i = 0; i < n; i++) deps.metrics.add(costEventMetric(outcome));
   };
   const queued = async (change: CostEventChange, subjects: readonly CostEventSubject[], budget: InvocationBudget, capMs: number) => {
-    const { queue } = deps;
-    if (!queue) throw new Error('no retry queue is configured');
+    const { enqueue } = deps;
+    if (!enqueue) throw new Error('no retry queue is configured');
     await budget.step('retry_queue', capMs, async (signal) => {
       for (let i = 0; i < subjects.length; i += SQS_BATCH) {
         await Promise.all(
           subjects.slice(i, i + SQS_BATCH).map((subject) => {
             const job: CostEventJob = { version: 2, kind: 'cost_event', change, subject };
-            return sendMessage(queue.sqs, queue.url, JSON.stringify(job), { kind: 'cost_event' }, COST_EVENT_RETRY_DELAY_SECONDS, signal);
+            return enqueue(JSON.stringify(job), COST_EVENT_RETRY_DELAY_SECONDS, signal);
           }),
         );
       }

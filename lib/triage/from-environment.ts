@@ -8,6 +8,7 @@ import { metricsFromEnvironment } from '../metrics/emf.js';
 import { chartMetric, type Metrics } from '../metrics/metrics.js';
 import type { DestinationKind } from '../notify/kind.js';
 import { addressOf, createChatServices, destinationType, KINDS, kindOf, serviceFor } from '../notify/kinds.js';
+import { sendMessage } from '../queue/sqs.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { readEnvironment } from '../shared/environment.js';
 import { ReasonedError } from '../shared/errors.js';
@@ -71,28 +72,36 @@ export function createTriageFromEnvironment(
       : memoryTriageStore());
   const currentConfig = async () => (await config.current()).config;
   const metrics = options.metrics ?? metricsFromEnvironment('triage', env);
+  const queueUrl = settings.DELIVERY_QUEUE_URL;
+  const sqs = lazySqs();
+  const loginId = settings.COST_API_CREDENTIALS_SECRET_ID;
+  const tableName = settings.DEDUP_TABLE_NAME;
   const costEvents: TriagePorts['costEvents'] =
     options.costEvents ??
-    (settings.COST_API_CREDENTIALS_SECRET_ID && settings.DEDUP_TABLE_NAME
+    (loginId && tableName
       ? costEventsPort({
-          wiring: {
-            dynamo: awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }),
-            tableName: settings.DEDUP_TABLE_NAME,
-            secrets,
-            credentialsSecretId: settings.COST_API_CREDENTIALS_SECRET_ID,
-            baseUrl: settings.COST_API_BASE_URL,
-            timeoutMs: COST_EVENT_BUDGET_MS,
-            now,
-            logger: log,
+          writer: async () => {
+            const { costEventWriterFrom } = await import('../cost-events/lazy-cost-events.js');
+            return costEventWriterFrom({
+              dynamo: awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }),
+              tableName,
+              secrets,
+              credentialsSecretId: loginId,
+              baseUrl: settings.COST_API_BASE_URL,
+              timeoutMs: COST_EVENT_BUDGET_MS,
+              now,
+              logger: log,
+            });
           },
           enabled: async () => Boolean((await currentConfig()).platform?.costEvents),
-          queue: settings.DELIVERY_QUEUE_URL ? { sqs: lazySqs(), url: settings.DELIVERY_QUEUE_URL } : undefined,
+          enqueue: queueUrl
+            ? (body, delaySeconds, signal) => sendMessage(sqs, queueUrl, body, { kind: 'cost_event' }, delaySeconds, signal)
+            : undefined,
           metrics,
           logger: log,
         })
       : undefined);
   // The pictures of accounts' cost trends: their code loads with the first one asked for.
-  const loginId = settings.COST_API_CREDENTIALS_SECRET_ID;
   let chartRoute: Promise<NonNullable<TriagePorts['chart']>> | undefined;
   const chart: TriagePorts['chart'] =
     options.chart ??

@@ -29,7 +29,7 @@ export interface FakeAccount {
 /** Where the list sits in the answer: the envelope is undocumented, so tests try each. */
 export type Envelope = 'array' | 'data' | 'accounts' | 'costCenters' | 'items';
 
-export type Endpoint = 'token' | 'accounts' | 'costCenters' | 'costCentersV1' | 'costAndUsage' | 'events' | 'eventDelete';
+export type Endpoint = 'token' | 'accounts' | 'costCenters' | 'costCentersV1' | 'costAndUsage' | 'events' | 'eventList' | 'eventDelete';
 
 export type PlatformBehaviour =
   | { kind: 'normal' }
@@ -119,8 +119,10 @@ const PATHS: Record<string, Endpoint> = {
   '/api/v2/invoices/cost-and-usage': 'costAndUsage',
   '/api/v1/users/events': 'events',
 };
-const endpointOf = (path: string): Endpoint | undefined =>
-  PATHS[path] ?? (/^\/api\/v1\/users\/events\/[^/]+$/.test(path) ? 'eventDelete' : undefined);
+const endpointOf = (path: string, method: string | undefined): Endpoint | undefined =>
+  PATHS[path] === 'events' && method === 'GET'
+    ? 'eventList'
+    : (PATHS[path] ?? (/^\/api\/v1\/users\/events\/[^/]+$/.test(path) ? 'eventDelete' : undefined));
 const METHODS: Record<Endpoint, string> = {
   token: 'POST',
   accounts: 'GET',
@@ -128,6 +130,7 @@ const METHODS: Record<Endpoint, string> = {
   costCentersV1: 'GET',
   costAndUsage: 'GET',
   events: 'POST',
+  eventList: 'GET',
   eventDelete: 'DELETE',
 };
 /** The query the cost-and-usage call must carry (reference/cost-api.md), besides the account and the dates. */
@@ -273,6 +276,16 @@ export async function startFakePlatform(options: FakePlatformOptions = {}): Prom
         .map(([day, cost]) => ({ group_by: accountId, usage_date: day, account_id: accountId, total_cost: cost, total_usage_quantity: 1 }));
       return page(rows, 'data', token);
     }
+    if (endpoint === 'eventList') {
+      const [from, to] = [query.get('startDate') ?? '', query.get('endDate') ?? ''];
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(from) || !/^\d{4}-\d{2}-\d{2}$/.test(to)) return { status: 400, body: { message: 'dates' } };
+      const listed = [...events]
+        .filter(
+          ([, e]) => !e.deleted && e.accountKey === account.accountKey && String(e.body['date']) >= from && String(e.body['date']) <= to,
+        )
+        .map(([uuid, e]) => ({ uuid, account_key: e.accountKey, ...e.body }));
+      return { status: 200, body: listed };
+    }
     if (endpoint === 'events' || endpoint === 'eventDelete') {
       if (endpoint === 'eventDelete') {
         const uuid = decodeURIComponent(url.pathname.split('/').pop() ?? '');
@@ -338,7 +351,7 @@ export async function startFakePlatform(options: FakePlatformOptions = {}): Prom
         requests.push(entry);
         return entry;
       };
-      const endpoint = endpointOf(url.pathname);
+      const endpoint = endpointOf(url.pathname, req.method);
       if (!endpoint) {
         record(404);
         res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"Not Found"}');
