@@ -57,7 +57,7 @@ export function eventOf(subject: CostEventSubject): { title: string; description
     title: `Expected: ${subject.title}`.slice(0, 200),
     description: [
       `Marked expected by ${by || 'someone'} at ${subject.destination}.`,
-      ...(note ? [`Note: ${note}`] : []),
+      ...(note ? [`Note: ${/[.!?]$/.test(note) ? note : `${note}.`}`] : []),
       `Cost Alert Relay (${costEventRef(subject)})`,
     ].join(' '),
     date: subject.day,
