@@ -2,7 +2,7 @@
 // check a typo, a missing file or a forgotten `file:` shows only at the first request, as an
 // error code without the file or the path that is wrong.
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ConfigInvalidError } from '../lib/config/errors.js';

@@ -58,9 +58,14 @@ const choice = await chooseConfiguration(
 );
 // The embedded default's file goes when npm start does, at its end however it comes (Ctrl-C, a
 // kill). One killed too hard to remove it leaves that one file, which the next start reuses.
+// Only a server that listened removes it: a second start on a busy port shares the first one's
+// file, and must leave it to the server that reads it.
+let listening = false;
 if (choice.temporaryFile) {
   const file = choice.temporaryFile;
-  process.on('exit', () => rmSync(file, { force: true }));
+  process.on('exit', () => {
+    if (listening) rmSync(file, { force: true });
+  });
   const codes = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 } as const;
   for (const [signal, code] of Object.entries(codes)) process.once(signal, () => process.exit(code));
 }
@@ -223,6 +228,7 @@ server.on('error', (error: NodeJS.ErrnoException) => {
 });
 
 server.listen(port, host, () => {
+  listening = true;
   console.log(`Cost Alert Relay listening on http://${host}:${port}/webhook`);
   console.log(`configuration: ${source}`);
   if (owners) console.log(`owners (cost centers of each account, for routes by cost center): ${owners.label}`);

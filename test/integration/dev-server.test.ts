@@ -105,6 +105,9 @@ describe('npm start (local dev server) with the embedded default configuration',
     expect(second.code).toBe(1);
     expect(second.out).toContain(`Port ${port} on 127.0.0.1 is already in use`);
     expect(second.out).toContain('PORT=3001 npm start');
+    // The second start leaves the first one's embedded configuration in place: it still answers.
+    const sent = await run([join(root, 'scripts/send.ts'), join(root, 'events/test-alert.json'), '--url', url], {});
+    expect(sent.out).toContain('HTTP 200');
   });
 
   it('draws the cost trend from the sample series, and prints the cost event Expected would write', async () => {
