@@ -1,6 +1,6 @@
 // `npm run screenshots`: the pictures in docs/images, taken from the preview page of a real
 // `npm start` after it relayed events/anomaly-alert.json to a Slack, a Teams and a Google Chat
-// console destination. Run it again when a message's format changes.
+// console destination, each with the account's cost trend. Run it again when a message's format changes.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -48,6 +48,8 @@ async function startRelay(cwd: string, port: number): Promise<ChildProcess> {
       ...others.map((type) => [type, { type, url: consoleUrl(type) }]),
     ]),
     routes: [{ when: { objectType: ['anomaly_alert'] }, to: ['default', ...others] }],
+    // Each message with the picture of its account's cost trend, drawn from npm start's sample series.
+    platform: { trend: true },
   };
   await writeFile(join(cwd, 'relay.config.json'), JSON.stringify(config));
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1' };
@@ -112,6 +114,10 @@ async function main(): Promise<number> {
     await page.goto(`http://127.0.0.1:${port}/`);
     // Teams' card is drawn by Microsoft's renderer in the browser: wait for it.
     await page.locator('.delivery[data-type="teams"] .ac-adaptiveCard').waitFor();
+    // And every picture drawn: the cost trends come from npm start's own /chart route.
+    await page
+      .locator('img')
+      .evaluateAll((images) => Promise.all(images.map((image) => (image as { decode(): Promise<void> }).decode())));
     // When a delivery arrived is not part of the message; hiding it keeps the files stable.
     await page.locator('.receipt').evaluateAll((elements) => {
       for (const element of elements) (element as { hidden: boolean }).hidden = true;

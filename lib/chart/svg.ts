@@ -20,10 +20,15 @@ export interface TrendPicture {
   currency: string;
 }
 
-/** The picture's size in points; it is drawn at twice that, for phones' dense screens. */
-export const CHART_WIDTH = 800;
-export const CHART_HEIGHT = 320;
-export const CHART_SCALE = 2;
+/**
+ * The picture's size in points, small so that its labels stay readable where a phone's chat
+ * shrinks it to the screen's width; it is drawn at CHART_SCALE times that, for dense screens.
+ */
+export const CHART_WIDTH = 480;
+export const CHART_HEIGHT = 220;
+export const CHART_SCALE = 2.5;
+/** The labels' size in points: about a thirty-fifth of the width, so a phone shows them at a readable size. */
+const LABEL = 14;
 
 const FONT = 'Inter';
 const COLOURS = {
@@ -35,7 +40,8 @@ const COLOURS = {
   text: '#343a40',
   muted: '#6c757d',
 };
-const PLOT = { left: 72, right: 16, top: 72, bottom: 48 };
+const PLOT = { left: 58, right: 10, top: 60, bottom: 34 };
+const TITLE_CHARS = 42;
 
 const SYMBOLS: Readonly<Record<string, string>> = { USD: '$', EUR: '€', GBP: '£', JPY: '¥', ILS: '₪', INR: '₹', CAD: 'CA$', AUD: 'A$' };
 
@@ -89,14 +95,14 @@ export function trendSvg(picture: TrendPicture): string {
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="${FONT}">`,
     `<rect width="${width}" height="${height}" fill="${COLOURS.background}"/>`,
-    `<text x="${PLOT.left - 56}" y="30" font-size="18" font-weight="600" fill="${COLOURS.text}">${shown(picture.title, 70)}</text>`,
-    `<text x="${PLOT.left - 56}" y="48" font-size="12" fill="${COLOURS.muted}">Daily cost, ${days.length} days to ${escapeHtml(dayLabel(days.at(-1)?.day ?? marked))}</text>`,
+    `<text x="10" y="24" font-size="18" font-weight="600" fill="${COLOURS.text}">${shown(picture.title, TITLE_CHARS)}</text>`,
+    `<text x="10" y="42" font-size="13" fill="${COLOURS.muted}">Daily cost, ${days.length} days to ${escapeHtml(dayLabel(days.at(-1)?.day ?? marked))}</text>`,
   ];
   for (let value = bottom; value <= top + step / 2; value += step) {
     const at = y(value).toFixed(1);
     parts.push(
       `<line x1="${PLOT.left}" y1="${at}" x2="${width - PLOT.right}" y2="${at}" stroke="${value === 0 ? COLOURS.axis : COLOURS.grid}" stroke-width="${value === 0 ? 1.5 : 1}"/>`,
-      `<text x="${PLOT.left - 8}" y="${(y(value) + 4).toFixed(1)}" font-size="13" text-anchor="end" fill="${COLOURS.muted}">${escapeHtml(money(value, currency))}</text>`,
+      `<text x="${PLOT.left - 6}" y="${(y(value) + 5).toFixed(1)}" font-size="${LABEL}" text-anchor="end" fill="${COLOURS.muted}">${escapeHtml(money(value, currency))}</text>`,
     );
   }
   for (const [i, { day, cost }] of days.entries()) {
@@ -111,28 +117,44 @@ export function trendSvg(picture: TrendPicture): string {
   const markedAt = days.findIndex((d) => d.day === marked);
   if (markedAt >= 0) {
     const x = PLOT.left + markedAt * slot + slot / 2;
-    const anchor = markedAt > days.length - 4 ? 'end' : markedAt < 3 ? 'start' : 'middle';
+    const anchor = markedAt > days.length - 6 ? 'end' : markedAt < 5 ? 'start' : 'middle';
     const cost = days[markedAt]?.cost;
     const label = `${dayLabel(marked)}${cost !== undefined ? `: ${money(cost, currency)}` : ''}`;
     parts.push(
-      `<text x="${x.toFixed(1)}" y="${height - 22}" font-size="13" font-weight="600" text-anchor="${anchor}" fill="${COLOURS.marked}">${escapeHtml(label)}</text>`,
+      `<text x="${x.toFixed(1)}" y="${height - 10}" font-size="${LABEL}" font-weight="600" text-anchor="${anchor}" fill="${COLOURS.marked}">${escapeHtml(label)}</text>`,
     );
   }
   const first = days[0]?.day;
-  if (first && markedAt > 4)
-    parts.push(`<text x="${PLOT.left}" y="${height - 22}" font-size="13" fill="${COLOURS.muted}">${escapeHtml(dayLabel(first))}</text>`);
+  if (first && markedAt > 12)
+    parts.push(`<text x="${PLOT.left}" y="${height - 10}" font-size="${LABEL}" fill="${COLOURS.muted}">${escapeHtml(dayLabel(first))}</text>`);
   parts.push('</svg>');
   return parts.join('');
 }
 
+/** Words in lines of at most `max` characters (a word longer than that has a line of its own). */
+function wrapped(text: string, max: number): string[] {
+  const lines: string[] = [];
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    const last = lines.at(-1);
+    if (last !== undefined && last.length + 1 + word.length <= max) lines[lines.length - 1] = `${last} ${word}`;
+    else lines.push(word);
+  }
+  return lines;
+}
+
 /** A picture that says in words why there is no chart: no data, or a platform that did not answer in time. */
 export function noticeSvg(title: string, notice: string): string {
+  const lines = wrapped(notice, 44).slice(0, 4);
+  const firstLine = CHART_HEIGHT / 2 + 24 - ((lines.length - 1) * 20) / 2;
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${CHART_WIDTH}" height="${CHART_HEIGHT}" viewBox="0 0 ${CHART_WIDTH} ${CHART_HEIGHT}" font-family="${FONT}">`,
     `<rect width="${CHART_WIDTH}" height="${CHART_HEIGHT}" fill="${COLOURS.background}"/>`,
-    `<text x="16" y="30" font-size="18" font-weight="600" fill="${COLOURS.text}">${shown(title, 70)}</text>`,
-    `<rect x="16" y="60" width="${CHART_WIDTH - 32}" height="${CHART_HEIGHT - 90}" rx="8" fill="#f8f9fa" stroke="${COLOURS.grid}"/>`,
-    `<text x="${CHART_WIDTH / 2}" y="${CHART_HEIGHT / 2 + 20}" font-size="16" text-anchor="middle" fill="${COLOURS.muted}">${escapeHtml(notice)}</text>`,
+    `<text x="10" y="24" font-size="18" font-weight="600" fill="${COLOURS.text}">${shown(title, TITLE_CHARS)}</text>`,
+    `<rect x="10" y="48" width="${CHART_WIDTH - 20}" height="${CHART_HEIGHT - 60}" rx="8" fill="#f8f9fa" stroke="${COLOURS.grid}"/>`,
+    ...lines.map(
+      (line, i) =>
+        `<text x="${CHART_WIDTH / 2}" y="${firstLine + i * 20}" font-size="15" text-anchor="middle" fill="${COLOURS.muted}">${escapeHtml(line)}</text>`,
+    ),
     '</svg>',
   ].join('');
 }
