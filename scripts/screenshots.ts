@@ -20,7 +20,7 @@ const USAGE = `usage: npm run screenshots -- [--out DIR] [--width PIXELS] [--eve
 
 Starts npm start on a free port with Slack, Teams and Google Chat console destinations, sends
 the event (default events/anomaly-alert.json), and saves each chat's preview as DIR/<service>.png
-(default docs/images; slack.png, teams.png, googlechat.png). Needs Chromium: CHROMIUM_PATH, or
+(default docs/images; slack.png, teams.png, googlechat.png, and the picture cost-trend.png). Needs Chromium: CHROMIUM_PATH, or
 /usr/bin/chromium (Debian: apt-get install chromium).`;
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -126,6 +126,13 @@ async function main(): Promise<number> {
     for (const type of PICTURED) {
       const file = join(out, `${type}.png`);
       await page.locator(`.delivery[data-type="${type}"] .shot`).first().screenshot({ path: file });
+      console.log(`wrote ${file}`);
+    }
+    // The picture itself, as the triage function serves it (docs/platform.md).
+    const chart = await page.locator('img.picture').first().getAttribute('src');
+    if (chart) {
+      const file = join(out, 'cost-trend.png');
+      await writeFile(file, Buffer.from(await (await fetch(chart)).arrayBuffer()));
       console.log(`wrote ${file}`);
     }
     return 0;

@@ -561,9 +561,22 @@ describe('HTTP API, logs and alarms', () => {
         `ApproximateNumberOfMessagesVisible ${deadLetterQueueId}`,
         `ApproximateAgeOfOldestMessage ${deliveryQueueId}`,
         'ConfigurationUnavailable ',
+        'CostEvents ',
         'Escalations ',
       ].sort(),
     );
+    // A cost event neither written nor queued, where the triage function writes them (owner routing).
+    expect(template.Resources['CostEventsFailedAlarm']).toMatchObject({
+      Condition: 'RouteByOwner',
+      Properties: {
+        Namespace: 'CostAlertRelay',
+        MetricName: 'CostEvents',
+        Dimensions: [
+          { Name: 'service', Value: 'triage' },
+          { Name: 'outcome', Value: 'failed' },
+        ],
+      },
+    });
     // The blocked-worker alarm watches the metric delivery-retry writes (lib/metrics), by its service.
     const blocked = alarms.find((a) => a['MetricName'] === 'ConfigurationUnavailable');
     expect(blocked).toMatchObject({ Namespace: 'CostAlertRelay', Dimensions: [{ Name: 'service', Value: 'delivery-retry' }] });
