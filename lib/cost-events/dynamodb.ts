@@ -6,6 +6,9 @@ const KEPT_SECONDS = 30 * 86_400;
 
 type Item = Record<string, { S?: string; N?: string }> | undefined;
 
+/** `uuid` is one of DynamoDB's reserved words: expressions name it through a placeholder. */
+const UUID = { '#uuid': 'uuid' };
+
 /** The `costevent#` items of the dedup table: the event's uuid, or a writer's claim on writing it. */
 export function dynamoCostEventRecords(dynamo: AwsJsonCall, tableName: string): CostEventRecords {
   const update = (id: string, input: Record<string, unknown>, signal: AbortSignal) =>
@@ -17,7 +20,8 @@ export function dynamoCostEventRecords(dynamo: AwsJsonCall, tableName: string): 
           id,
           {
             UpdateExpression: 'SET claimToken = :token, claimUntil = :until, expiresAt = :kept',
-            ConditionExpression: 'attribute_not_exists(uuid) AND (attribute_not_exists(claimUntil) OR claimUntil < :now)',
+            ConditionExpression: 'attribute_not_exists(#uuid) AND (attribute_not_exists(claimUntil) OR claimUntil < :now)',
+            ExpressionAttributeNames: UUID,
             ExpressionAttributeValues: {
               ':token': { S: token },
               ':until': { N: String(nowSeconds + CLAIM_SECONDS) },
@@ -52,8 +56,9 @@ export function dynamoCostEventRecords(dynamo: AwsJsonCall, tableName: string): 
       await update(
         id,
         {
-          UpdateExpression: 'SET uuid = :uuid REMOVE claimToken, claimUntil',
+          UpdateExpression: 'SET #uuid = :uuid REMOVE claimToken, claimUntil',
           ConditionExpression: 'claimToken = :token',
+          ExpressionAttributeNames: UUID,
           ExpressionAttributeValues: { ':uuid': { S: uuid }, ':token': { S: token } },
         },
         signal,
@@ -70,7 +75,12 @@ export function dynamoCostEventRecords(dynamo: AwsJsonCall, tableName: string): 
     async forget(id, uuid, signal) {
       await update(
         id,
-        { UpdateExpression: 'REMOVE uuid', ConditionExpression: 'uuid = :uuid', ExpressionAttributeValues: { ':uuid': { S: uuid } } },
+        {
+          UpdateExpression: 'REMOVE #uuid',
+          ConditionExpression: '#uuid = :uuid',
+          ExpressionAttributeNames: UUID,
+          ExpressionAttributeValues: { ':uuid': { S: uuid } },
+        },
         signal,
       ).catch((error: unknown) => {
         if (!isConditionFailure(error)) throw error;

@@ -426,7 +426,7 @@ describe.skipIf(!moto)('the platform in the loop: relay, triage and delivery-ret
   // Fails while lib/cost-events/dynamodb.ts names the attribute `uuid`, a DynamoDB reserved word, in its expressions
   // (ValidationException: no event is ever written), and while its isConditionFailure is an instanceof check on a class
   // the lazy-cost-events bundle has a copy of (an event found written is an error, and its job waits on the queue).
-  it.fails('Expected writes one cost event, whichever link or button marked the anomaly; Reopen deletes it', async () => {
+  it('Expected writes one cost event, whichever link or button marked the anomaly; Reopen deletes it', async () => {
     const title = 'EC2 spend rose 212%';
     const [chatLink] = linksIn(gchat.accepted()[0]?.body, 'triage');
     const [teamsLink] = linksIn(teams.accepted()[0]?.body, 'triage');
@@ -498,7 +498,7 @@ describe.skipIf(!moto)('the platform in the loop: relay, triage and delivery-ret
 
   // Fails for the same two defects as the test above: the claim's ValidationException first; once that is fixed,
   // the duplicate delivery finds the event written, takes that for an error and stays on the queue (until parked).
-  it.fails('an events endpoint that fails: the POST still answers, the event waits on the retry queue, delivery-retry writes it once', async () => {
+  it('an events endpoint that fails: the POST still answers, the event waits on the retry queue, delivery-retry writes it once', async () => {
     const title = 'S3 spend rose';
     const anomaly = anomalyRecordId(webhookMessageSchema.parse(alert(title, ACCOUNTS.b)), 'gchat');
     const item = await table.dynamo.send(new GetItemCommand({ TableName: table.name, Key: { id: { S: anomaly } } }));
@@ -567,7 +567,7 @@ describe.skipIf(!moto)('the platform in the loop: relay, triage and delivery-ret
 
   // Fails while errorReason (lib/shared/errors.ts) checks instanceof ReasonedError: the platform client's error comes from
   // the lazy-cost-events bundle's own copy of the class, so the reason logged is its minified class name ("F").
-  it.fails('the log says why a cost event waits on the queue: the platform client’s reason, not a class name', () => {
+  it('the log says why a cost event waits on the queue: the platform client’s reason, not a class name', () => {
     const waiting = triage.logRecords().filter((r) => r['message'] === 'cost event not done in time; it waits on the retry queue');
     expect(waiting.at(-1)).toMatchObject({ change: 'write', reason: 'platform_unavailable' });
   });
