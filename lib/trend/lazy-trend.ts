@@ -96,8 +96,9 @@ export function createChartRoute(ports: ChartRoutePorts) {
       );
       if (costs.size === 0) return 'no_data';
       const found: TrendSeries = { days: days.map((d): DayCost => ({ day: d, cost: costs.get(d) })), currency: 'USD' };
-      // Kept in the background of the answer: a picture never waits on the table's write.
-      void budget
+      // Kept before the answer, within its own short time: Lambda freezes the container once the
+      // handler returns, so a write left running behind the answer may never reach the table.
+      await budget
         .step('trend_store', 500, (signal) => ports.store.write(accountId, day, found, signal))
         .catch((error: unknown) => {
           log.warn('could not keep a cost series; the next picture of it asks the platform again', { reason: errorReason(error) });
