@@ -2,6 +2,8 @@ import { lazySqs } from '../aws/clients.js';
 import { awsJsonClient, DYNAMODB, SECRETS_MANAGER } from '../aws/json-client.js';
 import { DYNAMODB_LIMITS, SECRETS_MANAGER_READ_LIMITS } from '../aws/limits.js';
 import { configSourceFor, createRelayConfigStore } from '../config/store.js';
+import type { CostEventWriter } from '../cost-events/events.js';
+import type { CostEventWiring } from '../cost-events/lazy-cost-events.js';
 import { dynamoLedger } from '../dedup/dynamodb.js';
 import type { DeliveryLedger } from '../dedup/ledger.js';
 import { deliverOnce, retryLedger } from '../dedup/once.js';
@@ -21,7 +23,7 @@ import { sleep } from '../shared/sleep.js';
 import { triageControls } from '../triage-link/controls.js';
 import { retryEnvironmentSchema } from './environment.js';
 import { createPacer } from './pacer.js';
-import { type BatchResult, processBatch, type QueueRecord, type RetryDependencies } from './process-batch.js';
+import { type BatchResult, COST_EVENT_CALL_MS, processBatch, type QueueRecord, type RetryDependencies } from './process-batch.js';
 
 export type RetryWorker = (records: readonly QueueRecord[], budget: InvocationBudget, requestId?: string) => Promise<BatchResult>;
 
@@ -106,8 +108,41 @@ export function createRetryWorkerFromEnvironment(
         }
       : {}),
   };
+  const loginId = settings.COST_API_CREDENTIALS_SECRET_ID;
+  const costEvents =
+    loginId && settings.DEDUP_TABLE_NAME
+      ? lazyCostEventWriter({
+          dynamo: awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }),
+          tableName: settings.DEDUP_TABLE_NAME,
+          secrets: awsJsonClient(SECRETS_MANAGER, { limits: SECRETS_MANAGER_READ_LIMITS }),
+          credentialsSecretId: loginId,
+          baseUrl: settings.COST_API_BASE_URL,
+          timeoutMs: COST_EVENT_CALL_MS / 2,
+          now: Date.now,
+          logger: log,
+        })
+      : undefined;
   return (records, budget, requestId) =>
-    processBatch(records, { ...base, logger: log.child({ requestId, coldStart: coldStart() }), budget });
+    processBatch(records, {
+      ...base,
+      ...(costEvents ? { costEvents } : {}),
+      logger: log.child({ requestId, coldStart: coldStart() }),
+      budget,
+    });
+}
+
+/** The cost-event writer, loaded with the first queued cost event: other batches never parse it. */
+function lazyCostEventWriter(wiring: CostEventWiring): CostEventWriter {
+  let writer: Promise<CostEventWriter> | undefined;
+  return {
+    async apply(change, subject, signal) {
+      writer ??= import('../cost-events/lazy-cost-events.js').then(({ costEventWriterFrom }) => costEventWriterFrom(wiring));
+      writer.catch(() => {
+        writer = undefined;
+      });
+      return (await writer).apply(change, subject, signal);
+    },
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { LoadedConfig } from '../config/load.js';
 import type { RelayConfigStore } from '../config/store.js';
 import { CONFIG_READ_BUDGET_MS } from '../config/store.js';
+import { type CostEventJob, type CostEventWriter, parseCostEventJob } from '../cost-events/events.js';
 import { type AnomalyHeld, followUpDelivered, type RetryLedger } from '../dedup/once.js';
 import type { Delivery, Target } from '../delivery/deliver.js';
 import { QUEUE_CALL_BUDGET_MS, targetOf } from '../delivery/deliver.js';
@@ -11,7 +12,14 @@ import { closeGroup } from '../group/close.js';
 import { type GroupCloseJob, parseGroupCloseJob } from '../group/job.js';
 import type { GroupStore } from '../group/store.js';
 import type { Logger } from '../log/logger.js';
-import { configurationUnavailableMetric, deliveryMetric, type Metrics, noMetrics, retryAttemptMetric } from '../metrics/metrics.js';
+import {
+  configurationUnavailableMetric,
+  costEventMetric,
+  deliveryMetric,
+  type Metrics,
+  noMetrics,
+  retryAttemptMetric,
+} from '../metrics/metrics.js';
 import { addressOf, destinationType, kindOf } from '../notify/kinds.js';
 import type { QueueMessageOps } from '../queue/sqs.js';
 import type { InvocationBudget } from '../shared/deadline.js';
@@ -49,6 +57,8 @@ export interface RetryDependencies {
    * parked as malformed. `held`: the relay's watcher, told of a follow-up delivered from here.
    */
   escalations?: Pick<EscalationPorts, 'ledger' | 'first' | 'queue'> & { held: AnomalyHeld };
+  /** Writes the cost events the triage function queued (lib/cost-events); without it such a job is parked as malformed. */
+  costEvents?: CostEventWriter;
   sleep?: Sleep;
   /** The clock escalations are due by; Date.now by default. */
   now?: () => number;
@@ -106,6 +116,8 @@ async function processRecord(record: QueueRecord, deps: RetryDependencies): Prom
   if (closing && deps.groups) return closeRecord(record, closing, deps, deps.groups);
   const escalation = job || closing || !deps.escalations ? undefined : parseEscalationJob(record.body);
   if (escalation && deps.escalations) return escalationRecord(record, escalation, deps, deps.escalations);
+  const costEvent = job || closing || escalation || !deps.costEvents ? undefined : parseCostEventJob(record.body);
+  if (costEvent && deps.costEvents) return costEventRecord(record, costEvent, deps, deps.costEvents);
   if (!job) return parked(await delivery.park({ body: record.body, reason: 'malformed_message' }, budget));
   const log = deps.logger.child({ deliveryId: job.deliveryId, destination: job.destination });
 
@@ -198,7 +210,7 @@ async function configuredTarget(
     const reason = 'destination_not_configured';
     return { outcome: parked(await deps.delivery.park({ body: record.body, reason, destination: name }, deps.budget)) };
   }
-  return { target: targetOf(name, loaded.config.destinations[name]!, loaded.config.slack, quiet) };
+  return { target: targetOf(name, loaded.config.destinations[name]!, loaded.config.slack, quiet, loaded.config.platform) };
 }
 
 /** A group's closing job: post what the group holds, as one message or digests, like any alert. */
@@ -263,6 +275,52 @@ async function escalationRecord(
     record.messageId,
   );
   return outcome === 'done' ? 'delivered' : 'retry_later';
+}
+
+/** What one queued cost event may take: a token, the directory, a claim, the platform's answer and its record. */
+export const COST_EVENT_CALL_MS = 10_000;
+/** A cost event the platform could not take yet waits this long after its first failure, doubling up to SQS's longest delay. */
+const COST_EVENT_BACKOFF_SECONDS = 30;
+const LONGEST_DELAY_SECONDS = 900;
+
+/**
+ * A cost event the triage function could not write in time: written (or deleted) now; tried again
+ * later while the platform cannot take it, and parked for a human after `maxAttempts` receives.
+ */
+async function costEventRecord(
+  record: QueueRecord,
+  job: CostEventJob,
+  deps: RetryDependencies,
+  writer: CostEventWriter,
+): Promise<RecordOutcome> {
+  if (!deps.budget.fits(COST_EVENT_CALL_MS + AFTER_POST_MS)) {
+    await settleVisibility(deps, record, 1);
+    return 'not_attempted';
+  }
+  const receives = Number(record.attributes.ApproximateReceiveCount ?? '1');
+  try {
+    const outcome = await deps.budget.step(
+      'cost_event',
+      COST_EVENT_CALL_MS,
+      (signal) => writer.apply(job.change, job.subject, signal),
+      AFTER_POST_MS,
+    );
+    metrics(deps).add(costEventMetric(outcome));
+    deps.logger.info('cost event', { change: job.change, outcome, attempt: receives + 1 });
+    return 'delivered';
+  } catch (error) {
+    const reason = errorReason(error);
+    if (receives + 1 >= deps.maxAttempts) {
+      deps.logger.error('cost event parked after its last attempt', { change: job.change, reason });
+      const done = await deps.delivery.park({ body: record.body, reason: `cost_event_failed:${reason}` }, deps.budget);
+      if (done) metrics(deps).add(costEventMetric('parked'));
+      return parked(done);
+    }
+    const delay = Math.min(LONGEST_DELAY_SECONDS, COST_EVENT_BACKOFF_SECONDS * 2 ** (receives - 1));
+    deps.logger.warn('cost event will be retried', { change: job.change, reason, delaySeconds: delay });
+    await settleVisibility(deps, record, delay);
+    return 'retry_later';
+  }
 }
 
 /** A late visibility change only means SQS's own visibility timeout applies. */
