@@ -736,8 +736,9 @@ describe('an escalation job on the retry queue (delivery-retry)', () => {
     await s.send('finops');
     const { job } = s.next();
     s.atDue(job);
+    // The services the escalation posts through: delivery-retry keeps their pace.
     const delivery = createDelivery({
-      services: chatServices({}),
+      services: chatServices({ teams: s.teams }),
       deadLetters: s.deadLetters,
       postTimeoutMs: 5_000,
       logger: s.log.logger,
