@@ -12,6 +12,7 @@ import { closeGroup } from '../group/close.js';
 import { type GroupCloseJob, parseGroupCloseJob } from '../group/job.js';
 import type { GroupStore } from '../group/store.js';
 import type { Logger } from '../log/logger.js';
+import { anomalyRecordId } from '../message/anomaly.js';
 import { configurationUnavailableMetric, deliveryMetric, type Metrics, noMetrics, retryAttemptMetric } from '../metrics/metrics.js';
 import { addressOf, destinationType } from '../notify/kinds.js';
 import type { QueueMessageOps } from '../queue/sqs.js';
@@ -84,8 +85,11 @@ interface Pace {
   destination: string;
 }
 
-/** What a record comes to before anything is posted: an outcome already, or work to run. */
-type Planned = { outcome: RecordOutcome } | { pace?: Pace; run: Run };
+/**
+ * What a record comes to before anything is posted: an outcome already, or work to run. Work
+ * with the same `lane` runs in order: a pace key's records, or the copies of one escalation.
+ */
+type Planned = { outcome: RecordOutcome } | { lane?: string; pace?: Pace; run: Run };
 
 /** A record's work; `wentBack`: how many of its receives only sent it back to wait for its slot. */
 type Run = (wentBack: number) => Promise<RecordOutcome>;
@@ -107,27 +111,36 @@ export async function processBatch(records: readonly QueueRecord[], deps: RetryD
     ),
   );
   const outcomes: RecordOutcome[] = [];
-  /** Work that runs side by side: one list per pace key, its records in order, and each escalation on its own. */
-  const lanes = new Map<string, Array<() => Promise<void>>>();
-  const alone: Array<Array<() => Promise<void>>> = [];
+  const lanes = new Map<string, Array<{ record: QueueRecord; index: number; pace?: Pace; run: Run }>>();
   planned.forEach((step, index) => {
     if ('outcome' in step) {
       outcomes[index] = step.outcome;
       return;
     }
     const record = records[index]!;
-    const { pace, run } = step;
-    const work = async () => {
-      outcomes[index] = await settled(record, deps, pace ? () => paced(record, pace, run, deps, holdUntil) : () => run(0));
-    };
-    const lane = pace ? lanes.get(pace.key) : undefined;
-    if (lane) lane.push(work);
-    else if (pace) lanes.set(pace.key, [work]);
-    else alone.push([work]);
+    const key = step.pace?.key ?? step.lane ?? record.messageId;
+    const lane = lanes.get(key) ?? [];
+    lane.push({ record, index, ...(step.pace ? { pace: step.pace } : {}), run: step.run });
+    lanes.set(key, lane);
   });
   await Promise.all(
-    [...lanes.values(), ...alone].map(async (lane) => {
-      for (const work of lane) await work();
+    [...lanes.values()].map(async (lane) => {
+      // Records sent back to wait for their slots: booked in order, their visibility set side by side.
+      const waiting: Array<Promise<void>> = [];
+      for (const { record, index, pace, run } of lane) {
+        if (pace && !slotInTime(record, pace, deps, holdUntil)) {
+          waiting.push(
+            waitForSlot(record, pace, deps).then((outcome) => {
+              outcomes[index] = outcome;
+            }),
+          );
+          continue;
+        }
+        outcomes[index] = await settled(record, deps, async () =>
+          run(pace ? await deps.pacer.wait(pace.key, pace.intervalMs, record.messageId) : 0),
+        );
+      }
+      await Promise.all(waiting);
     }),
   );
   return {
@@ -135,6 +148,20 @@ export async function processBatch(records: readonly QueueRecord[], deps: RetryD
       .filter((_, index) => outcomes[index] === 'retry_later' || outcomes[index] === 'not_attempted')
       .map((record) => ({ itemIdentifier: record.messageId })),
   };
+}
+
+/** Whether a record's slot comes soon enough in this invocation, with time for its post after it. */
+function slotInTime(record: QueueRecord, pace: Pace, deps: RetryDependencies, holdUntil: number): boolean {
+  const now = deps.now ?? Date.now;
+  const wait = deps.pacer.delayFor(pace.key, record.messageId);
+  return now() + wait <= holdUntil && deps.budget.fits(wait + deps.postTimeoutMs + AFTER_POST_MS);
+}
+
+/** Back to the queue, unposted, until its slot, which it books now: a record after it in its lane books the next. */
+function waitForSlot(record: QueueRecord, pace: Pace, deps: RetryDependencies): Promise<RecordOutcome> {
+  const seconds = Math.max(1, Math.ceil(deps.pacer.book(pace.key, pace.intervalMs, record.messageId) / 1000));
+  deps.logger.debug('waits on the queue for its slot', { messageId: record.messageId, destination: pace.destination, seconds });
+  return settleVisibility(deps, record, seconds).then((): RecordOutcome => 'not_attempted');
 }
 
 /** A record's work, with what an unexpected failure of it comes to. */
@@ -154,23 +181,6 @@ async function unexpected(record: QueueRecord, deps: RetryDependencies, error: u
     : 'retry_later';
 }
 
-/**
- * A record's turn at its pace key: its slot when that comes soon enough and a post then still
- * fits the invocation, else back to the queue until its slot, which it books.
- */
-async function paced(record: QueueRecord, pace: Pace, run: Run, deps: RetryDependencies, holdUntil: number): Promise<RecordOutcome> {
-  const now = deps.now ?? Date.now;
-  const { key, intervalMs } = pace;
-  const wait = deps.pacer.delayFor(key, record.messageId);
-  if (now() + wait > holdUntil || !deps.budget.fits(wait + deps.postTimeoutMs + AFTER_POST_MS)) {
-    const seconds = Math.max(1, Math.ceil(deps.pacer.book(key, intervalMs, record.messageId) / 1000));
-    await settleVisibility(deps, record, seconds);
-    deps.logger.debug('waits on the queue for its slot', { messageId: record.messageId, destination: pace.destination, seconds });
-    return 'not_attempted';
-  }
-  return run(await deps.pacer.wait(key, intervalMs, record.messageId));
-}
-
 /** What a record is, read before anything is posted; the configuration names where it goes. */
 async function plan(record: QueueRecord, deps: RetryDependencies, holdUntil: number): Promise<Planned> {
   const job = parseDeliveryJob(record.body);
@@ -182,7 +192,9 @@ async function plan(record: QueueRecord, deps: RetryDependencies, holdUntil: num
   const escalation = job || closing || !deps.escalations ? undefined : parseEscalationJob(record.body);
   if (escalation && deps.escalations) {
     const ports = deps.escalations;
-    return { run: () => escalationRecord(record, escalation, deps, ports, holdUntil) };
+    // Copies of one escalation go in order, so that a later one finds it escalated rather than leased.
+    const lane = `escalation:${anomalyRecordId(escalation.message, escalation.from)}`;
+    return { lane, run: () => escalationRecord(record, escalation, deps, ports, holdUntil) };
   }
   if (!job) return { outcome: parked(await deps.delivery.park({ body: record.body, reason: 'malformed_message' }, deps.budget)) };
   return posting(record, job.destination, deps, job.quiet, (target, wentBack) => deliverRecord(record, job, target, wentBack, deps));

@@ -457,6 +457,13 @@ describe('delivery-retry: a due escalation keeps the pace of the destination it 
     expect(times.get('nobody acknowledged it')! - times.get('queued for oncall')!).toBeGreaterThanOrEqual(1_100);
   });
 
+  it('two copies in one batch go in order: the second finds it escalated rather than leased', async () => {
+    const { deps, batch, due, slack, waiting } = await dueEscalation();
+    expect(await batch([record(due), record(due)], deps)).toEqual({ batchItemFailures: [] });
+    expect(slack.posts.filter((p) => p.url === ONCALL)).toHaveLength(1);
+    expect(waiting).toEqual([]);
+  });
+
   it('goes back to wait while a Retry-After holds the webhook, its lease released', async () => {
     const { deps, batch, due, times, waiting, slack } = await dueEscalation();
     slack.answer({ kind: 'retryable', reason: 'rate_limited', retryAfterMs: 30_000 });
