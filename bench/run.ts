@@ -25,7 +25,16 @@ import { type ChildArgs, type ContainerRun, type Runtime, runContainer } from '.
 import { LAMBDA_REGION, lambdaEnvironment, lambdaNodeArgs, lambdaNodeBinary, nodeVersion, readRelayTemplate } from './lambda.js';
 import { type BundleSize, bundleSize, isSdkOrigin } from './sizes.js';
 import { median, percentile } from './stats.js';
-import { measureStorm, STORM, STORM_BUDGET, stormRows } from './storm.js';
+import {
+  BACKLOG_STORM,
+  BACKLOG_STORM_BUDGET,
+  BACKLOG_STORM_HEADER,
+  backlogStormRows,
+  measureStorm,
+  STORM,
+  STORM_BUDGET,
+  stormRows,
+} from './storm.js';
 import { printTable, type Row } from './table.js';
 
 // The benchmark's own clients (creating secrets) run on whatever Node runs the benchmark.
@@ -171,6 +180,10 @@ try {
   const storm = await measureStorm(moto.url);
   console.log(`\nStorm: ${STORM.alerts} alerts in ${STORM.seconds} s to one Slack webhook that takes one message a second (429 above it)`);
   printTable(['run', 'posts', '429s', 'named', 'last post, s'], stormRows(storm));
+  console.log(
+    `\nA grouped storm (${BACKLOG_STORM.alerts} alerts in ${BACKLOG_STORM.seconds} s) while delivery-retry works through ${BACKLOG_STORM.backlog} paced retries for another webhook`,
+  );
+  printTable(BACKLOG_STORM_HEADER, backlogStormRows(storm));
   const stormBudgets = [
     { budget: `grouped storm: <= ${STORM_BUDGET.posts} posts`, value: storm.grouped.posts, pass: storm.pass.posts },
     {
@@ -179,6 +192,11 @@ try {
       pass: storm.pass.lastPost,
     },
     { budget: 'grouped storm: every alert named', value: storm.grouped.named, pass: storm.pass.everyAlert },
+    {
+      budget: `grouped storm beside another webhook's backlog: last post <= wait + ${BACKLOG_STORM_BUDGET.lastPostAfterWaitSeconds} s, every alert named`,
+      value: storm.withBacklog.lastPostMs / 1000,
+      pass: storm.pass.backlogLastPost,
+    },
   ];
   printTable(
     ['budget', 'value', 'verdict'],

@@ -22,7 +22,7 @@ import { ReasonedError } from '../shared/errors.js';
 import { sleep } from '../shared/sleep.js';
 import { triageControls } from '../triage-link/controls.js';
 import { retryEnvironmentSchema } from './environment.js';
-import { createPacer } from './pacer.js';
+import { createPacer, pacedServices } from './pacer.js';
 import { type BatchResult, COST_EVENT_CALL_MS, processBatch, type QueueRecord, type RetryDependencies } from './process-batch.js';
 
 export type RetryWorker = (records: readonly QueueRecord[], budget: InvocationBudget, requestId?: string) => Promise<BatchResult>;
@@ -61,8 +61,10 @@ export function createRetryWorkerFromEnvironment(
   const coldStart = coldStartTracker();
   const sqs = lazySqs();
   const deadLetters = settings.DEAD_LETTER_QUEUE_URL ? { deadLetters: sqsDeadLetters(sqs, settings.DEAD_LETTER_QUEUE_URL) } : {};
+  // One pacer for everything this container posts: deliveries, each part of a digest, escalations.
+  const pacer = createPacer();
   const delivery = createDelivery({
-    services: options.services ?? createChatServices(undefined, settings),
+    services: pacedServices(options.services ?? createChatServices(undefined, settings), pacer, settings.DELIVERY_MIN_INTERVAL_MS),
     postTimeoutMs,
     // An escalation's first attempt at the destination it goes to waits here when that cannot take it yet.
     retryQueue: sqsRetryQueue(sqs, settings.DELIVERY_QUEUE_URL),
@@ -91,10 +93,9 @@ export function createRetryWorkerFromEnvironment(
     }),
     delivery,
     messages: sqsMessageOps(sqs, settings.DELIVERY_QUEUE_URL),
-    pacer: createPacer(),
+    pacer,
     maxAttempts: settings.DELIVERY_MAX_ATTEMPTS,
     postTimeoutMs,
-    ...(settings.DELIVERY_MIN_INTERVAL_MS !== undefined ? { minIntervalMs: settings.DELIVERY_MIN_INTERVAL_MS } : {}),
     metrics,
     ...(settings.DEDUP_TABLE_NAME && ledger
       ? {
