@@ -4,11 +4,12 @@
 // A new lib/ folder must be given a layer here before anything may import it.
 const LAYERS = [
   ['relay', 'retry', 'triage', 'rotation', 'directory', 'summary'],
+  ['trend', 'cost-events'],
   ['chat-services', 'group', 'triage-link', 'escalation'],
   ['dedup', 'queue', 'owners'],
   ['delivery', 'auth', 'routing', 'api-key'],
   ['config', 'metrics', 'cost-api'],
-  ['notify'],
+  ['notify', 'chart'],
   ['chat', 'format', 'inbound'],
   ['aws', 'message', 'vocabulary'],
   ['transport', 'log', 'validation'],

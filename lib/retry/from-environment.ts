@@ -3,6 +3,8 @@ import { DYNAMODB, SECRETS_MANAGER } from '../aws/json-client.js';
 import { DYNAMODB_LIMITS, SECRETS_MANAGER_READ_LIMITS } from '../aws/limits.js';
 import { type AwsPorts, jsonClientFor } from '../aws/ports.js';
 import { configSourceFor, createRelayConfigStore } from '../config/store.js';
+import type { CostEventWriter } from '../cost-events/events.js';
+import type { CostEventWiring } from '../cost-events/lazy-cost-events.js';
 import { dynamoLedger } from '../dedup/dynamodb.js';
 import type { DeliveryLedger } from '../dedup/ledger.js';
 import { deliverOnce, retryLedger } from '../dedup/once.js';
@@ -21,8 +23,8 @@ import { ReasonedError } from '../shared/errors.js';
 import { sleep } from '../shared/sleep.js';
 import { triageControls } from '../triage-link/controls.js';
 import { retryEnvironmentSchema } from './environment.js';
-import { createPacer } from './pacer.js';
-import { type BatchResult, processBatch, type QueueRecord, type RetryDependencies } from './process-batch.js';
+import { createPacer, pacedServices } from './pacer.js';
+import { type BatchResult, COST_EVENT_CALL_MS, processBatch, type QueueRecord, type RetryDependencies } from './process-batch.js';
 
 export type RetryWorker = (records: readonly QueueRecord[], budget: InvocationBudget, requestId?: string) => Promise<BatchResult>;
 
@@ -62,8 +64,10 @@ export function createRetryWorkerFromEnvironment(
   const coldStart = coldStartTracker();
   const sqs = options.aws?.sqs ?? lazySqs();
   const deadLetters = settings.DEAD_LETTER_QUEUE_URL ? { deadLetters: sqsDeadLetters(sqs, settings.DEAD_LETTER_QUEUE_URL) } : {};
+  // One pacer for everything this container posts: deliveries, each part of a digest, escalations.
+  const pacer = createPacer();
   const delivery = createDelivery({
-    services: options.services ?? createChatServices(undefined, settings),
+    services: pacedServices(options.services ?? createChatServices(undefined, settings), pacer, settings.DELIVERY_MIN_INTERVAL_MS),
     postTimeoutMs,
     // An escalation's first attempt at the destination it goes to waits here when that cannot take it yet.
     retryQueue: sqsRetryQueue(sqs, settings.DELIVERY_QUEUE_URL),
@@ -92,10 +96,9 @@ export function createRetryWorkerFromEnvironment(
     }),
     delivery,
     messages: sqsMessageOps(sqs, settings.DELIVERY_QUEUE_URL),
-    pacer: createPacer(),
+    pacer,
     maxAttempts: settings.DELIVERY_MAX_ATTEMPTS,
     postTimeoutMs,
-    ...(settings.DELIVERY_MIN_INTERVAL_MS !== undefined ? { minIntervalMs: settings.DELIVERY_MIN_INTERVAL_MS } : {}),
     metrics,
     ...(settings.DEDUP_TABLE_NAME && ledger
       ? {
@@ -109,8 +112,41 @@ export function createRetryWorkerFromEnvironment(
         }
       : {}),
   };
+  const loginId = settings.COST_API_CREDENTIALS_SECRET_ID;
+  const costEvents =
+    loginId && settings.DEDUP_TABLE_NAME
+      ? lazyCostEventWriter({
+          dynamo: jsonClientFor(DYNAMODB, DYNAMODB_LIMITS, options.aws),
+          tableName: settings.DEDUP_TABLE_NAME,
+          secrets: jsonClientFor(SECRETS_MANAGER, SECRETS_MANAGER_READ_LIMITS, options.aws),
+          credentialsSecretId: loginId,
+          baseUrl: settings.COST_API_BASE_URL,
+          timeoutMs: COST_EVENT_CALL_MS / 2,
+          now: Date.now,
+          logger: log,
+        })
+      : undefined;
   return (records, budget, requestId) =>
-    processBatch(records, { ...base, logger: log.child({ requestId, coldStart: coldStart() }), budget });
+    processBatch(records, {
+      ...base,
+      ...(costEvents ? { costEvents } : {}),
+      logger: log.child({ requestId, coldStart: coldStart() }),
+      budget,
+    });
+}
+
+/** The cost-event writer, loaded with the first queued cost event: other batches never parse it. */
+function lazyCostEventWriter(wiring: CostEventWiring): CostEventWriter {
+  let writer: Promise<CostEventWriter> | undefined;
+  return {
+    async apply(change, subject, signal) {
+      writer ??= import('../cost-events/lazy-cost-events.js').then(({ costEventWriterFrom }) => costEventWriterFrom(wiring));
+      writer.catch(() => {
+        writer = undefined;
+      });
+      return (await writer).apply(change, subject, signal);
+    },
+  };
 }
 
 /**

@@ -156,7 +156,10 @@ export function simPlatform(options: { now: () => number; faults: FaultPlan; lat
       if (!payer) return respond(403, { message: 'Forbidden' });
       const [from, to] = [url.searchParams.get('startDate') ?? '', url.searchParams.get('endDate') ?? ''];
       const listed = events.filter((e) => e.accountKey === payer.accountKey && e.deleted === undefined && e.date >= from && e.date <= to);
-      return respond(200, listed.map((e) => ({ ...e, account_key: e.accountKey })));
+      return respond(
+        200,
+        listed.map((e) => ({ ...e, account_key: e.accountKey })),
+      );
     }
     const deleting = /^\/api\/v1\/users\/events\/([^/]+)$/.exec(path);
     if (deleting && method === 'DELETE') {
