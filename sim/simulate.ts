@@ -348,6 +348,19 @@ async function simulate(
     history.clicks.push({ ...what, status, answeredAt: now() });
     record(`triage ${what.destination} ${what.anomaly} ${what.action} ${status}`);
   };
+  /** The value of the first button whose action id is (or, ending in `_`, starts with) `actionId`, in a posted body. */
+  const buttonValueIn = (body: unknown, actionId: string): string | undefined => {
+    const stack: unknown[] = [body];
+    while (stack.length > 0) {
+      const node = stack.shift();
+      if (typeof node !== 'object' || node === null) continue;
+      const { action_id: id, value } = node as { action_id?: unknown; value?: unknown };
+      const matches = typeof id === 'string' && (actionId.endsWith('_') ? id.startsWith(actionId) && id !== 'triage_link' : id === actionId);
+      if (matches && typeof value === 'string') return value;
+      stack.push(...Object.values(node));
+    }
+    return undefined;
+  };
   const reactTo = (post: Shown) => {
     const destination = placeToDestination.get(post.place.split('#')[0] ?? post.place) ?? placeToDestination.get(post.place);
     if (!destination || post.how === 'edit') return;
@@ -374,9 +387,8 @@ async function simulate(
       return;
     }
     const ts = /"ts":"([\d.]+)"/.exec(post.text)?.[1];
-    const value =
-      new RegExp(`"action_id":"triage_${action}","value":"([^"]+)"`).exec(post.text)?.[1] ??
-      /"value":"(anomaly[^"]*)"/.exec(post.text)?.[1];
+    // The button's value as the app wrote it (the anomaly, and what a cost event needs): Slack sends it back.
+    const value = buttonValueIn(post.body, `triage_${action}`) ?? buttonValueIn(post.body, 'triage_');
     if (!value) return;
     setTimeout(() => {
       const payload = JSON.stringify({
