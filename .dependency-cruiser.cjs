@@ -51,17 +51,17 @@ module.exports = {
     },
     {
       name: 'lib-imports-no-entry-point',
-      comment: 'lib/ is imported by handlers, scripts and the bench, never the other way round',
+      comment: 'lib/ is imported by handlers, scripts, the bench and the simulation, never the other way round',
       severity: 'error',
       from: { path: '^lib/' },
-      to: { path: '^(functions|scripts|bench|test)/' },
+      to: { path: '^(functions|scripts|bench|sim|test)/' },
     },
     {
       name: 'handlers-use-lib-only',
       comment: 'a handler adapts the Lambda event and calls lib/; it imports no script, bench or other handler',
       severity: 'error',
       from: { path: '^functions/([^/]+)/' },
-      to: { path: '^(scripts|bench|test)/|^functions/(?!$1/)' },
+      to: { path: '^(scripts|bench|sim|test)/|^functions/(?!$1/)' },
     },
     {
       name: 'no-circular',

@@ -1,6 +1,7 @@
 import { lazySqs } from '../aws/clients.js';
-import { awsJsonClient, DYNAMODB, SECRETS_MANAGER } from '../aws/json-client.js';
+import { DYNAMODB, SECRETS_MANAGER } from '../aws/json-client.js';
 import { DYNAMODB_LIMITS, SECRETS_MANAGER_READ_LIMITS } from '../aws/limits.js';
+import { type AwsPorts, jsonClientFor } from '../aws/ports.js';
 import { configSourceFor, createRelayConfigStore } from '../config/store.js';
 import type { CostEventWriter } from '../cost-events/events.js';
 import type { CostEventWiring } from '../cost-events/lazy-cost-events.js';
@@ -36,6 +37,8 @@ export interface RetryWiringOptions {
   metrics?: Metrics;
   /** The chat services; the real ones posting over node:http(s) by default. */
   services?: ChatServices;
+  /** Where AWS calls go; AWS itself by default (the simulation gives stand-ins). */
+  aws?: AwsPorts;
 }
 
 /** Wires the retry worker with real clients; the pacer and configuration cache live as long as the container. */
@@ -59,7 +62,7 @@ export function createRetryWorkerFromEnvironment(
   const postTimeoutMs = postTimeoutFrom(settings);
   const metrics = options.metrics ?? metricsFromEnvironment('delivery-retry', env);
   const coldStart = coldStartTracker();
-  const sqs = lazySqs();
+  const sqs = options.aws?.sqs ?? lazySqs();
   const deadLetters = settings.DEAD_LETTER_QUEUE_URL ? { deadLetters: sqsDeadLetters(sqs, settings.DEAD_LETTER_QUEUE_URL) } : {};
   // One pacer for everything this container posts: deliveries, each part of a digest, escalations.
   const pacer = createPacer();
@@ -75,19 +78,19 @@ export function createRetryWorkerFromEnvironment(
     sleep,
     triage: triageControls({
       keySecretId: settings.TRIAGE_KEY_SECRET_ID,
-      secrets: settings.TRIAGE_KEY_SECRET_ID ? awsJsonClient(SECRETS_MANAGER, { limits: SECRETS_MANAGER_READ_LIMITS }) : undefined,
+      secrets: settings.TRIAGE_KEY_SECRET_ID ? jsonClientFor(SECRETS_MANAGER, SECRETS_MANAGER_READ_LIMITS, options.aws) : undefined,
       now: Date.now,
     }),
   });
   const ledger = settings.DEDUP_TABLE_NAME
-    ? dynamoLedger(awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }), {
+    ? dynamoLedger(jsonClientFor(DYNAMODB, DYNAMODB_LIMITS, options.aws), {
         tableName: settings.DEDUP_TABLE_NAME,
         windowSeconds: settings.DEDUP_WINDOW_SECONDS,
       })
     : undefined;
   const base = {
     config: createRelayConfigStore({
-      source: configSourceFor(settings.RELAY_CONFIG_SECRET_ID, log, false),
+      source: configSourceFor(settings.RELAY_CONFIG_SECRET_ID, log, false, options.aws),
       ttlSeconds: settings.RELAY_CONFIG_TTL_SECONDS,
       logger: log,
     }),
@@ -99,7 +102,7 @@ export function createRetryWorkerFromEnvironment(
     metrics,
     ...(settings.DEDUP_TABLE_NAME && ledger
       ? {
-          groups: dynamoGroupStore(awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }), { tableName: settings.DEDUP_TABLE_NAME }),
+          groups: dynamoGroupStore(jsonClientFor(DYNAMODB, DYNAMODB_LIMITS, options.aws), { tableName: settings.DEDUP_TABLE_NAME }),
           ledger: retryLedger({ ledger, logger: log, metrics }),
           escalations: escalationPorts(ledger, delivery, sqsEscalationQueue(sqs, settings.DELIVERY_QUEUE_URL), {
             logger: log,
@@ -113,9 +116,9 @@ export function createRetryWorkerFromEnvironment(
   const costEvents =
     loginId && settings.DEDUP_TABLE_NAME
       ? lazyCostEventWriter({
-          dynamo: awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }),
+          dynamo: jsonClientFor(DYNAMODB, DYNAMODB_LIMITS, options.aws),
           tableName: settings.DEDUP_TABLE_NAME,
-          secrets: awsJsonClient(SECRETS_MANAGER, { limits: SECRETS_MANAGER_READ_LIMITS }),
+          secrets: jsonClientFor(SECRETS_MANAGER, SECRETS_MANAGER_READ_LIMITS, options.aws),
           credentialsSecretId: loginId,
           baseUrl: settings.COST_API_BASE_URL,
           timeoutMs: COST_EVENT_CALL_MS / 2,

@@ -1,6 +1,7 @@
 import { lazySqs } from '../aws/clients.js';
-import { awsJsonClient, DYNAMODB, SECRETS_MANAGER } from '../aws/json-client.js';
+import { DYNAMODB, SECRETS_MANAGER } from '../aws/json-client.js';
 import { DYNAMODB_LIMITS, SECRETS_MANAGER_READ_LIMITS } from '../aws/limits.js';
+import { type AwsPorts, jsonClientFor } from '../aws/ports.js';
 import type { ChatService } from '../chat/service.js';
 import { configSourceFor, createRelayConfigStore } from '../config/store.js';
 import { coldStartTracker, createLogger, type Logger, logLevelFrom } from '../log/logger.js';
@@ -33,6 +34,8 @@ export interface TriageWiringOptions {
   /** A key given directly, for npm start; never read from the relay configuration. */
   tokenKey?: string;
   now?: () => number;
+  /** Where AWS calls go; AWS itself by default (the simulation gives stand-ins). */
+  aws?: AwsPorts;
   /** `npm start`'s pictures: a route of its own (a sample series); in AWS the platform's login decides. */
   chart?: TriagePorts['chart'];
   /** `npm start`'s cost events, printed; in AWS the platform's login decides. */
@@ -58,22 +61,22 @@ export function createTriageFromEnvironment(
   const transport = options.transport ?? fetchOverNodeHttp;
   const now = options.now ?? Date.now;
   const config = createRelayConfigStore({
-    source: configSourceFor(settings.RELAY_CONFIG_SECRET_ID, log, false),
+    source: configSourceFor(settings.RELAY_CONFIG_SECRET_ID, log, false, options.aws),
     ttlSeconds: 300,
     logger: log,
   });
-  const secrets = awsJsonClient(SECRETS_MANAGER, { limits: SECRETS_MANAGER_READ_LIMITS });
+  const secrets = jsonClientFor(SECRETS_MANAGER, SECRETS_MANAGER_READ_LIMITS, options.aws);
   const readKey = settings.TRIAGE_KEY_SECRET_ID ? triageKeyReader(secrets, settings.TRIAGE_KEY_SECRET_ID) : undefined;
   const tokenKey = async (signal: AbortSignal) => options.tokenKey ?? readKey?.(signal);
   const store =
     options.store ??
     (settings.DEDUP_TABLE_NAME
-      ? dynamoTriageStore(awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }), settings.DEDUP_TABLE_NAME)
+      ? dynamoTriageStore(jsonClientFor(DYNAMODB, DYNAMODB_LIMITS, options.aws), settings.DEDUP_TABLE_NAME)
       : memoryTriageStore());
   const currentConfig = async () => (await config.current()).config;
   const metrics = options.metrics ?? metricsFromEnvironment('triage', env);
   const queueUrl = settings.DELIVERY_QUEUE_URL;
-  const sqs = lazySqs();
+  const sqs = options.aws?.sqs ?? lazySqs();
   const loginId = settings.COST_API_CREDENTIALS_SECRET_ID;
   const tableName = settings.DEDUP_TABLE_NAME;
   const costEvents: TriagePorts['costEvents'] =
@@ -83,7 +86,7 @@ export function createTriageFromEnvironment(
           writer: async () => {
             const { costEventWriterFrom } = await import('../cost-events/lazy-cost-events.js');
             return costEventWriterFrom({
-              dynamo: awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }),
+              dynamo: jsonClientFor(DYNAMODB, DYNAMODB_LIMITS, options.aws),
               tableName,
               secrets,
               credentialsSecretId: loginId,
@@ -110,7 +113,7 @@ export function createTriageFromEnvironment(
           chartRoute ??= import('../trend/lazy-trend.js').then(({ chartRouteFrom }) =>
             chartRouteFrom({
               key: tokenKey,
-              dynamo: awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }),
+              dynamo: jsonClientFor(DYNAMODB, DYNAMODB_LIMITS, options.aws),
               tableName: settings.DEDUP_TABLE_NAME as string,
               secrets,
               credentialsSecretId: loginId,
