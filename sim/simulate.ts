@@ -355,7 +355,8 @@ async function simulate(
       const node = stack.shift();
       if (typeof node !== 'object' || node === null) continue;
       const { action_id: id, value } = node as { action_id?: unknown; value?: unknown };
-      const matches = typeof id === 'string' && (actionId.endsWith('_') ? id.startsWith(actionId) && id !== 'triage_link' : id === actionId);
+      const matches =
+        typeof id === 'string' && (actionId.endsWith('_') ? id.startsWith(actionId) && id !== 'triage_link' : id === actionId);
       if (matches && typeof value === 'string') return value;
       stack.push(...Object.values(node));
     }
