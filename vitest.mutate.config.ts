@@ -6,5 +6,7 @@ export default defineConfig({
     include: ['test/unit/**/*.test.ts', 'test/property/**/*.test.ts'],
     testTimeout: 30_000,
     pool: 'forks',
+    // The simulation runs one short seed against each mutant here; the simulation-alone run, every kept seed.
+    env: { SIMULATION_QUICK: '1' },
   },
 });
