@@ -6,6 +6,7 @@ import {
   CLAIM_SECONDS,
   type CostEventRecords,
   type CostEventSubject,
+  type CostEventWriter,
   costEventWriter,
   memoryCostEventRecords,
   parseCostEventJob,
@@ -186,7 +187,15 @@ describe('the triage function’s cost events', () => {
   const SIGNING = 'slack-signing-secret';
   const ANOMALY = `anomaly#${createHash('sha256').update('x').digest('hex')}`;
 
-  function triage(options: { writer?: ReturnType<typeof setup>['writer']; enqueueFails?: boolean; enabled?: boolean } = {}) {
+  function triage(
+    options: {
+      writer?: ReturnType<typeof setup>['writer'];
+      load?: () => Promise<CostEventWriter>;
+      enqueueFails?: boolean;
+      noQueue?: boolean;
+      enabled?: boolean;
+    } = {},
+  ) {
     const lines: string[] = [];
     const metrics = memoryMetrics();
     const queued: Array<{ body: string; delaySeconds: number }> = [];
@@ -194,12 +203,14 @@ describe('the triage function’s cost events', () => {
     const store = memoryTriageStore(() => NOW);
     const writer = options.writer ?? setup().writer;
     const costEvents = costEventsPort({
-      writer: async () => writer,
+      writer: options.load ?? (async () => writer),
       enabled: async () => options.enabled ?? true,
-      enqueue: async (body, delaySeconds) => {
-        if (options.enqueueFails) throw new Error('AccessDenied');
-        queued.push({ body, delaySeconds });
-      },
+      enqueue: options.noQueue
+        ? undefined
+        : async (body, delaySeconds) => {
+            if (options.enqueueFails) throw new Error('AccessDenied');
+            queued.push({ body, delaySeconds });
+          },
       metrics,
       logger,
     });
@@ -315,6 +326,17 @@ describe('the triage function’s cost events', () => {
     expect(t.store.records.get(ANOMALY)?.triage.state).toBe('expected');
     expect(t.metrics.count('CostEvents', { outcome: 'failed' })).toBe(1);
     expect(t.lines.join('\n')).toContain('neither written nor queued');
+  });
+
+  it('a stack without a retry queue counts an event the platform cannot take as failed, and says why', async () => {
+    const t = triage({ noQueue: true });
+    platform.queue('events', { kind: 'error', status: 503 });
+    expect((await t.page('action=expected&name=Dana')).statusCode).toBe(200);
+    expect(t.metrics.count('CostEvents', { outcome: 'failed' })).toBe(1);
+    expect(t.lines.map((line) => JSON.parse(line) as Record<string, unknown>)).toContainEqual(
+      expect.objectContaining({ message: 'cost event neither written nor queued', reason: 'no_retry_queue' }),
+    );
+    expect(live()).toHaveLength(0);
   });
 
   it('a digest’s “all” queues one event per anomaly it changed, and asks the platform nothing while the page waits', async () => {
