@@ -122,6 +122,15 @@ describe('a cost event for an anomaly marked expected (lib/cost-events)', () => 
     expect(live()).toHaveLength(1);
   });
 
+  it('an event marked by no one named says so, is created by Cost Alert Relay, and keeps the note’s own full stop', async () => {
+    const { writer } = setup();
+    await writer.apply('write', subject({ by: ' ', note: 'Planned, see CHG-42!' }), signal());
+    expect(live()[0]!.body).toMatchObject({ createdBy: 'Cost Alert Relay' });
+    expect(live()[0]!.body['description']).toMatch(
+      /^Marked expected by someone at finops\. Note: Planned, see CHG-42! Cost Alert Relay \(ref [0-9a-f]{12}\)$/,
+    );
+  });
+
   it('knows the anomaly across destinations: a link’s label and a button’s bare account id name one event', async () => {
     const { writer } = setup();
     await writer.apply('write', subject({ destination: 'teams-finops' }), signal());
@@ -337,6 +346,26 @@ describe('the triage function’s cost events', () => {
       expect.objectContaining({ message: 'cost event neither written nor queued', reason: 'no_retry_queue' }),
     );
     expect(live()).toHaveLength(0);
+  });
+
+  it('a writer that could not be loaded is loaded again with the next event; the first waits on the retry queue', async () => {
+    const { writer } = setup();
+    let loads = 0;
+    const t = triage({
+      load: async () => {
+        loads++;
+        if (loads === 1) throw new Error('Cannot find module lazy-cost-events.js');
+        return writer;
+      },
+    });
+    await t.page('action=expected&name=Dana');
+    expect(t.queued).toHaveLength(1);
+    expect(t.metrics.count('CostEvents', { outcome: 'queued' })).toBe(1);
+    await t.page('action=reopen&name=Dana');
+    await t.page('action=expected&name=Dana');
+    expect(loads).toBe(2);
+    expect(live()).toHaveLength(1);
+    expect(t.metrics.count('CostEvents', { outcome: 'written' })).toBe(1);
   });
 
   it('a digest’s “all” queues one event per anomaly it changed, and asks the platform nothing while the page waits', async () => {
