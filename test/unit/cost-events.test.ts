@@ -1,4 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createCostApiClient } from '../../lib/cost-api/client.js';
 import { platformSession } from '../../lib/cost-api/session.js';
@@ -17,7 +20,9 @@ import { KINDS } from '../../lib/notify/kinds.js';
 import { verifySlackSignature } from '../../lib/notify/slack/signature.js';
 import { buttonValue, triageButtons } from '../../lib/notify/slack/triage-blocks.js';
 import { type OwnerRecord, ownersOfRecord } from '../../lib/owners/directory.js';
+import { dynamoOwnerStore } from '../../lib/owners/dynamodb.js';
 import type { QueueMessageOps } from '../../lib/queue/sqs.js';
+import { createRetryWorkerFromEnvironment } from '../../lib/retry/from-environment.js';
 import { createPacer } from '../../lib/retry/pacer.js';
 import { processBatch, type QueueRecord } from '../../lib/retry/process-batch.js';
 import { costEventsPort } from '../../lib/triage/cost-events.js';
@@ -27,6 +32,7 @@ import { signDigestToken, signTriageToken } from '../../lib/triage-link/sign.js'
 import { budgetOf } from '../helpers/budget.js';
 import { type FakePlatform, startFakePlatform } from '../helpers/cost-platform.js';
 import { capturedLogger, chatServices, memoryDeadLetters } from '../helpers/fake-delivery-ports.js';
+import { memoryAws } from '../helpers/memory-aws.js';
 import { memoryConfigStore } from '../helpers/memory-config-store.js';
 import { memoryMetrics } from '../helpers/memory-metrics.js';
 
@@ -463,5 +469,57 @@ describe('delivery-retry writes the cost events the triage function queued', () 
     expect(output).not.toContain(platform.password);
     expect(output).not.toContain(platform.userKey);
     for (const token of platform.issuedTokens) expect(output).not.toContain(token);
+  });
+});
+
+describe('delivery-retry as deployed', () => {
+  const QUEUE = 'https://sqs.us-east-1.amazonaws.com/123456789012/delivery-retry';
+  const DLQ = 'https://sqs.us-east-1.amazonaws.com/123456789012/delivery-retry-dlq';
+
+  it('writes a queued cost event with the login from Secrets Manager, and parks a message that is no job at all', async () => {
+    const aws = memoryAws({ now: Date.now });
+    aws.sqs.create(QUEUE, { visibilityTimeoutSeconds: 30 });
+    aws.sqs.create(DLQ, { visibilityTimeoutSeconds: 30 });
+    aws.secrets.put('platform-login', JSON.stringify({ username: platform.username, password: platform.password }));
+    const readAt = Math.floor(Date.now() / 1000);
+    await dynamoOwnerStore(aws.table.call, aws.tableName).write({
+      accountId: ACCOUNT,
+      costCenters: [{ id: '7', name: 'Data' }],
+      readAt,
+      parts: [{ accountKey: PAYER, costCenters: [{ id: '7', name: 'Data' }], readAt }],
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'retry-cost-events-'));
+    writeFileSync(join(dir, 'relay.json'), JSON.stringify({ auth: { method: 'none' }, destinations: {}, platform: { costEvents: true } }));
+    const log = capturedLogger();
+    const metrics = memoryMetrics();
+    const worker = createRetryWorkerFromEnvironment(
+      {
+        RELAY_CONFIG_SECRET_ID: `file:${join(dir, 'relay.json')}`,
+        DELIVERY_QUEUE_URL: QUEUE,
+        DEAD_LETTER_QUEUE_URL: DLQ,
+        DEDUP_TABLE_NAME: aws.tableName,
+        COST_API_CREDENTIALS_SECRET_ID: 'platform-login',
+        COST_API_BASE_URL: platform.url,
+      },
+      { aws: aws.aws, logger: log.logger, metrics, services: chatServices({}) },
+    );
+    const job = JSON.stringify({ version: 2, kind: 'cost_event', change: 'write', subject: subject() });
+    const records: QueueRecord[] = [
+      { messageId: 'm1', receiptHandle: 'r1', body: job, attributes: { ApproximateReceiveCount: '1' } },
+      { messageId: 'm2', receiptHandle: 'r2', body: '{"kind":"cost_event",', attributes: { ApproximateReceiveCount: '1' } },
+    ];
+    expect(await worker(records, budgetOf(60_000))).toEqual({ batchItemFailures: [] });
+    expect(live()).toHaveLength(1);
+    expect(live()[0]).toMatchObject({ accountKey: Number(PAYER), body: { title: `Expected: ${TITLE}`, date: '2026-11-20' } });
+    expect(metrics.count('CostEvents', { outcome: 'written' })).toBe(1);
+    expect(aws.sqs.messages(DLQ)).toEqual([
+      expect.objectContaining({ body: '{"kind":"cost_event",', attributes: expect.objectContaining({ reason: 'malformed_message' }) }),
+    ]);
+    expect(log.lines.join('\n')).not.toContain(platform.password);
+
+    // A second copy of the job (SQS delivers at least once) finds the event written, in this container or another.
+    expect(await worker([{ ...records[0]!, messageId: 'm3' }], budgetOf(60_000))).toEqual({ batchItemFailures: [] });
+    expect(live()).toHaveLength(1);
+    expect(metrics.count('CostEvents', { outcome: 'skipped' })).toBe(1);
   });
 });
