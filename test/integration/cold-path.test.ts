@@ -92,8 +92,8 @@ describe.skipIf(!moto)('the relay bundle’s cold path', () => {
     const copy = join(dir, 'webhook-relay');
     cpSync(join(root, 'dist', 'webhook-relay'), copy, { recursive: true });
     const lazy = readdirSync(copy).filter((file) => file.startsWith('lazy-'));
-    // PagerDuty's, Teams' and Google Chat's posters and escalations' wait among them: a Slack-only
-    // configuration never loads them.
+    // PagerDuty's, Teams' and Google Chat's posters, the answers of a delivery that fails and
+    // escalations' wait among them: a Slack-only configuration that delivers never loads them.
     expect(lazy).toEqual(
       expect.arrayContaining([
         'lazy-aws-sdk-client-sqs.mjs',
@@ -102,6 +102,7 @@ describe.skipIf(!moto)('the relay bundle’s cold path', () => {
         'lazy-pagerduty-post.mjs',
         'lazy-teams-post.mjs',
         'lazy-googlechat-post.mjs',
+        'lazy-relay-answer.mjs',
         'lazy-escalation-relay.mjs',
         'lazy-escalation-local.mjs',
       ]),
@@ -153,6 +154,14 @@ describe.skipIf(!moto)('the relay bundle’s cold path', () => {
   it("keeps Teams' cards and Google Chat's messages off the cold path: they are made and posted by code loaded on the first post", () => {
     const { cold, everything } = coldAndAll();
     for (const marker of ['application/vnd.microsoft.card.adaptive', 'Action.OpenUrl', 'cardsV2', 'decoratedText', 'messageReplyOption']) {
+      expect(everything).toContain(marker);
+      expect(cold).not.toContain(marker);
+    }
+  });
+
+  it('keeps the answers of a delivery that fails or waits off the cold path: a 200 is answered without them', () => {
+    const { cold, everything } = coldAndAll();
+    for (const marker of ['chat_refused', 'chat_unavailable', 'could not take the alert right now']) {
       expect(everything).toContain(marker);
       expect(cold).not.toContain(marker);
     }
