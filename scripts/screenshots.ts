@@ -115,9 +115,7 @@ async function main(): Promise<number> {
     // Teams' card is drawn by Microsoft's renderer in the browser: wait for it.
     await page.locator('.delivery[data-type="teams"] .ac-adaptiveCard').waitFor();
     // And every picture drawn: the cost trends come from npm start's own /chart route.
-    await page
-      .locator('img')
-      .evaluateAll((images) => Promise.all(images.map((image) => (image as { decode(): Promise<void> }).decode())));
+    await page.locator('img').evaluateAll((images) => Promise.all(images.map((image) => (image as { decode(): Promise<void> }).decode())));
     // When a delivery arrived is not part of the message; hiding it keeps the files stable.
     await page.locator('.receipt').evaluateAll((elements) => {
       for (const element of elements) (element as { hidden: boolean }).hidden = true;

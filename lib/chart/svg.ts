@@ -126,7 +126,9 @@ export function trendSvg(picture: TrendPicture): string {
   }
   const first = days[0]?.day;
   if (first && markedAt > 12)
-    parts.push(`<text x="${PLOT.left}" y="${height - 10}" font-size="${LABEL}" fill="${COLOURS.muted}">${escapeHtml(dayLabel(first))}</text>`);
+    parts.push(
+      `<text x="${PLOT.left}" y="${height - 10}" font-size="${LABEL}" fill="${COLOURS.muted}">${escapeHtml(dayLabel(first))}</text>`,
+    );
   parts.push('</svg>');
   return parts.join('');
 }
