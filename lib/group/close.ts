@@ -130,10 +130,12 @@ export async function closeGroup(
     group.entries,
     plan,
     deps.now(),
-    (message, link) =>
-      deps.delivery
+    (message, link) => {
+      const payload = deps.delivery
         .serviceFor(target.destination)
-        .format(message, target.destination, OPENING, link ? { link } : undefined, { anomalyId: '', destination, thread }),
+        .format(message, target.destination, OPENING, link ? { link } : undefined, { anomalyId: '', destination, thread });
+      return plan.sent ? plan.sent(payload) : payload;
+    },
     page,
   );
 

@@ -10,14 +10,17 @@ import { parseDeliveryJob } from '../../lib/delivery/job-schema.js';
 import { fromHttpApiEvent } from '../../lib/inbound/api-gateway.js';
 import { anomalyRecordId } from '../../lib/message/anomaly.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
-import { formatGoogleChatMessage, threadKeyFor } from '../../lib/notify/googlechat/format.js';
+import { formatGoogleChatMessage } from '../../lib/notify/googlechat/format.js';
+import { googleChatMessage } from '../../lib/notify/googlechat/lazy-googlechat-post.js';
 import { googleChatService } from '../../lib/notify/googlechat/service.js';
+import { threadKeyFor } from '../../lib/notify/googlechat/thread.js';
 import { createChatServices } from '../../lib/notify/kinds.js';
 import { slackAppTools } from '../../lib/notify/slack/app-service.js';
 import { formatSlackMessage, triageLinkBlock, updateNote } from '../../lib/notify/slack/format.js';
 import { createSlackAppPoster } from '../../lib/notify/slack/lazy-app-post.js';
 import { slackService } from '../../lib/notify/slack/service.js';
 import { formatTeamsMessage } from '../../lib/notify/teams/format.js';
+import { teamsMessage } from '../../lib/notify/teams/lazy-teams-post.js';
 import { teamsService } from '../../lib/notify/teams/service.js';
 import { createRelayFromEnvironment } from '../../lib/relay/from-environment.js';
 import type { NodeFetch } from '../../lib/transport/fetch-over-node-http.js';
@@ -166,14 +169,16 @@ describe('links and marks in each chat', () => {
     const slack = slackService().format(alert(), webhook.destination, undefined, { link }) as ReturnType<typeof formatSlackMessage>;
     expect(slack.blocks.at(-1)).toEqual(triageLinkBlock(link));
     expect(JSON.stringify(slackService().format(alert(), webhook.destination))).not.toContain('Triage');
-    const card = teamsService().format(alert(), teams.destination, undefined, { link }) as ReturnType<typeof formatTeamsMessage>;
+    const card = teamsMessage(teamsService().format(alert(), teams.destination, undefined, { link }));
     expect(card.attachments[0].content.actions).toEqual([{ type: 'Action.OpenUrl', title: 'Triage', url: link }]);
     expect(formatTeamsMessage(alert()).attachments[0].content.actions).toBeUndefined();
-    const chat = googleChatService().format(alert(), gchat.destination, undefined, { link }) as ReturnType<typeof formatGoogleChatMessage>;
+    const chat = googleChatMessage(googleChatService().format(alert(), gchat.destination, undefined, { link }));
     expect(chat.cardsV2[0].card.sections[0].widgets.at(-1)).toEqual({
       buttonList: { buttons: [{ text: 'Triage', onClick: { openLink: { url: link } } }] },
     });
-    expect(JSON.stringify(googleChatService().format(alert(), gchat.destination, undefined, { buttons: 'x' }))).not.toContain('openLink');
+    expect(
+      JSON.stringify(googleChatMessage(googleChatService().format(alert(), gchat.destination, undefined, { buttons: 'x' }))),
+    ).not.toContain('openLink');
   });
 
   it('a follow-up of an acknowledged anomaly says so, with the name made inert in every chat', () => {
