@@ -1,0 +1,185 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { PostOutcome } from '../../lib/chat/service.js';
+import { type RelayConfig, relayConfigSchema } from '../../lib/config/schema.js';
+import { deliverOnce, retryLedger } from '../../lib/dedup/once.js';
+import { createDelivery, targetOf } from '../../lib/delivery/deliver.js';
+import { parseDeliveryJob } from '../../lib/delivery/job-schema.js';
+import { inMemoryGroupStore } from '../../lib/group/store.js';
+import { webhookMessageSchema } from '../../lib/message/schema.js';
+import { kindOf } from '../../lib/notify/kinds.js';
+import { sqsDeadLetters, sqsMessageOps, sqsRetryQueue } from '../../lib/queue/sqs.js';
+import { createPacer, pacedServices } from '../../lib/retry/pacer.js';
+import { processBatch, type QueueRecord, type RetryDependencies } from '../../lib/retry/process-batch.js';
+import { memorySqs } from '../../sim/aws/sqs.js';
+import { budgetOf } from '../helpers/budget.js';
+import { capturedLogger, chatServices, fakeChatService } from '../helpers/fake-delivery-ports.js';
+import { memoryConfigStore } from '../helpers/memory-config-store.js';
+import { memoryLedger } from '../helpers/memory-ledger.js';
+import { virtualClock } from '../helpers/timer-clock.js';
+
+/**
+ * delivery-retry as deployed against the retry queue of template.yaml: SQS's redrive moves a
+ * message received 30 times to the dead-letter queue, without the reason our own parking gives
+ * it. The queue is the simulation's SQS (sim/aws/sqs.ts), reached through the real adapters.
+ */
+const QUEUE = 'https://sqs.us-east-1.amazonaws.com/123456789012/relay-deliveries';
+const DLQ = 'https://sqs.us-east-1.amazonaws.com/123456789012/relay-undelivered';
+const WEBHOOK = 'https://hooks.slack.com/services/T0/B0/aaa';
+const config: RelayConfig = relayConfigSchema.parse({ auth: { method: 'none' }, destinations: { default: { url: WEBHOOK } } });
+const GROUP_ID = '0b0e8c1a-6c1e-4d2f-9a3b-5f7d1e2c3b4a';
+/** The function's timeout in template.yaml: each invocation's budget. */
+const INVOCATION_MS = 120_000;
+
+const message = (title: string) => webhookMessageSchema.parse({ metadata: { object_type: 'anomaly_alert' }, payload: { title } });
+
+function world(options: { maxAttempts?: number } = {}) {
+  const clock = virtualClock();
+  // Seeded by the test: a receive duplicates its message (leaves it visible to another receiver) when told to.
+  let duplicate = false;
+  const sqs = memorySqs({ now: clock.now, random: () => (duplicate ? 0 : 1), duplicateRate: 0.5 });
+  sqs.create(DLQ, { visibilityTimeoutSeconds: 30 });
+  sqs.create(QUEUE, { visibilityTimeoutSeconds: 720, maxReceiveCount: 30, deadLetterUrl: DLQ });
+  const slack = fakeChatService([], 1_100);
+  const log = capturedLogger();
+  const ledger = memoryLedger(clock.now);
+  const groups = inMemoryGroupStore(clock.now);
+  const ports = {
+    postTimeoutMs: 5_000,
+    retryQueue: sqsRetryQueue(sqs.lazySqs, QUEUE),
+    deadLetters: sqsDeadLetters(sqs.lazySqs, DLQ),
+    logger: log.logger,
+    now: clock.now,
+    sleep: clock.sleep,
+  };
+
+  /** A delivery-retry container: its own pacer, and the services paced by it. */
+  const container = () => {
+    const pacer = createPacer(clock.now, clock.sleep);
+    const worker: Omit<RetryDependencies, 'budget'> = {
+      config: memoryConfigStore({ config }),
+      delivery: createDelivery({ ...ports, services: pacedServices(chatServices({ slack }), pacer) }),
+      messages: sqsMessageOps(sqs.lazySqs, QUEUE),
+      pacer,
+      maxAttempts: options.maxAttempts ?? 20,
+      postTimeoutMs: 5_000,
+      logger: log.logger,
+      ledger: retryLedger({ ledger, logger: log.logger, now: clock.now }),
+      groups,
+      now: clock.now,
+      sleep: clock.sleep,
+    };
+    return worker;
+  };
+  const one = container();
+
+  /** Containers working one batch each at the same time; Lambda deletes what a batch did not report as failed. */
+  const invoke = (...batches: Array<[Omit<RetryDependencies, 'budget'>, QueueRecord[]]>) => {
+    const started = clock.now();
+    const budget = () => budgetOf(() => INVOCATION_MS - (clock.now() - started));
+    return clock.run(() =>
+      Promise.all(
+        batches.map(async ([worker, records]) => {
+          const { batchItemFailures } = await processBatch(records, { ...worker, budget: budget() });
+          const failed = new Set(batchItemFailures.map((f) => f.itemIdentifier));
+          for (const r of records) if (!failed.has(r.messageId)) sqs.delete(QUEUE, r.receiptHandle);
+        }),
+      ),
+    );
+  };
+
+  /** Lambda's poller: the clock moves to the next visible message, and one container works the batch it receives. */
+  const poll = async (before?: () => void): Promise<boolean> => {
+    const at = sqs.nextVisibleAt(QUEUE);
+    if (at === undefined) return false;
+    if (at > clock.now()) clock.advance(at - clock.now());
+    before?.();
+    const records = sqs.receive(QUEUE, 10);
+    if (records.length > 0) await invoke([one, records]);
+    return true;
+  };
+
+  /** Polls until the queue is empty, or `polls` ran; `before(n)` runs before the n-th one. */
+  const drain = async (polls: number, before: (n: number) => void = () => {}) => {
+    for (let n = 0; n < polls; n++) if (!(await poll(() => before(n)))) return;
+  };
+
+  /** The relay's first attempt at `default`: the chat answers `first`, and a retryable answer queues the job. */
+  const send = async (title: string, first: PostOutcome) => {
+    slack.answer(first);
+    const relay = deliverOnce({ ledger, delivery: createDelivery({ ...ports, services: chatServices({ slack }) }), logger: log.logger });
+    const target = targetOf('default', config.destinations['default']!, undefined);
+    return clock.run(() => relay({ deliveryId: `d-${title}`, target, message: message(title) }, budgetOf(10_000)));
+  };
+
+  const deadLetters = () =>
+    sqs.messages(DLQ).map((m) => ({ reason: m.attributes['reason'], destination: m.attributes['destination'], body: m.body }));
+  const posted = (title: string) => slack.posts.filter((p) => p.payload.title === title).length;
+
+  return {
+    clock,
+    sqs,
+    slack,
+    log,
+    groups,
+    one,
+    container,
+    invoke,
+    drain,
+    send,
+    deadLetters,
+    posted,
+    duplicating: (on: boolean) => (duplicate = on),
+    queued: () => sqs.messages(QUEUE).length,
+  };
+}
+
+/** Another job's posts keep the webhook throttled for `ms`, as their Retry-After tells the container's pacer. */
+const throttled = (w: ReturnType<typeof world>, ms: number) => w.one.pacer.holdFor(WEBHOOK, ms);
+
+describe('delivery-retry against the retry queue and its redrive', () => {
+  beforeAll(() => kindOf(config.destinations['default']!).extras());
+
+  it('a job that waits for its webhook slot receive after receive is delivered in the end, not redriven', async () => {
+    const w = world();
+    await w.send('patient', { kind: 'retryable', reason: 'http_500' });
+    // Forty receives in a row find the webhook held by other jobs' Retry-Afters; then it is free.
+    await w.drain(100, (n) => n < 40 && throttled(w, 5_000));
+    expect(w.posted('patient')).toBe(2);
+    expect(w.deadLetters()).toEqual([]);
+    expect(w.queued()).toBe(0);
+  });
+
+  it('a job that fails every attempt, waiting for its slot between them, is parked by us with its reason after its last one', async () => {
+    const w = world({ maxAttempts: 20 });
+    await w.send('hopeless', { kind: 'retryable', reason: 'http_500' });
+    w.slack.answer(...Array.from({ length: 40 }, (): PostOutcome => ({ kind: 'retryable', reason: 'http_500' })));
+    // Every other receive only finds the webhook held: more receives than the queue's 30 in all.
+    await w.drain(200, (n) => n % 2 === 0 && throttled(w, 5_000));
+    // The relay's attempt and 19 from the queue; the waits between them were none.
+    expect(w.posted('hopeless')).toBe(20);
+    expect(w.deadLetters()).toEqual([{ reason: 'attempts_exhausted:http_500', destination: 'default', body: expect.any(String) }]);
+    expect(JSON.parse(w.deadLetters()[0]!.body)).toMatchObject({ attempt: 20, lastReason: 'http_500' });
+    expect(w.queued()).toBe(0);
+  });
+
+  it("a group closing its chat throttles for long parks each alert with its reason before SQS's redrive can take it", async () => {
+    const w = world({ maxAttempts: 20 });
+    const entry = (n: number) => ({ key: `k${n}`, at: w.clock.now(), message: message(`storm ${n}`) });
+    await w.groups.open('default', GROUP_ID, entry(1), 30);
+    for (const n of [2, 3]) await w.groups.join('default', entry(n));
+    const closing = { version: 2, kind: 'group_close', destination: 'default', groupId: GROUP_ID };
+    await sqsMessageOps(w.sqs.lazySqs, QUEUE).send(JSON.stringify(closing), 30, { destination: 'default' });
+    w.slack.answer(
+      ...Array.from({ length: 100 }, (): PostOutcome => ({ kind: 'retryable', reason: 'rate_limited', retryAfterMs: 60_000 })),
+    );
+
+    await w.drain(100);
+    // Each alert waits in the dead-letter queue as its own delivery, with the reason; none is lost.
+    expect(w.deadLetters().map((d) => d.reason)).toEqual(Array(3).fill('attempts_exhausted:rate_limited'));
+    expect(w.deadLetters().map((d) => parseDeliveryJob(d.body)?.message.payload.title)).toEqual(['storm 1', 'storm 2', 'storm 3']);
+    // Tried as long as a single alert is: 20 attempts.
+    expect(w.slack.posts).toHaveLength(20);
+    expect(w.groups.groups.get('default')?.state).toBe('flushed');
+    expect(w.queued()).toBe(0);
+  });
+});
