@@ -299,7 +299,9 @@ async function plan(record: QueueRecord, deps: RetryDependencies, holdUntil: num
   }
   if (!job) return { outcome: parked(await deps.delivery.park({ body: record.body, reason: 'malformed_message' }, deps.budget)) };
   const again: Again = (waits) => resend({ ...job, attempt: job.attempt + receives - waits }, { destination: job.destination });
-  return posting(record, job.destination, again, deps, job.quiet, (target, wentBack) => deliverRecord(record, job, target, wentBack, deps));
+  return posting(record, job.destination, again, deps, job.quiet, (target, wentBack) =>
+    deliverRecord(record, job, target, wentBack, again, deps),
+  );
 }
 
 /** A record that posts to a configured destination, at that destination's pace. */
@@ -333,17 +335,31 @@ function changeVisibility(deps: RetryDependencies, record: QueueRecord, seconds:
   );
 }
 
-/** A queued alert's next attempt, in its slot. */
+/**
+ * A queued alert's next attempt, in its slot, once it holds the alert's claim: a copy of its job
+ * that SQS handed to another worker too finds the claim and waits, or finds the alert delivered.
+ */
 async function deliverRecord(
   record: QueueRecord,
   job: DeliveryJob,
   target: Target,
   wentBack: number,
+  again: Again,
   deps: RetryDependencies,
 ): Promise<RecordOutcome> {
   const { delivery, budget } = deps;
   const log = deps.logger.child({ deliveryId: job.deliveryId, destination: job.destination });
   const type = destinationType(target.destination);
+  const claim = deps.ledger ? await deps.ledger.claim(job.message, job.destination, budget) : undefined;
+  if (claim?.kind === 'done') {
+    log.info('duplicate delivery: this destination already has it', { state: claim.state, outcome: 'duplicate' });
+    metrics(deps).add(deliveryMetric('duplicate', type));
+    return 'delivered';
+  }
+  if (claim?.kind === 'in_progress') {
+    log.info('duplicate delivery: another attempt holds this destination', { outcome: 'in_progress' });
+    return handBack(record, claim.retryAfterSeconds, () => again(wentBack + 1), deps, log);
+  }
   // A kind whose follow-ups depend on what was decided meanwhile (a pager: nothing after Expected) reads it again.
   if (job.anomaly?.kind === 'follow_up' && kindOf(target.destination).followUpsReadTriage && deps.ledger) {
     job.anomaly = await deps.ledger.followUpNow(job.message, job.destination, job.anomaly, budget);
@@ -384,6 +400,11 @@ async function deliverRecord(
     return parked(await delivery.park({ body: updated, reason: decision.reason, destination: job.destination }, budget));
   }
   metrics(deps).add(deliveryMetric('queued', type));
+  // It waits on the queue again: the claim is given back, for its next attempt or a copy of its job.
+  await deps.ledger?.settle(
+    { message: job.message, destination: job.destination, outcome: 'queued', ...(job.anomaly ? { anomaly: job.anomaly } : {}) },
+    budget,
+  );
   // A Retry-After holds the key already: the paced services told the pacer of the answer.
   const outcome = await handBack(
     record,

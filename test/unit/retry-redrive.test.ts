@@ -182,4 +182,25 @@ describe('delivery-retry against the retry queue and its redrive', () => {
     expect(w.groups.groups.get('default')?.state).toBe('flushed');
     expect(w.queued()).toBe(0);
   });
+
+  it('one job handed to two batches at once posts once; the second copy finds it delivered', async () => {
+    const w = world();
+    await w.send('once', { kind: 'retryable', reason: 'http_500' });
+    w.clock.advance(sqsDelay(w));
+    // SQS hands the message out twice: to two containers, side by side.
+    w.duplicating(true);
+    const first = w.sqs.receive(QUEUE, 10);
+    w.duplicating(false);
+    const second = w.sqs.receive(QUEUE, 10);
+    expect(second.map((r) => r.messageId)).toEqual(first.map((r) => r.messageId));
+    await w.invoke([w.one, first], [w.container(), second]);
+    await w.drain(20);
+    // The relay's failed attempt, and one from the queue.
+    expect(w.posted('once')).toBe(2);
+    expect(w.deadLetters()).toEqual([]);
+    expect(w.queued()).toBe(0);
+  });
 });
+
+/** How long until the queue's next message is visible. */
+const sqsDelay = (w: ReturnType<typeof world>) => Math.max(0, (w.sqs.nextVisibleAt(QUEUE) ?? 0) - w.clock.now());
