@@ -11,6 +11,7 @@ import { sqsDeadLetters, sqsMessageOps, sqsRetryQueue } from '../../lib/queue/sq
 import { createPacer, pacedServices } from '../../lib/retry/pacer.js';
 import { processBatch, type QueueRecord, type RetryDependencies } from '../../lib/retry/process-batch.js';
 import { memorySqs } from '../../sim/aws/sqs.js';
+import { readDeployment } from '../../sim/deployment.js';
 import { budgetOf } from '../helpers/budget.js';
 import { capturedLogger, chatServices, fakeChatService } from '../helpers/fake-delivery-ports.js';
 import { memoryConfigStore } from '../helpers/memory-config-store.js';
@@ -19,26 +20,30 @@ import { virtualClock } from '../helpers/timer-clock.js';
 
 /**
  * delivery-retry as deployed against the retry queue of template.yaml: SQS's redrive moves a
- * message received 30 times to the dead-letter queue, without the reason our own parking gives
- * it. The queue is the simulation's SQS (sim/aws/sqs.ts), reached through the real adapters.
+ * message received maxReceiveCount times to the dead-letter queue, without the reason our own
+ * parking gives it. The queue is the simulation's SQS (sim/aws/sqs.ts), reached through the real
+ * adapters, with the template's settings.
  */
-const QUEUE = 'https://sqs.us-east-1.amazonaws.com/123456789012/relay-deliveries';
-const DLQ = 'https://sqs.us-east-1.amazonaws.com/123456789012/relay-undelivered';
+const deployed = readDeployment({ PlatformUsername: 'unused', PlatformPassword: 'unused', EventBusArns: '' });
+const { url: QUEUE, deadLetterUrl: DLQ } = deployed.queue;
+/** Attempts in all before an alert is parked, as the stack sets them by default. */
+const MAX_ATTEMPTS = Number(deployed.retry.env['DELIVERY_MAX_ATTEMPTS']);
 const WEBHOOK = 'https://hooks.slack.com/services/T0/B0/aaa';
 const config: RelayConfig = relayConfigSchema.parse({ auth: { method: 'none' }, destinations: { default: { url: WEBHOOK } } });
 const GROUP_ID = '0b0e8c1a-6c1e-4d2f-9a3b-5f7d1e2c3b4a';
-/** The function's timeout in template.yaml: each invocation's budget. */
-const INVOCATION_MS = 120_000;
+/** The function's timeout: each invocation's budget. */
+const INVOCATION_MS = deployed.retry.timeoutMs;
 
 const message = (title: string) => webhookMessageSchema.parse({ metadata: { object_type: 'anomaly_alert' }, payload: { title } });
 
-function world(options: { maxAttempts?: number } = {}) {
+function world() {
   const clock = virtualClock();
   // Seeded by the test: a receive duplicates its message (leaves it visible to another receiver) when told to.
   let duplicate = false;
   const sqs = memorySqs({ now: clock.now, random: () => (duplicate ? 0 : 1), duplicateRate: 0.5 });
   sqs.create(DLQ, { visibilityTimeoutSeconds: 30 });
-  sqs.create(QUEUE, { visibilityTimeoutSeconds: 720, maxReceiveCount: 30, deadLetterUrl: DLQ });
+  const { visibilityTimeoutSeconds, maxReceiveCount } = deployed.queue;
+  sqs.create(QUEUE, { visibilityTimeoutSeconds, maxReceiveCount, deadLetterUrl: DLQ });
   const slack = fakeChatService([], 1_100);
   const log = capturedLogger();
   const ledger = memoryLedger(clock.now);
@@ -60,7 +65,7 @@ function world(options: { maxAttempts?: number } = {}) {
       delivery: createDelivery({ ...ports, services: pacedServices(chatServices({ slack }), pacer) }),
       messages: sqsMessageOps(sqs.lazySqs, QUEUE),
       pacer,
-      maxAttempts: options.maxAttempts ?? 20,
+      maxAttempts: MAX_ATTEMPTS,
       postTimeoutMs: 5_000,
       logger: log.logger,
       ledger: retryLedger({ ledger, logger: log.logger, now: clock.now }),
@@ -142,43 +147,45 @@ describe('delivery-retry against the retry queue and its redrive', () => {
   it('a job that waits for its webhook slot receive after receive is delivered in the end, not redriven', async () => {
     const w = world();
     await w.send('patient', { kind: 'retryable', reason: 'http_500' });
-    // Forty receives in a row find the webhook held by other jobs' Retry-Afters; then it is free.
-    await w.drain(100, (n) => n < 40 && throttled(w, 5_000));
+    // More receives in a row than the queue's maxReceiveCount find the webhook held by other jobs' Retry-Afters; then it is free.
+    const held = deployed.queue.maxReceiveCount + 10;
+    await w.drain(held + 10, (n) => n < held && throttled(w, 5_000));
     expect(w.posted('patient')).toBe(2);
     expect(w.deadLetters()).toEqual([]);
     expect(w.queued()).toBe(0);
   });
 
   it('a job that fails every attempt, waiting for its slot between them, is parked by us with its reason after its last one', async () => {
-    const w = world({ maxAttempts: 20 });
+    const w = world();
     await w.send('hopeless', { kind: 'retryable', reason: 'http_500' });
-    w.slack.answer(...Array.from({ length: 40 }, (): PostOutcome => ({ kind: 'retryable', reason: 'http_500' })));
-    // Every other receive only finds the webhook held: more receives than the queue's 30 in all.
-    await w.drain(200, (n) => n % 2 === 0 && throttled(w, 5_000));
-    // The relay's attempt and 19 from the queue; the waits between them were none.
-    expect(w.posted('hopeless')).toBe(20);
+    w.slack.answer(...Array.from({ length: MAX_ATTEMPTS }, (): PostOutcome => ({ kind: 'retryable', reason: 'http_500' })));
+    // Every other receive only finds the webhook held: more receives than the queue's maxReceiveCount in all.
+    await w.drain(4 * MAX_ATTEMPTS, (n) => n % 2 === 0 && throttled(w, 5_000));
+    expect(2 * MAX_ATTEMPTS).toBeGreaterThan(deployed.queue.maxReceiveCount);
+    // The relay's attempt and the rest from the queue; the waits between them were none.
+    expect(w.posted('hopeless')).toBe(MAX_ATTEMPTS);
     expect(w.deadLetters()).toEqual([{ reason: 'attempts_exhausted:http_500', destination: 'default', body: expect.any(String) }]);
-    expect(JSON.parse(w.deadLetters()[0]!.body)).toMatchObject({ attempt: 20, lastReason: 'http_500' });
+    expect(JSON.parse(w.deadLetters()[0]!.body)).toMatchObject({ attempt: MAX_ATTEMPTS, lastReason: 'http_500' });
     expect(w.queued()).toBe(0);
   });
 
   it("a group closing its chat throttles for long parks each alert with its reason before SQS's redrive can take it", async () => {
-    const w = world({ maxAttempts: 20 });
+    const w = world();
     const entry = (n: number) => ({ key: `k${n}`, at: w.clock.now(), message: message(`storm ${n}`) });
     await w.groups.open('default', GROUP_ID, entry(1), 30);
     for (const n of [2, 3]) await w.groups.join('default', entry(n));
     const closing = { version: 2, kind: 'group_close', destination: 'default', groupId: GROUP_ID };
     await sqsMessageOps(w.sqs.lazySqs, QUEUE).send(JSON.stringify(closing), 30, { destination: 'default' });
     w.slack.answer(
-      ...Array.from({ length: 100 }, (): PostOutcome => ({ kind: 'retryable', reason: 'rate_limited', retryAfterMs: 60_000 })),
+      ...Array.from({ length: MAX_ATTEMPTS }, (): PostOutcome => ({ kind: 'retryable', reason: 'rate_limited', retryAfterMs: 60_000 })),
     );
 
-    await w.drain(100);
+    await w.drain(4 * MAX_ATTEMPTS);
     // Each alert waits in the dead-letter queue as its own delivery, with the reason; none is lost.
     expect(w.deadLetters().map((d) => d.reason)).toEqual(Array(3).fill('attempts_exhausted:rate_limited'));
     expect(w.deadLetters().map((d) => parseDeliveryJob(d.body)?.message.payload.title)).toEqual(['storm 1', 'storm 2', 'storm 3']);
-    // Tried as long as a single alert is: 20 attempts.
-    expect(w.slack.posts).toHaveLength(20);
+    // Tried as long as a single alert is.
+    expect(w.slack.posts).toHaveLength(MAX_ATTEMPTS);
     expect(w.groups.groups.get('default')?.state).toBe('flushed');
     expect(w.queued()).toBe(0);
   });
