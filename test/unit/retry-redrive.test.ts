@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PostOutcome } from '../../lib/chat/service.js';
+import { ConfigUnavailableError } from '../../lib/config/errors.js';
 import { type RelayConfig, relayConfigSchema } from '../../lib/config/schema.js';
+import { deliveryRecordId } from '../../lib/dedup/fingerprint.js';
 import { deliverOnce, retryLedger } from '../../lib/dedup/once.js';
 import { createDelivery, targetOf } from '../../lib/delivery/deliver.js';
 import { parseDeliveryJob } from '../../lib/delivery/job-schema.js';
@@ -48,6 +50,7 @@ function world() {
   const log = capturedLogger();
   const ledger = memoryLedger(clock.now);
   const groups = inMemoryGroupStore(clock.now);
+  const store = memoryConfigStore({ config });
   const ports = {
     postTimeoutMs: 5_000,
     retryQueue: sqsRetryQueue(sqs.lazySqs, QUEUE),
@@ -61,7 +64,7 @@ function world() {
   const container = () => {
     const pacer = createPacer(clock.now, clock.sleep);
     const worker: Omit<RetryDependencies, 'budget'> = {
-      config: memoryConfigStore({ config }),
+      config: store,
       delivery: createDelivery({ ...ports, services: pacedServices(chatServices({ slack }), pacer) }),
       messages: sqsMessageOps(sqs.lazySqs, QUEUE),
       pacer,
@@ -123,6 +126,8 @@ function world() {
   return {
     clock,
     sqs,
+    store,
+    ledger,
     slack,
     log,
     groups,
@@ -136,6 +141,15 @@ function world() {
     duplicating: (on: boolean) => (duplicate = on),
     queued: () => sqs.messages(QUEUE).length,
   };
+}
+
+/** A group of `alerts` at `default`, and its closing job on the queue. */
+async function stormOf(w: ReturnType<typeof world>, alerts: number) {
+  const entry = (n: number) => ({ key: `k${n}`, at: w.clock.now(), message: message(`storm ${n}`) });
+  await w.groups.open('default', GROUP_ID, entry(1), 30);
+  for (let n = 2; n <= alerts; n++) await w.groups.join('default', entry(n));
+  const closing = { version: 2, kind: 'group_close', destination: 'default', groupId: GROUP_ID };
+  await sqsMessageOps(w.sqs.lazySqs, QUEUE).send(JSON.stringify(closing), 30, { destination: 'default' });
 }
 
 /** Another job's posts keep the webhook throttled for `ms`, as their Retry-After tells the container's pacer. */
@@ -171,11 +185,7 @@ describe('delivery-retry against the retry queue and its redrive', () => {
 
   it("a group closing its chat throttles for long parks each alert with its reason before SQS's redrive can take it", async () => {
     const w = world();
-    const entry = (n: number) => ({ key: `k${n}`, at: w.clock.now(), message: message(`storm ${n}`) });
-    await w.groups.open('default', GROUP_ID, entry(1), 30);
-    for (const n of [2, 3]) await w.groups.join('default', entry(n));
-    const closing = { version: 2, kind: 'group_close', destination: 'default', groupId: GROUP_ID };
-    await sqsMessageOps(w.sqs.lazySqs, QUEUE).send(JSON.stringify(closing), 30, { destination: 'default' });
+    await stormOf(w, 3);
     w.slack.answer(
       ...Array.from({ length: MAX_ATTEMPTS }, (): PostOutcome => ({ kind: 'retryable', reason: 'rate_limited', retryAfterMs: 60_000 })),
     );
@@ -188,6 +198,50 @@ describe('delivery-retry against the retry queue and its redrive', () => {
     expect(w.slack.posts).toHaveLength(MAX_ATTEMPTS);
     expect(w.groups.groups.get('default')?.state).toBe('flushed');
     expect(w.queued()).toBe(0);
+  });
+
+  it('a closing that fails every attempt, waiting for its slot between them, parks each alert after its last one', async () => {
+    const w = world();
+    await stormOf(w, 3);
+    w.slack.answer(...Array.from({ length: MAX_ATTEMPTS }, (): PostOutcome => ({ kind: 'retryable', reason: 'http_503' })));
+    // Every other receive only finds the webhook held: more receives than the queue's maxReceiveCount in all.
+    await w.drain(4 * MAX_ATTEMPTS, (n) => n % 2 === 0 && throttled(w, 5_000));
+    expect(w.slack.posts).toHaveLength(MAX_ATTEMPTS);
+    expect(w.deadLetters().map((d) => d.reason)).toEqual(Array(3).fill('attempts_exhausted:http_503'));
+    expect(w.queued()).toBe(0);
+  });
+
+  it('a job whose configuration cannot be read for hours goes on as a new message, and is delivered once it can', async () => {
+    const w = world();
+    await w.send('blocked', { kind: 'retryable', reason: 'http_500' });
+    w.store.set(new ConfigUnavailableError('down', 'ResourceNotFoundException'));
+    // Each receive waits out the queue's visibility timeout: more of them than its maxReceiveCount.
+    await w.drain(deployed.queue.maxReceiveCount + 5);
+    w.store.set({ config });
+    await w.drain(10);
+    expect(w.posted('blocked')).toBe(2);
+    expect(w.deadLetters()).toEqual([]);
+    expect(w.queued()).toBe(0);
+  });
+
+  it("a copy that finds another's claim late in its message's life waits as a new message, its receive no attempt", async () => {
+    const w = world();
+    await w.send('claimed', { kind: 'retryable', reason: 'http_500' });
+    const [queued] = w.sqs.messages(QUEUE);
+    // Another container holds the claim for a minute; this copy's message was received many times before.
+    await w.ledger.claimQueued(deliveryRecordId(message('claimed'), 'default'), { token: 'elsewhere', holdSeconds: 60 });
+    const receives = deployed.queue.maxReceiveCount - 1;
+    const copy = {
+      messageId: 'copy',
+      receiptHandle: 'copy#1',
+      body: queued!.body,
+      attributes: { ApproximateReceiveCount: String(receives) },
+    };
+    await w.invoke([w.one, [copy]]);
+    expect(w.posted('claimed')).toBe(1);
+    const again = w.sqs.messages(QUEUE).find((m) => m.messageId !== queued!.messageId);
+    expect(again!.visibleAt - w.clock.now()).toBe(60_000);
+    expect(JSON.parse(again!.body)).toMatchObject({ attempt: 1 + receives - 1 });
   });
 
   it('one job handed to two batches at once posts once; the second copy finds it delivered', async () => {
