@@ -122,7 +122,7 @@ function setup() {
     return processBatch(records, {
       config: memoryConfigStore({ config }),
       delivery,
-      messages: { changeVisibility: async (_handle, seconds) => void visibility.push(seconds) },
+      messages: { changeVisibility: async (_handle, seconds) => void visibility.push(seconds), send: async () => undefined },
       pacer: createPacer(clock.now, clock.sleep),
       maxAttempts: 5,
       postTimeoutMs: 5_000,
