@@ -354,9 +354,14 @@ export function checkInvariants(history: History): Violation[] {
         .deadLetters()
         .some((m) => m.attributes['destination'] === escalate.to && anomalyOfTitle(m.body).includes(anomaly));
       // Where `to` has the anomaly already (a route sends it there too), the escalation may say so there or stay away.
-      const toHasIt = history.answers.some(
-        (a) => a.alert.anomaly === anomaly && a.at < due && a.status >= 200 && a.status < 300 && routedNames(a.body).has(escalate.to),
-      );
+      // So does one where another destination's escalation brought it first: `to` never shows an anomaly twice.
+      const toHasIt =
+        history.answers.some(
+          (a) => a.alert.anomaly === anomaly && a.at < due && a.status >= 200 && a.status < 300 && routedNames(a.body).has(escalate.to),
+        ) ||
+        history.shown.some(
+          (s) => s.at < due && samePlace(s.place, escalate.to) && !isSummary(s) && anomalyOfTitle(s.text).includes(anomaly),
+        );
       if (expected && escalations.length === 0 && !parked && !toHasIt) {
         violations.push({
           invariant: '4 escalation',
