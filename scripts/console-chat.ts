@@ -3,9 +3,8 @@
 // page (scripts/preview) shows the same deliveries in a browser.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { KindTools } from '../lib/notify/kind.js';
-import { KINDS, typeFromUrl } from '../lib/notify/kinds.js';
+import { DESTINATION_TYPES, type DestinationType, KINDS, typeFromUrl } from '../lib/notify/kinds.js';
 import { parseJson } from '../lib/shared/json.js';
-import { DESTINATION_TYPES, type DestinationType } from '../lib/vocabulary/destinations.js';
 
 export const CONSOLE_TYPES = DESTINATION_TYPES;
 export type ConsoleType = DestinationType;

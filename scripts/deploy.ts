@@ -14,8 +14,7 @@ import {
   type Stack,
   waitUntilStackDeleteComplete,
 } from '@aws-sdk/client-cloudformation';
-import { typeFromUrl } from '../lib/notify/kinds.js';
-import type { DestinationType } from '../lib/vocabulary/destinations.js';
+import { type DestinationType, typeFromUrl } from '../lib/notify/kinds.js';
 import { runSamWithPrivateConfig, samconfigWithOverrides } from './private-samconfig.js';
 import { type Asker, createAsker, PromptCancelled } from './prompt.js';
 import { awsClientOptions, awsErrorMessage, regionFrom, UsageError } from './stack.js';

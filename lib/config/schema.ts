@@ -3,11 +3,10 @@
 import * as z from 'zod/mini';
 import '../validation/messages.js';
 import type { DestinationKind } from '../notify/kind.js';
-import { KINDS, type Destination as KindDestination, kindOf, serviceOfHost } from '../notify/kinds.js';
+import { DESTINATION_TYPES, KINDS, type Destination as KindDestination, kindOf, serviceOfHost } from '../notify/kinds.js';
 import { DESTINATION_OPTION_KEYS, type DestinationOptions, destinationOptionsSchema } from '../notify/options.js';
 import { closestKey, type PathProblem, pathProblems } from '../shared/zod-issues.js';
 import { isHttpsOrLoopbackUrl } from '../transport/allowed-url.js';
-import { DESTINATION_TYPES } from '../vocabulary/destinations.js';
 
 /** https everywhere; plain http only towards this machine, for local use and tests. */
 const endpoint = z.string().check(z.refine(isHttpsOrLoopbackUrl, { message: 'must be an https URL (plain http only for loopback hosts)' }));

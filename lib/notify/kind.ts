@@ -3,7 +3,6 @@ import type { ChatService, MessageRef } from '../chat/service.js';
 import type { SummaryWeek } from '../format/summary.js';
 import type { WebhookMessage } from '../message/schema.js';
 import type { NodeFetch } from '../transport/fetch-over-node-http.js';
-import type { DestinationType } from '../vocabulary/destinations.js';
 import type { TriageAction, TriageStateName } from '../vocabulary/triage.js';
 import type { SafeHtml } from './preview.js';
 
@@ -17,9 +16,21 @@ export interface KindSettings {
   env?: KindEnvironment | undefined;
 }
 
+/**
+ * The `type` a kind's schema takes: the literal its configuration names it by. A kind's `type` must
+ * be this very literal, so a kind whose schema spells its type otherwise does not compile; a
+ * schema without `type` (which its strict object would then refuse) leaves no type to give.
+ */
+export type KindTypeOf<Destination> = 'type' extends keyof Destination
+  ? Exclude<Destination['type' & keyof Destination], undefined>
+  : Record<never, never> extends Destination
+    ? string
+    : never;
+
 /** What every kind declares, chat or not (DestinationKind). */
 interface KindBase<Destination extends object> {
-  readonly type: DestinationType;
+  /** Its name in a configuration's `type`, and its key in the registry: the literal its schema's `type` takes. */
+  readonly type: KindTypeOf<Destination>;
   /** How messages and configuration errors name the service: "Slack", "Teams", "Google Chat". */
   readonly label: string;
   /** One destination's configuration: a strict object (an unknown key is an error naming its path). */

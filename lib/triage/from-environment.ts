@@ -6,13 +6,12 @@ import { coldStartTracker, createLogger, type Logger, logLevelFrom } from '../lo
 import { metricsFromEnvironment } from '../metrics/emf.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { DestinationKind } from '../notify/kind.js';
-import { addressOf, createChatServices, destinationType, KINDS, kindOf, serviceFor } from '../notify/kinds.js';
+import { addressOf, createChatServices, DESTINATION_TYPES, destinationType, KINDS, kindOf, serviceFor } from '../notify/kinds.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { readEnvironment } from '../shared/environment.js';
 import { ReasonedError } from '../shared/errors.js';
 import { fetchOverNodeHttp, type NodeFetch } from '../transport/fetch-over-node-http.js';
 import { triageKeyReader } from '../triage-link/key.js';
-import { DESTINATION_TYPES } from '../vocabulary/destinations.js';
 import { dynamoTriageStore } from './dynamodb.js';
 import { triageEnvironmentSchema } from './environment.js';
 import { createTriageHandler, SLACK_UPDATE_BUDGET_MS, type TriageAnswer, type TriagePorts, type TriageRequest } from './handle.js';

@@ -5,12 +5,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EscalationMark, OPENING, type PostOutcome } from '../../lib/chat/service.js';
+import { destinationSchema } from '../../lib/config/schema.js';
 import type { SummaryAnomaly, SummaryWeek } from '../../lib/format/summary.js';
 import { type WebhookMessage, webhookMessageSchema } from '../../lib/message/schema.js';
 import type { DestinationKind, KindTools } from '../../lib/notify/kind.js';
-import { addressOf, createChatServices, KINDS, kindOf, serviceFor } from '../../lib/notify/kinds.js';
+import { addressOf, createChatServices, DESTINATION_TYPES, KINDS, kindOf, serviceFor } from '../../lib/notify/kinds.js';
 import { fetchOverNodeHttp } from '../../lib/transport/fetch-over-node-http.js';
-import { DESTINATION_TYPES } from '../../lib/vocabulary/destinations.js';
 import { closeServer } from '../helpers/loopback-server.js';
 
 /** How the loopback service answers the next post. */
@@ -160,9 +160,17 @@ describe.each(DESTINATION_TYPES)('the %s kind keeps the destination-kind contrac
     return { outcome, received: service.received.map((r) => r.body) };
   }
 
-  it('is registered under its own type, and every variant is a destination of it', () => {
+  it('is registered under its own type, and every variant is a destination of it that the configuration reads as one', () => {
     expect(KINDS[type].type).toBe(type);
-    for (const variant of variants()) expect(kindOf(variant.destination).type, variant.name).toBe(type);
+    expect(DESTINATION_TYPES.filter((other) => other === type)).toHaveLength(1);
+    for (const variant of variants()) {
+      expect(kindOf(variant.destination).type, variant.name).toBe(type);
+      // The configuration reads it through the kind's own schema: a schema whose `type` is spelt
+      // otherwise than the kind's refuses every destination of the kind.
+      const read = destinationSchema.safeParse(variant.destination);
+      expect(read.success ? [] : read.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`), variant.name).toEqual([]);
+      expect(read.success && kindOf(read.data).type, variant.name).toBe(type);
+    }
   });
 
   it('shows hostile and bidirectional sender text as it reads, with nothing that pings, links or formats', async () => {
