@@ -83,8 +83,6 @@ interface KindBase<Destination extends object> {
   threadOf?(message: WebhookMessage): string;
   /** The API path its app posts clicks to (Slack's interactivity); `extras().interactions` handles them. */
   readonly interactionPath?: string;
-  /** How `npm start` and its preview page show it, bundled on its own (`lazy-<type>-tools.ts`). */
-  tools(): Promise<KindTools>;
 }
 
 /**
@@ -118,7 +116,9 @@ export type DestinationKind<Destination extends object = object> = ChatKind<Dest
 
 /**
  * How `npm start` and its preview page show a kind, and what the kinds' contract suite
- * (test/unit/kinds-contract.test.ts) drives it with: for the scripts and tests, never loaded in Lambda.
+ * (test/unit/kinds-contract.test.ts) drives it with: the `tools` export of the kind's
+ * `lib/notify/<type>/tools.ts`, which `toolsOf` (lib/notify/tools.ts) loads for the scripts and
+ * tests. No function imports it, so no deployed bundle carries it.
  */
 export interface KindTools {
   /** The kind as the contract suite meets it: it registers, and the suite runs against it. */

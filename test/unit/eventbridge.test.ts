@@ -26,6 +26,7 @@ import {
 } from '../../lib/notify/eventbridge/lazy-eventbridge-post.js';
 import type { DestinationKind } from '../../lib/notify/kind.js';
 import { createChatServices, KINDS, serviceFor } from '../../lib/notify/kinds.js';
+import { toolsOf } from '../../lib/notify/tools.js';
 import type { QueueMessageOps } from '../../lib/queue/sqs.js';
 import { createRelay } from '../../lib/relay/relay.js';
 import { createPacer } from '../../lib/retry/pacer.js';
@@ -618,7 +619,7 @@ describe('npm start and the preview page', () => {
   });
 
   it('the preview page shows each event as a labelled JSON card, every value escaped', async () => {
-    const tools = await KINDS.eventbridge.tools();
+    const tools = await toolsOf('eventbridge');
     const body = {
       Entries: [
         { Source: 'cost-alert-relay', DetailType: 'Cost Alert', EventBusName: BUS, Detail: JSON.stringify({ payload: received.payload }) },
@@ -633,7 +634,7 @@ describe('npm start and the preview page', () => {
   });
 
   it('posts no person reads: nothing of them is shown as text, and the alert travels exactly as received', async () => {
-    const tools = await KINDS.eventbridge.tools();
+    const tools = await toolsOf('eventbridge');
     expect(tools.conformance.shown({ Entries: [{ Detail: '{}' }] })).toEqual([]);
     const payload = serviceFor(createChatServices(undefined, settings()), destination).format(message, destination, OPENING);
     expect(payload).toEqual({ alert: [message, destination, OPENING] });

@@ -21,6 +21,7 @@ import { jiraKind } from '../../lib/notify/jira/kind.js';
 import { classifyJiraAnswer, issueKeyOf, issueRef, postToJira, restApi } from '../../lib/notify/jira/lazy-jira-post.js';
 import type { JiraPost } from '../../lib/notify/jira/payload.js';
 import { addressOf, createChatServices, destinationType, kindOf, serviceFor } from '../../lib/notify/kinds.js';
+import { toolsOf } from '../../lib/notify/tools.js';
 import { fetchOverNodeHttp } from '../../lib/transport/fetch-over-node-http.js';
 import { budgetOf } from '../helpers/budget.js';
 import { capturedLogger, chatServices, manualClock, memoryDeadLetters, memoryRetryQueue } from '../helpers/fake-delivery-ports.js';
@@ -480,7 +481,7 @@ describe('a weekly summary at a Jira destination', () => {
 
 describe('Jira under npm start and on the preview page', () => {
   it('the console plays issues and comments: 201 with a key, 404 for an unknown issue, 400 naming a refused field', async () => {
-    const tools = await jiraKind.tools();
+    const tools = await toolsOf('jira');
     const play = tools.createConsole();
     const fields = {
       project: { key: 'FIN' },
@@ -509,7 +510,7 @@ describe('Jira under npm start and on the preview page', () => {
   });
 
   it('the console takes what the relay posts, and the preview shows it escaped, with the Triage link as a button', async () => {
-    const tools = await jiraKind.tools();
+    const tools = await toolsOf('jira');
     const play = tools.createConsole();
     const posts: unknown[] = [];
     const destination = destinationOf('http://127.0.0.1:3000/console/jira');
@@ -564,7 +565,7 @@ describe('Jira under npm start and on the preview page', () => {
   });
 
   it('conformance names the token and the Basic credentials as secrets', async () => {
-    const { conformance } = await jiraKind.tools();
+    const { conformance } = await toolsOf('jira');
     const [variant] = conformance.variants('http://127.0.0.1:9');
     expect(conformance.secrets(variant!.destination)).toEqual([
       'JIRA-TOKEN-SECRET',

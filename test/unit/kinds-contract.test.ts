@@ -10,6 +10,7 @@ import type { SummaryAnomaly, SummaryWeek } from '../../lib/format/summary.js';
 import { type WebhookMessage, webhookMessageSchema } from '../../lib/message/schema.js';
 import type { DestinationKind, KindTools } from '../../lib/notify/kind.js';
 import { addressOf, createChatServices, DESTINATION_TYPES, KINDS, kindOf, serviceFor } from '../../lib/notify/kinds.js';
+import { toolsOf } from '../../lib/notify/tools.js';
 import { fetchOverNodeHttp } from '../../lib/transport/fetch-over-node-http.js';
 import { closeServer } from '../helpers/loopback-server.js';
 
@@ -122,7 +123,7 @@ const SUMMARY_TYPES = DESTINATION_TYPES.filter((type) => KINDS[type].summaries);
 
 const tools: Partial<Record<string, KindTools>> = {};
 beforeAll(async () => {
-  for (const type of DESTINATION_TYPES) tools[type] = await KINDS[type].tools();
+  for (const type of DESTINATION_TYPES) tools[type] = await toolsOf(type);
 });
 
 describe.each(DESTINATION_TYPES)('the %s kind keeps the destination-kind contract', (type) => {

@@ -15,6 +15,7 @@ import { PAGERDUTY_TRIAGE_EVENTS } from '../../lib/notify/pagerduty/lazy-pagerdu
 import { classifyPagerDutyAnswer, DEFAULT_PAGERDUTY_EVENTS_URL } from '../../lib/notify/pagerduty/lazy-pagerduty-post.js';
 import type { PagerDutyEvent } from '../../lib/notify/pagerduty/payload.js';
 import { pagerDutyPaceKey } from '../../lib/notify/pagerduty/service.js';
+import { toolsOf } from '../../lib/notify/tools.js';
 import { relayEnvironmentSchema } from '../../lib/relay/environment.js';
 import { retryEnvironmentSchema } from '../../lib/retry/environment.js';
 import { readEnvironment } from '../../lib/shared/environment.js';
@@ -58,7 +59,7 @@ let fake: FakePagerDuty;
 let tools: KindTools;
 beforeAll(async () => {
   fake = await startFakePagerDuty();
-  tools = await KINDS.pagerduty.tools();
+  tools = await toolsOf('pagerduty');
 });
 afterAll(() => fake.close());
 beforeEach(() => {

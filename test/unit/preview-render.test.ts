@@ -2,9 +2,9 @@
 // sender text never becomes markup whatever shape a console delivery has.
 import { describe, expect, it } from 'vitest';
 import { relayConfigSchema } from '../../lib/config/schema.js';
-import { chatCardHtml } from '../../lib/notify/googlechat/lazy-googlechat-tools.js';
+import { chatCardHtml } from '../../lib/notify/googlechat/tools.js';
 import { html } from '../../lib/notify/preview.js';
-import { slackMrkdwn } from '../../lib/notify/slack/lazy-slack-tools.js';
+import { slackMrkdwn } from '../../lib/notify/slack/tools.js';
 import { createConsoles, loadKindTools } from '../../scripts/console-chat.js';
 import { DeliveryLog, destinationsAt } from '../../scripts/preview/deliveries.js';
 import { previewPage } from '../../scripts/preview/render.js';

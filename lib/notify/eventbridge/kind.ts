@@ -21,5 +21,4 @@ export const eventBridgeKind = {
   // A rule may match any member the platform sends, known to the relay or not.
   passesOnReceived: true,
   extras: async () => (await import('./lazy-eventbridge-extras.js')).extras,
-  tools: async () => (await import('./lazy-eventbridge-tools.js')).tools,
 } satisfies OtherKind<EventBridgeDestination>;

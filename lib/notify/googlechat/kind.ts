@@ -19,5 +19,4 @@ export const googleChatKind = {
   links: () => true,
   threadOf: threadKeyFor,
   extras: async () => (await import('./lazy-googlechat-extras.js')).extras,
-  tools: async () => (await import('./lazy-googlechat-tools.js')).tools,
 } satisfies ChatKind<GoogleChatDestination>;

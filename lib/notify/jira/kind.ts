@@ -36,5 +36,4 @@ export const jiraKind = {
   editsOpening: () => true,
   links: () => true,
   extras: async () => (await import('./lazy-jira-extras.js')).extras,
-  tools: async () => (await import('./lazy-jira-tools.js')).tools,
 } satisfies OtherKind<JiraDestination>;

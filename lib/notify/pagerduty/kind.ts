@@ -21,5 +21,4 @@ export const pagerDutyKind = {
   // A follow-up after Expected sends nothing, and the first after a snooze pages again (format.ts).
   followUpsReadTriage: true,
   extras: async () => (await import('./lazy-pagerduty-extras.js')).extras,
-  tools: async () => (await import('./lazy-pagerduty-tools.js')).tools,
 } satisfies OtherKind<PagerDutyDestination>;

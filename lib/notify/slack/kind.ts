@@ -30,5 +30,4 @@ export const slackKind = {
   links: (destination) => destination.channel === undefined,
   interactionPath: '/slack/interactions',
   extras: async () => (await import('./lazy-slack-extras.js')).extras,
-  tools: async () => (await import('./lazy-slack-tools.js')).tools,
 } satisfies ChatKind<SlackDestination>;

@@ -19,5 +19,4 @@ export const teamsKind = {
   editsOpening: () => false,
   links: () => true,
   extras: async () => (await import('./lazy-teams-extras.js')).extras,
-  tools: async () => (await import('./lazy-teams-tools.js')).tools,
 } satisfies ChatKind<TeamsDestination>;

@@ -1,5 +1,5 @@
 // How `npm start` and its preview page show EventBridge: a console that plays PutEvents and
-// prints each event, and the event as a labelled JSON card. Bundled on its own; scripts load it.
+// prints each event, and the event as a labelled JSON card. Loaded by the scripts and tests (lib/notify/tools.ts), never by a function.
 import { randomUUID } from 'node:crypto';
 import type { KindTools } from '../kind.js';
 import { arr, bold, html, obj, type SafeHtml, str, unsupported } from '../preview.js';
