@@ -1,18 +1,22 @@
 import type * as z from 'zod/mini';
+import type { Posting } from '../chat/post-json.js';
 import type { ChatService, MessageRef } from '../chat/service.js';
 import type { SummaryWeek } from '../format/summary.js';
 import type { WebhookMessage } from '../message/schema.js';
-import type { NodeFetch } from '../transport/fetch-over-node-http.js';
 import type { TriageAction, TriageStateName } from '../vocabulary/triage.js';
 import type { SafeHtml } from './preview.js';
 
 /** A function's environment as read (lib/shared/environment.ts), with the variables the kinds declare. */
 export type KindEnvironment = Readonly<Record<string, unknown>>;
 
-/** What a kind's services are built with: the transport to post over, and the function's environment. */
+/** What a kind's services are built with: how to post, and the function's environment. */
 export interface KindSettings {
-  /** node:http(s) unless a test or the benchmark gives another. */
-  transport?: NodeFetch | undefined;
+  /**
+   * The cold path's one way to post over HTTP (lib/chat/post-json.ts), over node:http(s) unless a
+   * test or the benchmark gives another transport. A kind posts with it, and hands it to its
+   * lazily bundled poster rather than letting that import its own copies.
+   */
+  posting: Posting;
   env?: KindEnvironment | undefined;
 }
 

@@ -1,4 +1,5 @@
 import type * as z from 'zod/mini';
+import { postingOver } from '../chat/post-json.js';
 import type { ChatService } from '../chat/service.js';
 import type { NodeFetch } from '../transport/fetch-over-node-http.js';
 import { eventBridgeKind } from './eventbridge/kind.js';
@@ -128,7 +129,7 @@ export const KIND_ENVIRONMENT = Object.assign({}, ...kindsOf().map((kind) => kin
 
 /** Every service of every kind; they post over node:http(s) unless given another transport. */
 export function createChatServices(transport?: NodeFetch, env?: KindEnvironment): ChatServices {
-  const settings = { transport, env };
+  const settings = { posting: postingOver(transport), env };
   return Object.assign({}, ...kindsOf().map((kind) => kind.services(settings))) as ChatServices;
 }
 

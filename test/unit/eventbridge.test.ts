@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthenticator } from '../../lib/auth/authenticate.js';
 import { createRequestAuthenticator } from '../../lib/auth/request-authenticator.js';
 import { awsJsonClient } from '../../lib/aws/json-client.js';
+import { postingOver } from '../../lib/chat/post-json.js';
 import { type AnomalyPost, OPENING, type PostOutcome } from '../../lib/chat/service.js';
 import { ConfigInvalidError } from '../../lib/config/errors.js';
 import { parseRelayConfig } from '../../lib/config/load.js';
@@ -72,7 +73,7 @@ const awsEnv = { AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'AKIDFROMENV', AWS_
 const FIXED_NOW = Date.parse('2026-11-26T10:15:42.123Z');
 const poster = (env: Record<string, string | undefined> = awsEnv, kindSettings: Record<string, unknown> | undefined = settings()) =>
   createPoster(awsJsonClient, kindSettings, { env, now: () => FIXED_NOW });
-const service = () => KINDS.eventbridge.services({ env: settings() }).eventbridge;
+const service = () => KINDS.eventbridge.services({ posting: postingOver(), env: settings() }).eventbridge;
 
 /** The one entry a PutEvents call carried, its detail parsed. */
 function entryOf(call: AwsCall | undefined) {

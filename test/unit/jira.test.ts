@@ -4,7 +4,7 @@
 import { inspect } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import anomaly from '../../events/anomaly-alert.json' with { type: 'json' };
-import { outcomeWithoutAnswer } from '../../lib/chat/post-json.js';
+import { postingOver } from '../../lib/chat/post-json.js';
 import { type AnomalyPost, type ChatService, type MessageRef, OPENING, type PostOutcome } from '../../lib/chat/service.js';
 import { ConfigInvalidError } from '../../lib/config/errors.js';
 import { parseRelayConfig } from '../../lib/config/load.js';
@@ -394,7 +394,7 @@ describe('what a Jira answer means', () => {
 
   it('a network error is retryable', async () => {
     const payload: JiraPost = () => [message, destinationOf('http://127.0.0.1:1'), OPENING];
-    expect(await postToJira(fetchOverNodeHttp, outcomeWithoutAnswer, 'http://127.0.0.1:1', payload, { timeoutMs: 1_000 })).toEqual({
+    expect(await postToJira(postingOver(fetchOverNodeHttp), 'http://127.0.0.1:1', payload, { timeoutMs: 1_000 })).toEqual({
       kind: 'retryable',
       reason: 'network_error',
     });

@@ -13,7 +13,7 @@ export const googleChatKind = {
   ownsHost: (host) => host === 'chat.googleapis.com',
   environment: {},
   addressOf: (destination) => destination.url,
-  services: ({ transport }) => ({ googlechat: googleChatService(transport) }),
+  services: ({ posting }) => ({ googlechat: googleChatService(posting.transport) }),
   serviceKey: () => 'googlechat',
   editsOpening: () => false,
   links: () => true,

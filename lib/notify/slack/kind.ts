@@ -15,11 +15,12 @@ export const slackKind = {
   /** Slack's Web API for app destinations; the bot token travels there. */
   environment: { SLACK_API_URL: endpointVariable },
   addressOf: (destination) => destination.url ?? destination.channel ?? '',
-  services: ({ transport, env }) => {
+  services: ({ posting, env }) => {
     const apiUrl = env?.['SLACK_API_URL'];
+    const { transport } = posting;
     return {
       slack: slackService(transport),
-      slackApp: slackAppService({ ...(transport ? { transport } : {}), ...(typeof apiUrl === 'string' ? { apiUrl } : {}) }),
+      slackApp: slackAppService({ transport, ...(typeof apiUrl === 'string' ? { apiUrl } : {}) }),
     };
   },
   serviceKey: (destination) => (destination.channel === undefined ? 'slack' : 'slackApp'),

@@ -14,7 +14,7 @@ export const teamsKind = {
   ownsHost: (host) => within(host, 'logic.azure.com') || within(host, 'powerplatform.com') || isRetiredConnectorHost(host),
   environment: {},
   addressOf: (destination) => destination.url,
-  services: ({ transport }) => ({ teams: teamsService(transport) }),
+  services: ({ posting }) => ({ teams: teamsService(posting.transport) }),
   serviceKey: () => 'teams',
   editsOpening: () => false,
   links: () => true,
