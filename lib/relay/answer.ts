@@ -78,7 +78,7 @@ export function answerFor(results: readonly DestinationResult[]): { outcome: Del
     const outcome: 'retryable' | 'in_progress' | typeof ESCALATION_UNSCHEDULED =
       unheld.length > 0 ? 'retryable' : inProgress.length > 0 ? 'in_progress' : ESCALATION_UNSCHEDULED;
     const why = {
-      retryable: { error: 'chat_unavailable', message: 'A chat service could not take the alert right now; send it again later.' },
+      retryable: { error: 'chat_unavailable', message: 'A destination could not take the alert right now; send it again later.' },
       in_progress: {
         error: 'in_progress',
         message: 'Another attempt is delivering this alert right now; send it again after Retry-After.',
@@ -109,7 +109,7 @@ export function answerFor(results: readonly DestinationResult[]): { outcome: Del
       outcome: 'refused',
       response: jsonResponse(502, {
         error: 'chat_refused',
-        message: 'A chat service refused the alert for good; check the named destinations.',
+        message: 'A destination refused the alert for good; check the named destinations.',
         destinations: failed.map(({ name, reason }) => ({ name, reason })),
         failed,
         ...where,

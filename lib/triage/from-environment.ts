@@ -66,7 +66,7 @@ export function createTriageFromEnvironment(
   const services = createChatServices(transport, settings);
   const post = async (service: ChatService, address: string, payload: unknown, botToken: string | undefined, timeoutMs: number) => {
     const outcome = await service.post(address, payload, { timeoutMs, ...(botToken ? { botToken } : {}) });
-    if (outcome.kind !== 'delivered') throw new TriagePostRefusedError('The chat did not take the post.', outcome.reason);
+    if (outcome.kind !== 'delivered') throw new TriagePostRefusedError('The destination did not take the post.', outcome.reason);
   };
   // Which kind's app posts clicks to which path: known without loading any kind's extras.
   const appPaths = new Map(
