@@ -16,11 +16,8 @@ export class RedirectRefusedError extends ReasonedError<'redirect_refused'> {
 
 /** No connection, or no answer, within its limit; named as the AWS SDK and fetch name theirs. */
 /** Whether a request failed because its time ran out: our timer, or an aborted signal a library used. */
-// By name as well as class: a lazily bundled module's copy of TimeoutError is another class.
 export const isTimeout = (error: unknown): boolean =>
-  error instanceof TimeoutError ||
-  (error instanceof Error && error.name === 'TimeoutError') ||
-  (error instanceof DOMException && error.name === 'AbortError');
+  error instanceof TimeoutError || (error instanceof DOMException && (error.name === 'AbortError' || error.name === 'TimeoutError'));
 
 export class TimeoutError extends Error {
   override readonly name = 'TimeoutError';
