@@ -37,6 +37,12 @@ interface KindBase<Destination extends object> {
   readonly type: KindTypeOf<Destination>;
   /** How messages and configuration errors name the service: "Slack", "Teams", "Google Chat". */
   readonly label: string;
+  /**
+   * Who reads its posts. People (a chat, a pager, a tracker): sender text is made inert and laid
+   * out within the service's limits. Programs (a bus, a webhook receiver): each post is data, the
+   * alert as the platform sent it, for rules and code. The contract suite chooses its checks by it.
+   */
+  readonly readBy: 'people' | 'programs';
   /** One destination's configuration: a strict object (an unknown key is an error naming its path). */
   readonly schema: z.ZodMiniType<Destination, unknown>;
   /**
@@ -156,6 +162,11 @@ export interface Conformance {
    * inert there. None for a kind whose posts no person reads (a bus: the event is data for rules).
    */
   shown(body: unknown): string[];
+  /**
+   * What a receiver's code gets of a received body (an event's detail, a webhook's `data`): for a
+   * kind read by programs, which the suite checks where it checks what people are shown elsewhere.
+   */
+  data?(body: unknown): unknown;
   /** The values of a destination that are secrets: never in a reason, a log or an answer. */
   secrets(destination: object): string[];
   /** The most bytes of JSON the service takes in one post. */

@@ -279,16 +279,20 @@ describe('the weekly summary', () => {
       counts: { open: 1, acknowledged: 1, expected: 0, snoozed: 0 },
       anomalies: [
         {
+          id: 'anomaly#ec2',
           title: 'EC2 up',
           account: 'Prod (111111111111)',
+          accountId: '111111111111',
           firstSeen: from + 3_600,
           updates: 2,
           state: 'open' as const,
           link: 'https://x/t',
         },
         {
+          id: 'anomaly#s3',
           title: 'S3 up',
           account: '222222222222',
+          accountId: '222222222222',
           firstSeen: from + 7_200,
           updates: 0,
           state: 'acknowledged' as const,

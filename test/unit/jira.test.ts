@@ -456,7 +456,16 @@ describe('a weekly summary at a Jira destination', () => {
   it('is one issue: the heading as its summary, the counts and each anomaly, the open ones with their Triage link', async () => {
     const destination = destinationOf(jira.url);
     const week = weekOf([
-      { title: 'EC2 <!here> up', account: 'Prod (111111111111)', firstSeen: from, updates: 1, state: 'open', link: LINK },
+      {
+        id: 'anomaly#ec2',
+        title: 'EC2 <!here> up',
+        account: 'Prod (111111111111)',
+        accountId: '111111111111',
+        firstSeen: from,
+        updates: 1,
+        state: 'open',
+        link: LINK,
+      },
     ]);
     const summary = (await jiraKind.extras()).summary(destination, week);
     expect(await service.post(addressOf(destination), summary, { timeoutMs: 2_000 })).toMatchObject({ kind: 'delivered' });

@@ -9,6 +9,7 @@ export const eventBridgeKind = {
   label: 'EventBridge',
   chat: false as const,
   summaries: true,
+  readBy: 'programs',
   schema: eventBridgeDestinationSchema,
   addressKeys: ['eventBus'],
   /** Where PutEvents goes instead of AWS (`npm start`'s console, a test's fake); unset: the AWS endpoint settings. */

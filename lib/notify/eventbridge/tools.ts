@@ -55,6 +55,7 @@ export const tools: KindTools = {
     },
     // No person reads an event: its detail is data for rules and their targets, the alert exactly as received.
     shown: () => [],
+    data: (body) => detailOf(entriesOf(body)[0] ?? {}),
     // Nothing in the configuration is secret; what the requests are signed with is.
     secrets: () =>
       [LOCAL_CREDENTIALS.secretAccessKey, process.env['AWS_SECRET_ACCESS_KEY'], process.env['AWS_SESSION_TOKEN']].filter(

@@ -8,6 +8,7 @@ export const googleChatKind = {
   label: 'Google Chat',
   chat: true as const,
   summaries: true,
+  readBy: 'people',
   schema: googleChatDestinationSchema,
   addressKeys: ['url'],
   ownsHost: (host) => host === 'chat.googleapis.com',

@@ -9,6 +9,7 @@ export const jiraKind = {
   label: 'Jira',
   chat: false as const,
   summaries: true,
+  readBy: 'people',
   schema: jiraDestinationSchema,
   addressKeys: ['site'],
   environment: {},

@@ -9,6 +9,7 @@ export const pagerDutyKind = {
   label: 'PagerDuty',
   chat: false as const,
   summaries: false,
+  readBy: 'people',
   schema: pagerDutyDestinationSchema,
   addressKeys: ['routingKey'],
   /** The Events API endpoint; the routing key travels there. */

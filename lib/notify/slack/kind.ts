@@ -9,6 +9,7 @@ export const slackKind = {
   label: 'Slack',
   chat: true as const,
   summaries: true,
+  readBy: 'people',
   schema: slackDestinationSchema,
   addressKeys: ['url', 'channel'],
   ownsHost: (host) => host === 'hooks.slack.com',

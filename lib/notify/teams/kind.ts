@@ -8,6 +8,7 @@ export const teamsKind = {
   label: 'Teams',
   chat: true as const,
   summaries: true,
+  readBy: 'people',
   schema: teamsDestinationSchema,
   addressKeys: ['url'],
   // Workflows webhooks live on Logic Apps and Power Platform hosts; retired connectors are still Teams', to be refused.
