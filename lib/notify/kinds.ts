@@ -9,6 +9,7 @@ import type { DestinationKind, KindEnvironment } from './kind.js';
 import { pagerDutyKind } from './pagerduty/kind.js';
 import { slackKind } from './slack/kind.js';
 import { teamsKind } from './teams/kind.js';
+import { webhookKind } from './webhook/kind.js';
 
 /**
  * Every destination kind, one line each: the one place a kind is registered. Its type, its key
@@ -16,7 +17,7 @@ import { teamsKind } from './teams/kind.js';
  * KindTypeOf), so nothing else names it. A kind that leaves a part of DestinationKind out does not
  * compile; two kinds of one type fail the contract suite (test/unit/kinds-contract.test.ts).
  */
-const REGISTERED = registry(slackKind, teamsKind, googleChatKind, pagerDutyKind, jiraKind, eventBridgeKind);
+const REGISTERED = registry(slackKind, teamsKind, googleChatKind, pagerDutyKind, jiraKind, eventBridgeKind, webhookKind);
 
 /** A kind as its own schema's destinations make it: anything else is no DestinationKind and does not compile here. */
 type OfItsSchema<Kind> = Kind extends { schema: z.ZodMiniType<infer Read extends object, unknown> }
