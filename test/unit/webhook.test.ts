@@ -15,7 +15,7 @@ import { createDelivery, type Target } from '../../lib/delivery/deliver.js';
 import type { SummaryWeek } from '../../lib/format/summary.js';
 import { anomalyRecordId } from '../../lib/message/anomaly.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
-import type { TriageNote } from '../../lib/notify/kind.js';
+import type { DestinationKind, TriageNote } from '../../lib/notify/kind.js';
 import { createChatServices, KINDS } from '../../lib/notify/kinds.js';
 import { toolsOf } from '../../lib/notify/tools.js';
 import type { WebhookDestination } from '../../lib/notify/webhook/config.js';
@@ -270,6 +270,21 @@ describe('an alert, signed as Standard Webhooks', () => {
     const post = service().format(huge, destination(), OPENING, undefined, { anomalyId: 'anomaly#a', destination: 'hooks' });
     expect(await service().post(receiver.url, post, { timeoutMs: 2_000 })).toEqual({ kind: 'refused', reason: 'event_too_large' });
     expect(receiver.requests).toHaveLength(0);
+  });
+});
+
+describe('how the delivery core treats it', () => {
+  it('a follow-up never waits for an opening (nothing is edited), every event carries the Triage link, and the pace key names no URL', () => {
+    const kind: DestinationKind<WebhookDestination> = KINDS.webhook;
+    const hooks = destination();
+    expect(kind.editsOpening(hooks)).toBe(false);
+    expect(kind.links(hooks)).toBe(true);
+    expect(kind.addressOf(hooks)).toBe(receiver.url);
+    expect(kind.serviceKey(hooks)).toBe('webhook');
+    const key = service().paceKey(receiver.url);
+    expect(key).toMatch(/^webhook:[0-9a-f]{64}$/);
+    expect(key).not.toContain('127.0.0.1');
+    expect(service().paceKey(`${receiver.url}/other`)).not.toBe(key);
   });
 });
 
