@@ -4,11 +4,12 @@
 // A new lib/ folder must be given a layer here before anything may import it.
 const LAYERS = [
   ['relay', 'retry', 'triage', 'rotation', 'directory', 'summary'],
+  ['trend', 'cost-events'],
   ['chat-services', 'group', 'triage-link', 'escalation'],
   ['dedup', 'queue', 'owners'],
   ['delivery', 'auth', 'routing', 'api-key'],
   ['config', 'metrics', 'cost-api'],
-  ['notify'],
+  ['notify', 'chart'],
   ['chat', 'format', 'inbound'],
   ['aws', 'message', 'vocabulary'],
   ['transport', 'log', 'validation'],
@@ -50,17 +51,17 @@ module.exports = {
     },
     {
       name: 'lib-imports-no-entry-point',
-      comment: 'lib/ is imported by handlers, scripts and the bench, never the other way round',
+      comment: 'lib/ is imported by handlers, scripts, the bench and the simulation, never the other way round',
       severity: 'error',
       from: { path: '^lib/' },
-      to: { path: '^(functions|scripts|bench|test)/' },
+      to: { path: '^(functions|scripts|bench|sim|test)/' },
     },
     {
       name: 'handlers-use-lib-only',
       comment: 'a handler adapts the Lambda event and calls lib/; it imports no script, bench or other handler',
       severity: 'error',
       from: { path: '^functions/([^/]+)/' },
-      to: { path: '^(scripts|bench|test)/|^functions/(?!$1/)' },
+      to: { path: '^(scripts|bench|sim|test)/|^functions/(?!$1/)' },
     },
     {
       name: 'no-circular',

@@ -3,18 +3,20 @@
 // makes to its dependencies. Prints tables and budgets, and writes bench/results.json.
 
 import { createHmac, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { webhookMessageSchema } from '../lib/message/schema.js';
 import { formatSlackMessage } from '../lib/notify/slack/format.js';
+import { signChartToken } from '../lib/triage-link/chart.js';
 import { buildFunction } from '../scripts/esbuild-options.mjs';
 import { httpApiEvent } from '../scripts/http-api-event.js';
 import { type AwsProxy, startAwsProxy } from '../test/helpers/aws-proxy.js';
+import { startFakePlatform } from '../test/helpers/cost-platform.js';
 import { createSigningKey, signToken, startKeyServer } from '../test/helpers/key-server.js';
 import { motoAvailable, startMoto } from '../test/helpers/moto.js';
 import { type FakeSlackApi, startFakeSlackApi } from '../test/helpers/slack-api-server.js';
@@ -23,7 +25,16 @@ import { type ChildArgs, type ContainerRun, type Runtime, runContainer } from '.
 import { LAMBDA_REGION, lambdaEnvironment, lambdaNodeArgs, lambdaNodeBinary, nodeVersion, readRelayTemplate } from './lambda.js';
 import { type BundleSize, bundleSize, isSdkOrigin } from './sizes.js';
 import { median, percentile } from './stats.js';
-import { measureStorm, STORM, STORM_BUDGET, stormRows } from './storm.js';
+import {
+  BACKLOG_STORM,
+  BACKLOG_STORM_BUDGET,
+  BACKLOG_STORM_HEADER,
+  backlogStormRows,
+  measureStorm,
+  STORM,
+  STORM_BUDGET,
+  stormRows,
+} from './storm.js';
 import { printTable, type Row } from './table.js';
 
 // The benchmark's own clients (creating secrets) run on whatever Node runs the benchmark.
@@ -54,6 +65,8 @@ const BUDGET = {
   relayColdPathKiB: 120,
   /** The triage function from spawn to the answer of a signed click: a third of Slack's 3 s. */
   triageColdMs: 1_000,
+  /** A cold picture, platform on loopback: the contract's 3 s for the answer, less a share for the platform's own time. */
+  chartColdMs: 2_000,
   /**
    * The relay's own work per warm delivery, its chat services answering in process, against the
    * SDK floor's own work in process in the same run: a ratio, so that it holds on any machine.
@@ -167,6 +180,10 @@ try {
   const storm = await measureStorm(moto.url);
   console.log(`\nStorm: ${STORM.alerts} alerts in ${STORM.seconds} s to one Slack webhook that takes one message a second (429 above it)`);
   printTable(['run', 'posts', '429s', 'named', 'last post, s'], stormRows(storm));
+  console.log(
+    `\nA grouped storm (${BACKLOG_STORM.alerts} alerts in ${BACKLOG_STORM.seconds} s) while delivery-retry works through ${BACKLOG_STORM.backlog} paced retries for another webhook`,
+  );
+  printTable(BACKLOG_STORM_HEADER, backlogStormRows(storm));
   const stormBudgets = [
     { budget: `grouped storm: <= ${STORM_BUDGET.posts} posts`, value: storm.grouped.posts, pass: storm.pass.posts },
     {
@@ -175,6 +192,11 @@ try {
       pass: storm.pass.lastPost,
     },
     { budget: 'grouped storm: every alert named', value: storm.grouped.named, pass: storm.pass.everyAlert },
+    {
+      budget: `grouped storm beside another webhook's backlog: last post <= wait + ${BACKLOG_STORM_BUDGET.lastPostAfterWaitSeconds} s, every alert named`,
+      value: storm.withBacklog.lastPostMs / 1000,
+      pass: storm.pass.backlogLastPost,
+    },
   ];
   printTable(
     ['budget', 'value', 'verdict'],
@@ -386,6 +408,10 @@ async function measure(proxy: AwsProxy, slack: FakeSlack, slackApi: FakeSlackApi
   const triageColdMs = median(triageCold.map((r) => r.wallMs));
   console.log(`triage cold start (spawn to the answer of a signed click): median ${ms(triageColdMs)} ms`);
 
+  // The cost-trend picture (docs/platform.md): a cold triage container answering GET /chart/<token>,
+  // the platform on loopback, the owner record in the table: reading, drawing and the PNG.
+  const chart = await measureChart(admin, tableName, environment, container);
+
   const coldOf = Object.fromEntries(kinds.map((kind) => [kind, coldFigures(cold[kind])])) as Record<Subject, ColdFigures>;
   // Each run against the one of the same round: load from elsewhere on the machine hits both alike.
   const pairedRatio = (a: Subject, b: Subject) => ratio(median(cold[a].map((run, i) => run.wallMs / cold[b][i]!.wallMs)), 1);
@@ -560,6 +586,11 @@ async function measure(proxy: AwsProxy, slack: FakeSlack, slackApi: FakeSlackApi
       budget: `relay peak memory <= ${BUDGET.peakMemoryRatio} x limit floor (median of cold maxRSS)`,
       value: memoryRatio,
       pass: memoryRatio <= BUDGET.peakMemoryRatio,
+    },
+    {
+      budget: `chart picture cold (spawn to the PNG) <= ${BUDGET.chartColdMs} ms`,
+      value: Number(ms(chart.coldMs)),
+      pass: chart.coldMs <= BUDGET.chartColdMs,
     },
     {
       budget: `triage cold start (spawn to a signed click's answer) <= ${BUDGET.triageColdMs} ms`,
@@ -804,6 +835,7 @@ async function measure(proxy: AwsProxy, slack: FakeSlack, slackApi: FakeSlackApi
       },
     },
     importOnly,
+    chart,
     warm: {
       relay: warm.relay,
       sdkFloor: warm['SDK floor'],
@@ -826,4 +858,99 @@ async function measure(proxy: AwsProxy, slack: FakeSlack, slackApi: FakeSlackApi
     budgets,
     failedBudgets: failed.map((b) => b.budget),
   };
+}
+
+/**
+ * The picture's cold answer, a median over COLD_RUNS containers (each asks for another day, so
+ * none finds the series kept by one before), and what its path adds to the triage bundle.
+ */
+async function measureChart(
+  admin: SecretsManagerClient,
+  tableName: string,
+  environment: (bundle: string, functionEnv: Record<string, string>) => Record<string, string>,
+  container: (args: ChildArgs, env: Record<string, string>) => Promise<{ run: ContainerRun }>,
+) {
+  const platform = await startFakePlatform();
+  const account = '123456789012';
+  const key = randomBytes(32).toString('hex');
+  const secret = async (name: string, value: string) => {
+    const id = `bench-${name}-${Date.now()}`;
+    await admin.send(new CreateSecretCommand({ Name: id, SecretString: value }));
+    return id;
+  };
+  const awsAdmin = { endpoint: moto.url, region: LAMBDA_REGION, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } };
+  const now = Math.floor(Date.now() / 1000);
+  // As directory-sync writes an owner record: the cost centers that cover the account, per payer.
+  const costCenter = { M: { id: { S: 'cc-1' }, name: { S: 'Data' } } };
+  await new DynamoDBClient(awsAdmin).send(
+    new PutItemCommand({
+      TableName: tableName,
+      Item: {
+        id: { S: `owner#${account}` },
+        costCenters: { L: [costCenter] },
+        readAt: { N: String(now) },
+        expiresAt: { N: String(now + 86_400) },
+        payers: { M: { '12345': { M: { costCenters: { L: [costCenter] }, readAt: { N: String(now) } } } } },
+      },
+    }),
+  );
+  const configId = await secret(
+    'chart-config',
+    JSON.stringify({
+      auth: { method: 'none' },
+      destinations: { default: { url: 'https://hooks.slack.com/services/T0/B0/x' } },
+      platform: { trend: true },
+    }),
+  );
+  const env = {
+    RELAY_CONFIG_SECRET_ID: configId,
+    DEDUP_TABLE_NAME: tableName,
+    TRIAGE_KEY_SECRET_ID: await secret('chart-key', key),
+    COST_API_BASE_URL: platform.url,
+    COST_API_CREDENTIALS_SECRET_ID: await secret(
+      'chart-login',
+      JSON.stringify({ username: platform.username, password: platform.password }),
+    ),
+  };
+  const runs: ContainerRun[] = [];
+  try {
+    for (let round = 0; round < COLD_RUNS; round++) {
+      const day = new Date(Date.UTC(2026, 0, 1 + round)).toISOString().slice(0, 10);
+      platform.dailyCosts.set(
+        account,
+        new Map(
+          Array.from({ length: 30 }, (_, i) => [
+            new Date(Date.UTC(2026, 0, round + i - 28)).toISOString().slice(0, 10),
+            100 + ((i * 37) % 50),
+          ]),
+        ),
+      );
+      const token = signChartToken(key, { a: account, d: day, n: 'Bench account' }, Date.now());
+      const file = join(out, 'chart.event.json');
+      writeFileSync(file, JSON.stringify(httpApiEvent({ method: 'GET', path: `/chart/${token}`, headers: {} })));
+      const bundle = bundlePath('triage');
+      const { run } = await container(['cold', bundle, file], environment(bundle, env));
+      if (run.firstStatus !== 200) throw new Error(`cold chart: answered ${run.firstStatus}\n${run.output}`);
+      runs.push(run);
+    }
+  } finally {
+    await platform.close();
+  }
+  // What the picture's path loads beyond the triage function's cold path: its chunks, the wasm and the fonts.
+  const folder = join(distDir, 'triage');
+  const pathFiles = readdirSync(folder).filter((f) => /^lazy-(trend|chart-render)\.mjs$|\.wasm$|\.ttf$/.test(f));
+  const pathBytes = pathFiles.reduce((sum, f) => sum + statSync(join(folder, f)).size, 0);
+  const coldMs = median(runs.map((r) => r.wallMs));
+  const figures = {
+    coldMs,
+    firstInvokeMs: median(runs.map((r) => r.firstInvokeMs ?? 0)),
+    medianRssKiB: median(runs.map((r) => r.maxRssKiB)),
+    pathKiB: Number(kib(pathBytes)),
+    pathFiles,
+  };
+  console.log(
+    `chart picture cold (spawn to the PNG, platform on loopback): median ${ms(coldMs)} ms, first invocation ${ms(figures.firstInvokeMs)} ms, ` +
+      `peak RSS ${Math.round(figures.medianRssKiB / 1024)} MiB; its path adds ${figures.pathKiB} KiB (${pathFiles.join(', ')})`,
+  );
+  return figures;
 }

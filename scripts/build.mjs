@@ -1,9 +1,13 @@
 // Builds every functions/<name>/handler.ts to dist/<name>/index.mjs (and the chunks it imports)
 // with the one configuration.
 import { existsSync, readdirSync } from 'node:fs';
-import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import chartAssets from '../lib/chart/assets.json' with { type: 'json' };
 import { buildFunction } from './esbuild-options.mjs';
+
+const require = createRequire(import.meta.url);
 
 const root = new URL('..', import.meta.url).pathname;
 const functions = readdirSync(join(root, 'functions')).filter((name) => existsSync(join(root, 'functions', name, 'handler.ts')));
@@ -21,6 +25,10 @@ for (const name of functions) {
   await mkdir(maps, { recursive: true });
   for (const file of await readdir(outdir)) {
     if (file.endsWith('.map')) await rename(join(outdir, file), join(maps, file));
+  }
+  // A function whose bundle draws pictures gets the files its rasteriser reads, beside it (lib/chart/assets.ts).
+  if (existsSync(join(outdir, 'lazy-chart-render.mjs'))) {
+    for (const asset of chartAssets) await copyFile(require.resolve(asset.from), join(outdir, asset.file));
   }
   console.log(`built dist/${name}/index.mjs`);
 }

@@ -6,8 +6,10 @@ import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { parseRelayConfig } from '../lib/config/load.js';
+import type { RelayConfig } from '../lib/config/schema.js';
 import { inMemoryLedger } from '../lib/dedup/memory.js';
 import { fromHttpApiEvent, toHttpApiResult } from '../lib/inbound/api-gateway.js';
+import { createLogger, logLevelFrom } from '../lib/log/logger.js';
 import type { DestinationKind } from '../lib/notify/kind.js';
 import { addressOf, createChatServices, KINDS, kindOf, serviceFor } from '../lib/notify/kinds.js';
 import { createRelayFromEnvironment } from '../lib/relay/from-environment.js';
@@ -20,6 +22,7 @@ import { memoryTriageStore } from '../lib/triage/store.js';
 import { CONSOLE_TYPES, consoleEnvironment, consolePathOf, createConsoles, loadKindTools } from './console-chat.js';
 import { chooseConfiguration, configurationProblems } from './dev-config.js';
 import { httpApiEvent } from './http-api-event.js';
+import { localPlatform } from './local-platform.js';
 import { OwnersFileError, ownersFromFile } from './owners-source.js';
 import { DeliveryLog, destinationsAt, type PostedAt } from './preview/deliveries.js';
 import { sampleWeek } from './preview/sample-summary.js';
@@ -48,6 +51,8 @@ const choice = await chooseConfiguration(
       'data-platform': { type: 'teams', url: `${consoleBase}/teams` },
     },
     routes: [{ to: ['default', 'slack-app'] }, { when: { costCenter: ['Data Platform'] }, to: ['data-platform'] }],
+    // Pictures of the account's cost trend, and "Expected" as a cost event: a sample series, printed events.
+    platform: { trend: true, costEvents: true },
   }),
   port,
 );
@@ -98,6 +103,9 @@ const owners = process.env['DEDUP_TABLE_NAME']
       console.error(error.message);
       process.exit(1);
     });
+// The platform's part (docs/platform.md): pictures from a sample series, cost events printed.
+const sampleCosts = process.env['DAILY_COST_FILE'] ?? fileURLToPath(new URL('../events/platform/daily-cost.json', import.meta.url));
+const platform = owners ? await localPlatform(sampleCosts, owners.directory, (line) => console.log(line)) : undefined;
 const relay = createRelayFromEnvironment(process.env, {
   ...(owners ? { owners: owners.directory } : {}),
   localGroups: true,
@@ -112,9 +120,16 @@ const summary = createSummaryFromEnvironment(process.env, {
   ...(process.env['DEDUP_TABLE_NAME'] ? {} : { records: memorySummaryRecords(ledger, triageOf), weeks: memorySummaryWeeks() }),
   ...(sessionKey.key ? { tokenKey: sessionKey.key } : {}),
 });
+const localLogger = createLogger({ level: logLevelFrom(process.env) });
 const triage = createTriageFromEnvironment(process.env, {
   ...(process.env['DEDUP_TABLE_NAME'] ? {} : { store: triageStore }),
   ...(sessionKey.key ? { tokenKey: sessionKey.key } : {}),
+  ...(platform && sessionKey.key
+    ? {
+        chart: platform.chart({ key: sessionKey.key, logger: localLogger }),
+        costEvents: platform.costEvents({ enabled: async () => Boolean(configNow()?.platform?.costEvents), logger: localLogger }),
+      }
+    : {}),
 });
 const handler = async (event: APIGatewayProxyEventV2, context: Context) =>
   toHttpApiResult(await relay(fromHttpApiEvent(event, context.awsRequestId), invocationBudget(context)));
@@ -122,16 +137,22 @@ const handler = async (event: APIGatewayProxyEventV2, context: Context) =>
 // The paths the kinds' apps post clicks to (Slack's /slack/interactions), served by the triage function.
 const interactionPaths = new Set(CONSOLE_TYPES.flatMap((type) => (KINDS[type] as DestinationKind).interactionPath ?? []));
 
+/** The configuration as its file says now; undefined when it is no file or cannot be read. */
+function configNow(): RelayConfig | undefined {
+  if (!choice.secretId.startsWith('file:')) return undefined;
+  try {
+    return parseRelayConfig(readFileSync(choice.secretId.slice('file:'.length), 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
 let invocation = 0;
 const deliveries = new DeliveryLog();
 /** The destinations a console post was for, by the configuration as it is now (a file); none when it cannot say. */
 const destinationsFor = (at: PostedAt): string[] => {
-  if (!choice.secretId.startsWith('file:')) return [];
-  try {
-    return destinationsAt(parseRelayConfig(readFileSync(choice.secretId.slice('file:'.length), 'utf8')), at);
-  } catch {
-    return [];
-  }
+  const config = configNow();
+  return config ? destinationsAt(config, at) : [];
 };
 const consoles = createConsoles(tools, console.log, (type, body, at) => deliveries.record(type, body, destinationsFor(at)));
 
@@ -159,7 +180,7 @@ const server = createServer((req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
       return;
     }
-    if (interactionPaths.has(path) || path.startsWith('/triage/')) {
+    if (interactionPaths.has(path) || path.startsWith('/triage/') || path.startsWith('/chart/')) {
       const headers: Record<string, string | undefined> = {};
       for (const [name, value] of Object.entries(req.headers)) headers[name] = Array.isArray(value) ? value.join(',') : value;
       const started = Date.now();
@@ -167,7 +188,7 @@ const server = createServer((req, res) => {
         { method: req.method ?? 'GET', path, headers, body: Buffer.concat(chunks).toString('utf8'), origin: `http://127.0.0.1:${port}` },
         invocationBudget({ getRemainingTimeInMillis: () => FUNCTION_TIMEOUT_MS - (Date.now() - started) }),
       );
-      res.writeHead(answer.statusCode, answer.headers).end(answer.body);
+      res.writeHead(answer.statusCode, answer.headers).end(answer.isBase64Encoded ? Buffer.from(answer.body, 'base64') : answer.body);
       return;
     }
     if (path !== '/webhook') {

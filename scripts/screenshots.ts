@@ -1,6 +1,6 @@
 // `npm run screenshots`: the pictures in docs/images, taken from the preview page of a real
 // `npm start` after it relayed events/anomaly-alert.json to a Slack, a Teams and a Google Chat
-// console destination. Run it again when a message's format changes.
+// console destination, each with the account's cost trend. Run it again when a message's format changes.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -20,7 +20,7 @@ const USAGE = `usage: npm run screenshots -- [--out DIR] [--width PIXELS] [--eve
 
 Starts npm start on a free port with Slack, Teams and Google Chat console destinations, sends
 the event (default events/anomaly-alert.json), and saves each chat's preview as DIR/<service>.png
-(default docs/images; slack.png, teams.png, googlechat.png). Needs Chromium: CHROMIUM_PATH, or
+(default docs/images; slack.png, teams.png, googlechat.png, and the picture cost-trend.png). Needs Chromium: CHROMIUM_PATH, or
 /usr/bin/chromium (Debian: apt-get install chromium).`;
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -48,6 +48,8 @@ async function startRelay(cwd: string, port: number): Promise<ChildProcess> {
       ...others.map((type) => [type, { type, url: consoleUrl(type) }]),
     ]),
     routes: [{ when: { objectType: ['anomaly_alert'] }, to: ['default', ...others] }],
+    // Each message with the picture of its account's cost trend, drawn from npm start's sample series.
+    platform: { trend: true },
   };
   await writeFile(join(cwd, 'relay.config.json'), JSON.stringify(config));
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1' };
@@ -112,6 +114,8 @@ async function main(): Promise<number> {
     await page.goto(`http://127.0.0.1:${port}/`);
     // Teams' card is drawn by Microsoft's renderer in the browser: wait for it.
     await page.locator('.delivery[data-type="teams"] .ac-adaptiveCard').waitFor();
+    // And every picture drawn: the cost trends come from npm start's own /chart route.
+    await page.locator('img').evaluateAll((images) => Promise.all(images.map((image) => (image as { decode(): Promise<void> }).decode())));
     // When a delivery arrived is not part of the message; hiding it keeps the files stable.
     await page.locator('.receipt').evaluateAll((elements) => {
       for (const element of elements) (element as { hidden: boolean }).hidden = true;
@@ -120,6 +124,13 @@ async function main(): Promise<number> {
     for (const type of PICTURED) {
       const file = join(out, `${type}.png`);
       await page.locator(`.delivery[data-type="${type}"] .shot`).first().screenshot({ path: file });
+      console.log(`wrote ${file}`);
+    }
+    // The picture itself, as the triage function serves it (docs/platform.md).
+    const chart = await page.locator('img.picture').first().getAttribute('src');
+    if (chart) {
+      const file = join(out, 'cost-trend.png');
+      await writeFile(file, Buffer.from(await (await fetch(chart)).arrayBuffer()));
       console.log(`wrote ${file}`);
     }
     return 0;

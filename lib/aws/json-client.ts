@@ -58,7 +58,10 @@ export class AwsServiceError extends Error {
 
 /** A conditional write (or delete) whose condition did not hold: the answer carries the stored item. */
 export const isConditionFailure = (error: unknown): error is AwsServiceError =>
-  error instanceof AwsServiceError && error.code === 'ConditionalCheckFailedException';
+  // By its shape too: a lazily imported module (`lazy-*.mjs`) is bundled with its own copy of the class.
+  error instanceof Error &&
+  (error as Partial<AwsServiceError>).code === 'ConditionalCheckFailedException' &&
+  typeof (error as Partial<AwsServiceError>).fields === 'object';
 
 /** One operation: input in, the answer's JSON out; rejects with AwsServiceError, a TimeoutError (node-request.ts) or a network error. */
 export type AwsJsonCall = (operation: string, input: Record<string, unknown>, signal?: AbortSignal) => Promise<Record<string, unknown>>;

@@ -31,11 +31,18 @@ export interface TriageMark {
   at: number;
 }
 
+/** What a click carries back of the alert beside its anomaly, for the cost event "Expected" writes (the table holds no alert text). */
+export interface ClickSubject {
+  destination: string;
+  title: string;
+  accountId: string;
+}
+
 /**
  * What a message offers for triage: a Slack app message carries buttons whose value names its
- * anomaly, every other message a link to the anomaly's signed triage page.
+ * anomaly (and `about` it), every other message a link to the anomaly's signed triage page.
  */
-export type TriageControls = { buttons: string } | { link: string };
+export type TriageControls = { buttons: string; about?: ClickSubject } | { link: string };
 
 export const OPENING: AnomalyPost = { kind: 'opening' };
 
@@ -72,6 +79,11 @@ export interface PostContext {
   readonly escalation?: EscalationMark | undefined;
   /** A thread of its own (a digest's, lib/group) where the kind threads its posts, instead of its alert's anomaly's. */
   readonly thread?: string | undefined;
+  /**
+   * The picture of the account's daily cost (`https://<origin>/chart/<token>`, docs/platform.md),
+   * where the configuration asks for one and the owner directory knows the account: every kind shows it.
+   */
+  readonly chartUrl?: string | undefined;
 }
 
 /** Where an escalated anomaly waited unacknowledged (a destination's name), and how long it was given there. */

@@ -256,12 +256,22 @@ export function referenceProblems(input: unknown): Problem[] {
   return problems;
 }
 
+/**
+ * The platform in the loop (docs/platform.md): a picture of the account's cost trend in each
+ * message, and "Expected" written back as a cost event. Both need the owner directory.
+ */
+export const platformSettingsSchema = z.strictObject({
+  trend: z.optional(z.boolean()),
+  costEvents: z.optional(z.boolean()),
+});
+
 // Strict objects everywhere: a mistyped key (`auth.header`, `when.objecttype`, `mentoin`)
 // must be an error naming its path, never a check that silently stops applying.
 export const relayConfigSchema = z
   .strictObject({
     auth: authConfigSchema,
     slack: z.optional(slackAppSettingsSchema),
+    platform: z.optional(platformSettingsSchema),
     destinations: z.record(nonEmpty(), destinationSchema),
     routes: z._default(z.array(routeSchema), []),
   })

@@ -1,5 +1,6 @@
-import { awsJsonClient, SECRETS_MANAGER } from '../aws/json-client.js';
+import { SECRETS_MANAGER } from '../aws/json-client.js';
 import { SECRETS_MANAGER_READ_LIMITS } from '../aws/limits.js';
+import { type AwsPorts, jsonClientFor } from '../aws/ports.js';
 import type { Logger } from '../log/logger.js';
 import { errorReason } from '../shared/errors.js';
 import { createRefreshingCache } from './cache.js';
@@ -26,12 +27,12 @@ export interface RelayConfigStore {
   previous(loaded: LoadedConfig): Promise<RelayConfig | undefined>;
 }
 
-export function configSourceFor(secretId: string | undefined, logger: Logger, readPrevious: boolean): ConfigSource {
+export function configSourceFor(secretId: string | undefined, logger: Logger, readPrevious: boolean, aws?: AwsPorts): ConfigSource {
   if (!secretId) {
     return () => Promise.reject(new ConfigUnavailableError('RELAY_CONFIG_SECRET_ID is not set.', 'RELAY_CONFIG_SECRET_ID_not_set'));
   }
   if (secretId.startsWith('file:')) return fileConfigSource(secretId.slice('file:'.length));
-  return secretConfigSource(secretsManagerReader(awsJsonClient(SECRETS_MANAGER, { limits: SECRETS_MANAGER_READ_LIMITS })), secretId, {
+  return secretConfigSource(secretsManagerReader(jsonClientFor(SECRETS_MANAGER, SECRETS_MANAGER_READ_LIMITS, aws)), secretId, {
     readPrevious,
     onPreviousUnavailable: (reason) =>
       logger.warn('cannot read the AWSPREVIOUS version of the configuration secret; only the current credentials are accepted', { reason }),

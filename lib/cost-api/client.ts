@@ -14,8 +14,12 @@ import {
   type CoveringCostCenter,
   costCenterSchema,
   coveringCostCenterSchema,
+  createdEventSchema,
+  dailyCostRowSchema,
   describeProblems,
   generatedTokenSchema,
+  type ListedEvent,
+  listedEventSchema,
   type PayerAccount,
   payerAccountSchema,
   unwrapList,
@@ -56,6 +60,31 @@ export interface CostApiClient {
 /** `v2` is the spec's list (4.3); `v1` the older one, documented with the linked accounts of each cost center. */
 export type CostCenterListVersion = 'v2' | 'v1';
 
+/** The daily cost of one cloud account, and the cost events on the platform's charts; each needs an account-scoped key. */
+export interface PlatformLoop {
+  /** `YYYY-MM-DD` to its cost (amortized), for each day the platform has a figure for, `from` to `to` inclusive. */
+  dailyCost(
+    auth: PlatformAuth,
+    query: { accountId: string; from: string; to: string },
+    options?: CallOptions,
+  ): Promise<Map<string, number>>;
+  /** Writes a cost event; its `uuid`. */
+  createEvent(auth: PlatformAuth, event: CostEventInput, options?: CallOptions): Promise<string>;
+  /** Deletes a cost event; one the platform no longer has counts as deleted. */
+  deleteEvent(auth: PlatformAuth, uuid: string, options?: CallOptions): Promise<void>;
+  /** The cost events of the days `from` to `to` (`YYYY-MM-DD`, inclusive). */
+  listEvents(auth: PlatformAuth, query: { from: string; to: string }, options?: CallOptions): Promise<ListedEvent[]>;
+}
+
+/** What a cost event says (reference/cost-api.md): all four are required by the platform. */
+export interface CostEventInput {
+  title: string;
+  description: string;
+  /** `YYYY-MM-DD`. */
+  date: string;
+  createdBy: string;
+}
+
 export interface CostCenterCoverageReader {
   /** The cost centers with the cloud accounts each covers; needs an account-scoped key. */
   listCostCenterCoverage(auth: PlatformAuth, version: CostCenterListVersion, options?: CallOptions): Promise<CoveringCostCenter[]>;
@@ -87,6 +116,10 @@ const PATHS: Record<CostApiCall, string> = {
   payer_accounts: '/api/v2/user-management/accounts/data-access/payer-accounts',
   cost_centers: '/api/v2/user-management/cost-centers/management/list',
   cost_centers_v1: '/api/v1/users/cost-centers',
+  cost_and_usage: '/api/v2/invoices/cost-and-usage',
+  event_create: '/api/v1/users/events',
+  event_list: '/api/v1/users/events',
+  event_delete: '/api/v1/users/events',
 };
 
 interface Answer {
@@ -94,7 +127,7 @@ interface Answer {
   body: unknown;
 }
 
-export function createCostApiClient(options: CostApiClientOptions): CostApiClient & CostCenterCoverageReader {
+export function createCostApiClient(options: CostApiClientOptions): CostApiClient & CostCenterCoverageReader & PlatformLoop {
   const fetch = options.fetch ?? globalThis.fetch;
   const sleep = options.sleep ?? realSleep;
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -189,16 +222,18 @@ export function createCostApiClient(options: CostApiClientOptions): CostApiClien
   }
 
   async function list<T>(
-    call: 'payer_accounts' | 'cost_centers' | 'cost_centers_v1',
+    call: 'payer_accounts' | 'cost_centers' | 'cost_centers_v1' | 'cost_and_usage' | 'event_list',
     auth: PlatformAuth,
     schema: z.ZodMiniType<T>,
     deadline: AbortSignal | undefined,
+    query: Readonly<Record<string, string>> = {},
   ): Promise<T[]> {
     const records: T[] = [];
     const seen = new Set<string>();
     let token: string | undefined;
     for (let page = 1; page <= maxPages; page++) {
       const url = joinUrl(options.baseUrl, PATHS[call]);
+      for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
       if (token !== undefined) url.searchParams.set('token', token);
       const answer = await send(call, url, { method: 'GET', headers: v2Headers(auth) }, deadline);
       if (answer.status < 200 || answer.status >= 300) throw refusal(call, answer.status);
@@ -251,5 +286,49 @@ export function createCostApiClient(options: CostApiClientOptions): CostApiClien
     // The v1 list takes the same headers as the v2 ones (reference/cost-api.md).
     listCostCenterCoverage: (auth, version, callOptions) =>
       list(version === 'v1' ? 'cost_centers_v1' : 'cost_centers', auth, coveringCostCenterSchema, callOptions?.signal),
+    async dailyCost(auth, { accountId, from, to }, callOptions) {
+      // The cost the platform's anomaly engine measures for AWS accounts: amortized, per day, one linked account.
+      const rows = await list('cost_and_usage', auth, dailyCostRowSchema, callOptions?.signal, {
+        groupBy: 'linkedaccid',
+        periodGranLevel: 'day',
+        costType: 'cost',
+        isAmortized: 'true',
+        startDate: from,
+        endDate: to,
+        'filters[linkedaccid]': accountId,
+      });
+      const days = new Map<string, number>();
+      for (const row of rows) {
+        const day = row.usage_date.slice(0, 10);
+        const cost = typeof row.total_cost === 'number' ? row.total_cost : Number(row.total_cost);
+        // Several rows of one day (a group by that splits it) add up.
+        if (Number.isFinite(cost) && /^\d{4}-\d{2}-\d{2}$/.test(day)) days.set(day, (days.get(day) ?? 0) + cost);
+      }
+      return days;
+    },
+    async createEvent(auth, event, callOptions) {
+      const call = 'event_create';
+      const answer = await send(
+        call,
+        joinUrl(options.baseUrl, PATHS[call]),
+        { method: 'POST', headers: { ...v2Headers(auth), 'content-type': 'application/json' }, body: JSON.stringify(event) },
+        callOptions?.signal,
+      );
+      if (answer.status < 200 || answer.status >= 300) throw refusal(call, answer.status);
+      const parsed = createdEventSchema.safeParse(answer.body);
+      if (!parsed.success) throw fail(call, 'invalid_response', 'the answer names no uuid', answer.status);
+      return 'uuid' in parsed.data ? parsed.data.uuid : parsed.data.data.uuid;
+    },
+    async listEvents(auth, { from, to }, callOptions) {
+      const rows = await list('event_list', auth, listedEventSchema, callOptions?.signal, { startDate: from, endDate: to });
+      return rows.map((row) => ({ uuid: row.uuid, title: row.title ?? '', description: row.description ?? '' }));
+    },
+    async deleteEvent(auth, uuid, callOptions) {
+      const call = 'event_delete';
+      const url = joinUrl(options.baseUrl, `${PATHS[call]}/${encodeURIComponent(uuid)}`);
+      const answer = await send(call, url, { method: 'DELETE', headers: v2Headers(auth) }, callOptions?.signal);
+      if (answer.status === 404) return;
+      if (answer.status < 200 || answer.status >= 300) throw refusal(call, answer.status);
+    },
   };
 }

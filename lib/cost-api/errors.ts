@@ -1,7 +1,15 @@
 import { ReasonedError } from '../shared/errors.js';
 
 /** Which platform operation failed, for logs and messages. */
-export type CostApiCall = 'token_generate' | 'payer_accounts' | 'cost_centers' | 'cost_centers_v1';
+export type CostApiCall =
+  | 'token_generate'
+  | 'payer_accounts'
+  | 'cost_centers'
+  | 'cost_centers_v1'
+  | 'cost_and_usage'
+  | 'event_create'
+  | 'event_list'
+  | 'event_delete';
 
 export type CostApiFailure =
   /** Token generation refused the username and password. */
@@ -37,4 +45,8 @@ export const CALL_NAMES: Record<CostApiCall, string> = {
   payer_accounts: 'the payer-accounts list (GET /api/v2/user-management/accounts/data-access/payer-accounts)',
   cost_centers: 'the cost-centers list (GET /api/v2/user-management/cost-centers/management/list)',
   cost_centers_v1: 'the older cost-centers list (GET /api/v1/users/cost-centers)',
+  cost_and_usage: 'the daily cost and usage (GET /api/v2/invoices/cost-and-usage)',
+  event_create: 'writing a cost event (POST /api/v1/users/events)',
+  event_list: 'the cost events list (GET /api/v1/users/events)',
+  event_delete: 'deleting a cost event (DELETE /api/v1/users/events/<uuid>)',
 };

@@ -116,6 +116,27 @@ export const LIST_MEMBERS = ['data', 'accounts', 'costCenters', 'items'] as cons
 export type ListPage = { ok: true; items: unknown[]; nextToken?: string } | { ok: false; problem: string };
 
 /** A bare array, or an object with the array under one of LIST_MEMBERS and an optional `nextToken`. */
+/** One row of the daily cost and usage: a day and its cost, a number or a numeric string (public clients saw both). */
+export const dailyCostRowSchema = z.object({
+  usage_date: z.string().check(z.minLength(1)),
+  total_cost: z.union([z.number(), z.string().check(z.regex(/^-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?$/))]),
+});
+export type DailyCostRow = z.infer<typeof dailyCostRowSchema>;
+
+/** A cost event as the platform answers its creation: its `uuid` at the top level or under `data`. */
+export const createdEventSchema = z.union([
+  z.object({ uuid: z.string().check(z.minLength(1)) }),
+  z.object({ data: z.object({ uuid: z.string().check(z.minLength(1)) }) }),
+]);
+
+/** A cost event as the platform lists it: what finding one of ours again needs. */
+export const listedEventSchema = z.object({
+  uuid: z.string().check(z.minLength(1)),
+  title: z.optional(z.nullable(z.string())),
+  description: z.optional(z.nullable(z.string())),
+});
+export type ListedEvent = { uuid: string; title: string; description: string };
+
 export function unwrapList(body: unknown): ListPage {
   if (Array.isArray(body)) return { ok: true, items: body };
   if (typeof body !== 'object' || body === null) return { ok: false, problem: `is ${body === null ? 'null' : typeof body}, not a list` };

@@ -1,5 +1,5 @@
 import type { AnomalyPost, ChatService, EscalationMark, MessageRef, PostContext, PostOutcome, TriageControls } from '../chat/service.js';
-import type { Destination } from '../config/schema.js';
+import type { Destination, RelayConfig } from '../config/schema.js';
 import type { DigestPageAnomaly } from '../format/digest-token.js';
 import type { Logger } from '../log/logger.js';
 import { anomalyRecordId } from '../message/anomaly.js';
@@ -60,7 +60,12 @@ export type TriageControlsPort = ((alert: {
 }) => TriageControls | ((signal: AbortSignal) => Promise<TriageControls>) | undefined) & {
   /** How a digest at the target offers its anomalies for triage: a link to a page listing them; undefined where it cannot. */
   digest?: DigestTriagePort;
+  /** The link of the picture of an alert's account's cost trend (lib/triage-link/chart.ts); undefined where there is no key. */
+  chart?: ChartLinkPort;
 };
+
+/** Signs the link of an alert's cost-trend picture on the origin it arrived on (the link key may be read first). */
+export type ChartLinkPort = (alert: { message: WebhookMessage; origin: string }) => ((signal: AbortSignal) => Promise<string>) | undefined;
 
 /**
  * Where a digest can offer a link to a page listing its anomalies (the destination's messages
@@ -82,6 +87,8 @@ export interface Target {
   buttons?: true;
   /** A quiet test delivery (lib/inbound/request.ts): its `destination` has neither mention, group nor escalation. */
   quiet?: true;
+  /** Its messages carry a picture of the account's cost trend, where the owner directory knows the account (`platform.trend`). */
+  trend?: true;
 }
 
 /**
@@ -89,8 +96,16 @@ export interface Target {
  * token, and the buttons when clicks are verified). A quiet test delivery gets the destination
  * without its mention.
  */
-export function targetOf(name: string, configured: Destination, app: AppSettings | undefined, quiet = false): Target {
-  const base = quiet ? { name, destination: quietly(configured), quiet: true as const } : { name, destination: configured };
+export function targetOf(
+  name: string,
+  configured: Destination,
+  app: AppSettings | undefined,
+  quiet = false,
+  platform?: RelayConfig['platform'],
+): Target {
+  const plain = quiet ? { name, destination: quietly(configured), quiet: true as const } : { name, destination: configured };
+  // A test pings no one and is about no account: no picture either.
+  const base = platform?.trend && !quiet ? { ...plain, trend: true as const } : plain;
   const needs = kindOf(configured).app?.(configured, app);
   if (!needs) return base;
   return { ...base, botToken: needs.botToken, ...(needs.buttons ? { buttons: true as const } : {}) };
@@ -250,11 +265,31 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
     }
   };
 
+  /**
+   * The link of the account's cost-trend picture: where the target's messages carry one and the
+   * owner directory knows the account (its cost centers came with the alert). Signed with the
+   * triage controls' key, read once; a failure costs the message its picture, never the alert.
+   */
+  const chartUrl = async (target: Target, message: WebhookMessage, budget: InvocationBudget, alert: AlertContext | undefined) => {
+    if (!target.trend || !alert?.origin || !alert.costCenters?.length) return undefined;
+    const sign = ports.triage?.chart?.({ message, origin: alert.origin });
+    if (!sign) return undefined;
+    try {
+      return await budget.step('triage_controls', TRIAGE_CONTROLS_BUDGET_MS, sign);
+    } catch (error) {
+      logger.warn('message posted without its cost-trend picture', { destination: target.name, error: errorReason(error) });
+      return undefined;
+    }
+  };
+
   const attempt: Delivery['attempt'] = async (target, message, budget, anomaly, alert) => {
     const service = serviceFor(target.destination);
     // A digest says its controls itself (`controls`, even none): the port knows one alert's only.
-    const offered =
-      alert && 'controls' in alert ? alert.controls : alert ? await controls(target, message, budget, alert.origin) : undefined;
+    const [offered, chart] = await Promise.all([
+      alert && 'controls' in alert ? alert.controls : alert ? controls(target, message, budget, alert.origin) : undefined,
+      // A digest names many accounts: it carries no picture.
+      alert && 'controls' in alert ? undefined : chartUrl(target, message, budget, alert),
+    ]);
     const timeoutMs = Math.max(1, budget.ms(ports.postTimeoutMs, afterPost));
     const options = target.botToken === undefined ? { timeoutMs } : { timeoutMs, botToken: target.botToken };
     // Most kinds never read the anomaly's id: it is hashed only when one does.
@@ -266,6 +301,7 @@ export function createDelivery(ports: DeliveryPorts): Delivery {
       escalation: alert?.escalation,
       thread: alert?.thread,
       destination: target.name,
+      ...(chart ? { chartUrl: chart } : {}),
     };
     return service.post(addressOf(target.destination), service.format(message, target.destination, anomaly, offered, context), options);
   };

@@ -1,6 +1,7 @@
 import { readPlatformCredentials } from '../api-key/credentials.js';
-import { awsJsonClient, DYNAMODB, SECRETS_MANAGER } from '../aws/json-client.js';
+import { DYNAMODB, SECRETS_MANAGER } from '../aws/json-client.js';
 import { DYNAMODB_LIMITS, SECRETS_MANAGER_READ_LIMITS } from '../aws/limits.js';
+import { type AwsPorts, jsonClientFor } from '../aws/ports.js';
 import { createCostApiClient } from '../cost-api/client.js';
 import { createLogger, type Logger, logLevelFrom } from '../log/logger.js';
 import { metricsFromEnvironment } from '../metrics/emf.js';
@@ -22,6 +23,10 @@ export interface DirectoryWiringOptions {
   logger?: Logger;
   /** Where metrics go; EMF lines on stdout by default. */
   metrics?: Metrics;
+  /** Where AWS calls go; AWS itself by default (the simulation gives stand-ins). */
+  aws?: AwsPorts;
+  /** How the platform is reached; the global fetch by default. */
+  fetch?: typeof globalThis.fetch;
 }
 
 /** Secrets Manager answered without a string value. */
@@ -45,8 +50,8 @@ export function createDirectorySyncFromEnvironment(
     };
   }
   const settings = reading.settings;
-  const secrets = awsJsonClient(SECRETS_MANAGER, { limits: SECRETS_MANAGER_READ_LIMITS });
-  const dynamo = awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS });
+  const secrets = jsonClientFor(SECRETS_MANAGER, SECRETS_MANAGER_READ_LIMITS, options.aws);
+  const dynamo = jsonClientFor(DYNAMODB, DYNAMODB_LIMITS, options.aws);
   const pacer = windowPacer(PLATFORM_PACE);
   const platform = createCostApiClient({
     baseUrl: settings.COST_API_BASE_URL,
@@ -54,6 +59,7 @@ export function createDirectorySyncFromEnvironment(
     maxAttempts: settings.COST_API_MAX_ATTEMPTS,
     pace: pacer.take,
     logger: log,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   return createDirectorySync({
     platform,

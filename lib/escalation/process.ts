@@ -170,7 +170,7 @@ async function escalationStep(
   }
 
   const { to } = escalate;
-  const target = targetOf(to, config.destinations[to]!, config.slack);
+  const target = targetOf(to, config.destinations[to]!, config.slack, false, config.platform);
   const result = await ports.first(
     {
       deliveryId,

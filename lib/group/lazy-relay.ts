@@ -1,7 +1,8 @@
 // Loaded with import() by the relay's wiring, only when a grouped destination gets its first alert.
 import type { LazySqs } from '../aws/clients.js';
-import { awsJsonClient, DYNAMODB } from '../aws/json-client.js';
+import { DYNAMODB } from '../aws/json-client.js';
 import { DYNAMODB_LIMITS } from '../aws/limits.js';
+import { type AwsPorts, jsonClientFor } from '../aws/ports.js';
 import type { DeliveryLedger } from '../dedup/ledger.js';
 import { type AnomalyHeld, retryLedger } from '../dedup/once.js';
 import { type AlertForTarget, type Delivery, postTimeoutFrom, type Target } from '../delivery/deliver.js';
@@ -26,7 +27,7 @@ export interface GroupingWiring {
   settings: Parameters<typeof postTimeoutFrom>[0] & { DEDUP_TABLE_NAME?: string | undefined; DELIVERY_QUEUE_URL?: string | undefined };
   sqs: LazySqs;
   /** `npm start`'s: an in-process timer instead of the table and the queue, and the in-memory ledger the relay uses. */
-  options: { ledger?: DeliveryLedger; localGroups?: boolean };
+  options: { ledger?: DeliveryLedger; localGroups?: boolean; aws?: AwsPorts };
   /** The relay's escalation watcher: told of a follow-up the timer's closing delivers, as delivery-retry tells it in AWS. */
   held?: AnomalyHeld;
 }
@@ -56,7 +57,7 @@ function relayGrouping(wiring: GroupingWiring): Delivery['first'] | undefined {
   if (tableName && queueUrl) {
     const schedule: ScheduleClose = (job, delaySeconds, signal) =>
       sendMessage(sqs, queueUrl, JSON.stringify(job), { destination: job.destination }, delaySeconds, signal);
-    const store = dynamoGroupStore(awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }), { tableName, now });
+    const store = dynamoGroupStore(jsonClientFor(DYNAMODB, DYNAMODB_LIMITS, wiring.options.aws), { tableName, now });
     return joinGroup({ store, schedule, logger, metrics, now }, delivery.first);
   }
   if (!wiring.options.localGroups) return undefined;

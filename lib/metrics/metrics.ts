@@ -33,6 +33,10 @@ export type MetricName =
   | 'OwnerDirectoryUnavailable'
   /** Anomalies escalated, and what else became of their waits (dimensions outcome, destinationType of where they waited). */
   | 'Escalations'
+  /** Cost-trend pictures served (dimension outcome: the chart, or why a notice instead). */
+  | 'Charts'
+  /** Cost events written to or deleted from the platform, or queued to be (dimension outcome). */
+  | 'CostEvents'
   /** Weekly summaries (dimensions outcome, destinationType). */
   | 'Summaries';
 
@@ -128,3 +132,13 @@ export type SummaryOutcome = 'posted' | 'quiet' | 'failed' | 'unconfirmed';
 
 export const summaryMetric = (outcome: SummaryOutcome, destinationType: string): MetricPoint =>
   count('Summaries', { outcome, destinationType }, [['outcome']]);
+
+/** What a cost-trend picture showed: the chart, or the notice of why there is none (lib/trend). */
+export type ChartMetricOutcome = 'chart' | 'cached' | 'no_owner' | 'no_data' | 'platform_unavailable' | 'busy';
+
+export const chartMetric = (outcome: ChartMetricOutcome): MetricPoint => count('Charts', { outcome });
+
+/** What became of writing or deleting a cost event on the platform (lib/cost-events). */
+export type CostEventOutcome = 'written' | 'deleted' | 'queued' | 'failed' | 'skipped' | 'parked';
+
+export const costEventMetric = (outcome: CostEventOutcome): MetricPoint => count('CostEvents', { outcome });

@@ -1,6 +1,6 @@
 import type * as z from 'zod/mini';
 import type { Posting } from '../chat/post-json.js';
-import type { ChatService, MessageRef } from '../chat/service.js';
+import type { ChatService, ClickSubject, MessageRef } from '../chat/service.js';
 import type { SummaryWeek } from '../format/summary.js';
 import type { WebhookMessage } from '../message/schema.js';
 import type { TriageAction, TriageStateName } from '../vocabulary/triage.js';
@@ -264,6 +264,8 @@ export interface Click {
   userName: string;
   /** Anything else the kind needs to render and update the message again. */
   message: unknown;
+  /** The alert as the button carries it, where it does (messages posted before it did not). */
+  about?: ClickSubject;
 }
 
 /** A chat app's callbacks: verified, read, and answered by editing the clicked message. */

@@ -108,6 +108,16 @@ export function linkButton(label: string, url: string | undefined): SafeHtml {
   return html`<a class="button" href="${target.href}" target="_blank" rel="noopener noreferrer">${label}</a>`;
 }
 
+/**
+ * A picture in a message (the account's cost trend), as the chat shows it. Like a link, only an
+ * https or loopback http URL is loaded; anything else shows its alt text.
+ */
+export function previewImage(url: string | undefined, alt: string | undefined): SafeHtml {
+  const target = url === undefined ? undefined : parseHttpsOrLoopbackUrl(url);
+  if (!target) return html`<span class="muted">[picture: ${alt ?? 'no address'}]</span>`;
+  return html`<img class="picture" src="${target.href}" alt="${alt ?? ''}" loading="lazy" referrerpolicy="no-referrer">`;
+}
+
 export function splitOnce(text: string, separator: string): [string, string | undefined] {
   const at = text.indexOf(separator);
   return at < 0 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];

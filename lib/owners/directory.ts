@@ -50,6 +50,12 @@ export interface AccountOwners {
   readAt?: number | undefined;
 }
 
+/**
+ * The payer whose account-scoped key reads the account's own data on the platform (its cost
+ * trend, its cost events): the first that covers it. Undefined where the directory knows none.
+ */
+export const payerOf = (owners: AccountOwners | undefined): string | undefined => owners?.routing.find((c) => c.payer)?.payer;
+
 /** A record outlives a few missed runs, then goes: a mapping nobody confirms for days is not kept. */
 export const OWNER_RECORD_SECONDS = 3 * 86_400;
 

@@ -2,8 +2,9 @@ import { createAuthenticator } from '../auth/authenticate.js';
 import { createRequestAuthenticator } from '../auth/request-authenticator.js';
 import { lazySsoVerifier } from '../auth/sso-verifier.js';
 import { lazySqs } from '../aws/clients.js';
-import { awsJsonClient, DYNAMODB, SECRETS_MANAGER } from '../aws/json-client.js';
+import { DYNAMODB, SECRETS_MANAGER } from '../aws/json-client.js';
 import { DYNAMODB_LIMITS, SECRETS_MANAGER_READ_LIMITS } from '../aws/limits.js';
+import { type AwsPorts, jsonClientFor } from '../aws/ports.js';
 import { configSourceFor, createRelayConfigStore } from '../config/store.js';
 import { dynamoLedger } from '../dedup/dynamodb.js';
 import type { DeliveryLedger } from '../dedup/ledger.js';
@@ -44,6 +45,8 @@ export interface WiringOptions {
   origin?: string;
   /** The owner directory when no table holds it (`npm start` reads an owners file, and then names cost centers as OWNER_ROUTING does); none by default. */
   owners?: OwnerDirectory;
+  /** Where AWS calls go; AWS itself by default (the simulation gives stand-ins). */
+  aws?: AwsPorts;
 }
 
 /** Wires the relay with real clients from the Lambda environment; one instance per container. */
@@ -63,16 +66,16 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
   const settings = reading.settings;
   const now = options.now ?? Date.now;
   const store = createRelayConfigStore({
-    source: configSourceFor(settings.RELAY_CONFIG_SECRET_ID, log, true),
+    source: configSourceFor(settings.RELAY_CONFIG_SECRET_ID, log, true, options.aws),
     ttlSeconds: settings.RELAY_CONFIG_TTL_SECONDS,
     logger: log,
     now,
   });
-  const sqs = lazySqs();
+  const sqs = options.aws?.sqs ?? lazySqs();
   const triage = triageControls({
     keySecretId: settings.TRIAGE_KEY_SECRET_ID,
     key: options.triageKey,
-    secrets: settings.TRIAGE_KEY_SECRET_ID ? awsJsonClient(SECRETS_MANAGER, { limits: SECRETS_MANAGER_READ_LIMITS }) : undefined,
+    secrets: settings.TRIAGE_KEY_SECRET_ID ? jsonClientFor(SECRETS_MANAGER, SECRETS_MANAGER_READ_LIMITS, options.aws) : undefined,
     now,
   });
   const delivery = createDelivery({
@@ -87,7 +90,7 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
     triage,
   });
   const tableName = settings.DEDUP_TABLE_NAME;
-  const dynamo = tableName ? awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }) : undefined;
+  const dynamo = tableName ? jsonClientFor(DYNAMODB, DYNAMODB_LIMITS, options.aws) : undefined;
   const ledger =
     dynamo && tableName
       ? dynamoLedger(dynamo, {

@@ -108,8 +108,12 @@ export function createRelay(deps: RelayDependencies): Relay {
 
     const json = await parseJsonBody(body.text);
     if (!json.ok) return finish(json.response, 'invalid_json');
-    // Read beside the validation; only where messages name cost centers or routes match them.
-    const accountId = deps.owners && (deps.ownerRouting || routesByCostCenter(loaded.config)) ? accountOf(json.value) : undefined;
+    // Read beside the validation; only where messages name cost centers, routes match them, or
+    // messages carry the picture of the account's cost trend.
+    const accountId =
+      deps.owners && (deps.ownerRouting || routesByCostCenter(loaded.config) || loaded.config.platform?.trend)
+        ? accountOf(json.value)
+        : undefined;
     const owners = accountId === undefined ? undefined : deps.owners?.(accountId, budget);
 
     const parsed = webhookMessageSchema.safeParse(json.value);
@@ -151,7 +155,7 @@ export function createRelay(deps: RelayDependencies): Relay {
     const results: DestinationResult[] = await Promise.all(
       names.map(async (name) => {
         // Routing only yields names the configuration's own schema has checked exist.
-        const target = targetOf(name, loaded.config.destinations[name]!, loaded.config.slack, quiet);
+        const target = targetOf(name, loaded.config.destinations[name]!, loaded.config.slack, quiet, loaded.config.platform);
         const alert = {
           deliveryId: request.requestId,
           target,

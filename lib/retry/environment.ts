@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import '../validation/messages.js';
+import { OPTIONAL_PLATFORM_ENVIRONMENT } from '../cost-api/environment.js';
 import { KIND_ENVIRONMENT } from '../notify/kinds.js';
 
 const text = () => z.string().check(z.trim(), z.minLength(1));
@@ -22,6 +23,8 @@ export const retryEnvironmentSchema = z.object({
   SLACK_TIMEOUT_MS: z.optional(whole(1)),
   /** Attempts in all (the relay's first one included) before a message is parked. */
   DELIVERY_MAX_ATTEMPTS: z._default(whole(1), 20),
+  /** The platform and its login, for cost events queued by the triage function (lib/cost-events); unset login: such jobs are parked. */
+  ...OPTIONAL_PLATFORM_ENVIRONMENT,
   /** Spacing of posts to one webhook; unset: each chat service's own documented pace. */
   DELIVERY_MIN_INTERVAL_MS: z.optional(whole(0)),
 });

@@ -1,7 +1,10 @@
 import { lazySqs } from '../aws/clients.js';
-import { awsJsonClient, DYNAMODB, SECRETS_MANAGER } from '../aws/json-client.js';
+import { DYNAMODB, SECRETS_MANAGER } from '../aws/json-client.js';
 import { DYNAMODB_LIMITS, SECRETS_MANAGER_READ_LIMITS } from '../aws/limits.js';
+import { type AwsPorts, jsonClientFor } from '../aws/ports.js';
 import { configSourceFor, createRelayConfigStore } from '../config/store.js';
+import type { CostEventWriter } from '../cost-events/events.js';
+import type { CostEventWiring } from '../cost-events/lazy-cost-events.js';
 import { dynamoLedger } from '../dedup/dynamodb.js';
 import type { DeliveryLedger } from '../dedup/ledger.js';
 import { deliverOnce, retryLedger } from '../dedup/once.js';
@@ -20,8 +23,8 @@ import { ReasonedError } from '../shared/errors.js';
 import { sleep } from '../shared/sleep.js';
 import { triageControls } from '../triage-link/controls.js';
 import { retryEnvironmentSchema } from './environment.js';
-import { createPacer } from './pacer.js';
-import { type BatchResult, processBatch, type QueueRecord, type RetryDependencies } from './process-batch.js';
+import { createPacer, pacedServices } from './pacer.js';
+import { type BatchResult, COST_EVENT_CALL_MS, processBatch, type QueueRecord, type RetryDependencies } from './process-batch.js';
 
 export type RetryWorker = (records: readonly QueueRecord[], budget: InvocationBudget, requestId?: string) => Promise<BatchResult>;
 
@@ -34,6 +37,8 @@ export interface RetryWiringOptions {
   metrics?: Metrics;
   /** The chat services; the real ones posting over node:http(s) by default. */
   services?: ChatServices;
+  /** Where AWS calls go; AWS itself by default (the simulation gives stand-ins). */
+  aws?: AwsPorts;
 }
 
 /** Wires the retry worker with real clients; the pacer and configuration cache live as long as the container. */
@@ -57,10 +62,12 @@ export function createRetryWorkerFromEnvironment(
   const postTimeoutMs = postTimeoutFrom(settings);
   const metrics = options.metrics ?? metricsFromEnvironment('delivery-retry', env);
   const coldStart = coldStartTracker();
-  const sqs = lazySqs();
+  const sqs = options.aws?.sqs ?? lazySqs();
   const deadLetters = settings.DEAD_LETTER_QUEUE_URL ? { deadLetters: sqsDeadLetters(sqs, settings.DEAD_LETTER_QUEUE_URL) } : {};
+  // One pacer for everything this container posts: deliveries, each part of a digest, escalations.
+  const pacer = createPacer();
   const delivery = createDelivery({
-    services: options.services ?? createChatServices(undefined, settings),
+    services: pacedServices(options.services ?? createChatServices(undefined, settings), pacer, settings.DELIVERY_MIN_INTERVAL_MS),
     postTimeoutMs,
     // An escalation's first attempt at the destination it goes to waits here when that cannot take it yet.
     retryQueue: sqsRetryQueue(sqs, settings.DELIVERY_QUEUE_URL),
@@ -71,32 +78,31 @@ export function createRetryWorkerFromEnvironment(
     sleep,
     triage: triageControls({
       keySecretId: settings.TRIAGE_KEY_SECRET_ID,
-      secrets: settings.TRIAGE_KEY_SECRET_ID ? awsJsonClient(SECRETS_MANAGER, { limits: SECRETS_MANAGER_READ_LIMITS }) : undefined,
+      secrets: settings.TRIAGE_KEY_SECRET_ID ? jsonClientFor(SECRETS_MANAGER, SECRETS_MANAGER_READ_LIMITS, options.aws) : undefined,
       now: Date.now,
     }),
   });
   const ledger = settings.DEDUP_TABLE_NAME
-    ? dynamoLedger(awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }), {
+    ? dynamoLedger(jsonClientFor(DYNAMODB, DYNAMODB_LIMITS, options.aws), {
         tableName: settings.DEDUP_TABLE_NAME,
         windowSeconds: settings.DEDUP_WINDOW_SECONDS,
       })
     : undefined;
   const base = {
     config: createRelayConfigStore({
-      source: configSourceFor(settings.RELAY_CONFIG_SECRET_ID, log, false),
+      source: configSourceFor(settings.RELAY_CONFIG_SECRET_ID, log, false, options.aws),
       ttlSeconds: settings.RELAY_CONFIG_TTL_SECONDS,
       logger: log,
     }),
     delivery,
     messages: sqsMessageOps(sqs, settings.DELIVERY_QUEUE_URL),
-    pacer: createPacer(),
+    pacer,
     maxAttempts: settings.DELIVERY_MAX_ATTEMPTS,
     postTimeoutMs,
-    ...(settings.DELIVERY_MIN_INTERVAL_MS !== undefined ? { minIntervalMs: settings.DELIVERY_MIN_INTERVAL_MS } : {}),
     metrics,
     ...(settings.DEDUP_TABLE_NAME && ledger
       ? {
-          groups: dynamoGroupStore(awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }), { tableName: settings.DEDUP_TABLE_NAME }),
+          groups: dynamoGroupStore(jsonClientFor(DYNAMODB, DYNAMODB_LIMITS, options.aws), { tableName: settings.DEDUP_TABLE_NAME }),
           ledger: retryLedger({ ledger, logger: log, metrics }),
           escalations: escalationPorts(ledger, delivery, sqsEscalationQueue(sqs, settings.DELIVERY_QUEUE_URL), {
             logger: log,
@@ -106,8 +112,41 @@ export function createRetryWorkerFromEnvironment(
         }
       : {}),
   };
+  const loginId = settings.COST_API_CREDENTIALS_SECRET_ID;
+  const costEvents =
+    loginId && settings.DEDUP_TABLE_NAME
+      ? lazyCostEventWriter({
+          dynamo: jsonClientFor(DYNAMODB, DYNAMODB_LIMITS, options.aws),
+          tableName: settings.DEDUP_TABLE_NAME,
+          secrets: jsonClientFor(SECRETS_MANAGER, SECRETS_MANAGER_READ_LIMITS, options.aws),
+          credentialsSecretId: loginId,
+          baseUrl: settings.COST_API_BASE_URL,
+          timeoutMs: COST_EVENT_CALL_MS / 2,
+          now: Date.now,
+          logger: log,
+        })
+      : undefined;
   return (records, budget, requestId) =>
-    processBatch(records, { ...base, logger: log.child({ requestId, coldStart: coldStart() }), budget });
+    processBatch(records, {
+      ...base,
+      ...(costEvents ? { costEvents } : {}),
+      logger: log.child({ requestId, coldStart: coldStart() }),
+      budget,
+    });
+}
+
+/** The cost-event writer, loaded with the first queued cost event: other batches never parse it. */
+function lazyCostEventWriter(wiring: CostEventWiring): CostEventWriter {
+  let writer: Promise<CostEventWriter> | undefined;
+  return {
+    async apply(change, subject, signal) {
+      writer ??= import('../cost-events/lazy-cost-events.js').then(({ costEventWriterFrom }) => costEventWriterFrom(wiring));
+      writer.catch(() => {
+        writer = undefined;
+      });
+      return (await writer).apply(change, subject, signal);
+    },
+  };
 }
 
 /**

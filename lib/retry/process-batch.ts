@@ -1,9 +1,11 @@
 import type { LoadedConfig } from '../config/load.js';
 import type { RelayConfigStore } from '../config/store.js';
 import { CONFIG_READ_BUDGET_MS } from '../config/store.js';
+import { type CostEventJob, type CostEventWriter, parseCostEventJob } from '../cost-events/events.js';
 import { type AnomalyHeld, followUpDelivered, type RetryLedger } from '../dedup/once.js';
-import type { Delivery, Target } from '../delivery/deliver.js';
+import type { Delivery, FirstAttempt, Target } from '../delivery/deliver.js';
 import { QUEUE_CALL_BUDGET_MS, targetOf } from '../delivery/deliver.js';
+import type { DeliveryJob } from '../delivery/job.js';
 import { parseDeliveryJob } from '../delivery/job-schema.js';
 import { type EscalationJob, parseEscalationJob } from '../escalation/job-schema.js';
 import { type EscalationPorts, processEscalation } from '../escalation/process.js';
@@ -11,7 +13,15 @@ import { closeGroup } from '../group/close.js';
 import { type GroupCloseJob, parseGroupCloseJob } from '../group/job.js';
 import type { GroupStore } from '../group/store.js';
 import type { Logger } from '../log/logger.js';
-import { configurationUnavailableMetric, deliveryMetric, type Metrics, noMetrics, retryAttemptMetric } from '../metrics/metrics.js';
+import { anomalyRecordId } from '../message/anomaly.js';
+import {
+  configurationUnavailableMetric,
+  costEventMetric,
+  deliveryMetric,
+  type Metrics,
+  noMetrics,
+  retryAttemptMetric,
+} from '../metrics/metrics.js';
 import { addressOf, destinationType, kindOf } from '../notify/kinds.js';
 import type { QueueMessageOps } from '../queue/sqs.js';
 import type { InvocationBudget } from '../shared/deadline.js';
@@ -29,14 +39,17 @@ export interface QueueRecord {
 
 export interface RetryDependencies {
   config: RelayConfigStore;
+  /**
+   * Posts through the chat services as `pacedServices(services, pacer)` wraps them, so that every
+   * post tells the pacer it went out and a Retry-After holds its key, whatever job it belongs to.
+   */
   delivery: Delivery;
   messages: QueueMessageOps;
+  /** The container's pacer: each webhook's slots, holds and the slots of records waiting on the queue. */
   pacer: Pacer;
   /** Attempts in all (the relay's first one included) before an alert is parked. */
   maxAttempts: number;
   postTimeoutMs: number;
-  /** Overrides every chat service's own pace when set. */
-  minIntervalMs?: number;
   logger: Logger;
   metrics?: Metrics;
   /** Tells the dedup table what became of a queued alert; without it nothing is remembered. */
@@ -49,8 +62,10 @@ export interface RetryDependencies {
    * parked as malformed. `held`: the relay's watcher, told of a follow-up delivered from here.
    */
   escalations?: Pick<EscalationPorts, 'ledger' | 'first' | 'queue'> & { held: AnomalyHeld };
+  /** Writes the cost events the triage function queued (lib/cost-events); without it such a job is parked as malformed. */
+  costEvents?: CostEventWriter;
   sleep?: Sleep;
-  /** The clock escalations are due by; Date.now by default. */
+  /** The clock: escalations are due by it, and a batch's waits are measured on it; Date.now by default. */
   now?: () => number;
 }
 
@@ -65,27 +80,158 @@ export const UNEXPECTED_FAILURES_BEFORE_PARKING = 3;
 const AFTER_POST_MS = QUEUE_CALL_BUDGET_MS + 500;
 
 /**
- * Works through one SQS batch in order. Each record is either done (delivered or parked in
- * the dead-letter queue: SQS deletes it) or reported as a batch item failure with its
- * visibility set to when it should be tried again. A post a chat service accepted is never retried.
+ * How far into an invocation a record may still wait for its webhook's next slot. Lambda hands
+ * a container its next batch only once this one is answered, so every second spent waiting on
+ * one webhook's pace is a second that other destinations' work in the next batches waits too
+ * (a group's closing, an escalation). A record whose slot comes later goes back to the queue
+ * until then, its slot booked (lib/retry/pacer.ts).
+ */
+export const PACE_HOLD_MS = 2_000;
+
+/** Where a record posts, for the records that post to a destination: they keep its pace in order. */
+interface Pace {
+  key: string;
+  intervalMs: number;
+  destination: string;
+}
+
+/**
+ * What a record comes to before anything is posted: an outcome already, or work to run. Work
+ * with the same `lane` runs in order: a pace key's records, or the copies of one escalation.
+ */
+type Planned = { outcome: RecordOutcome } | { lane?: string; pace?: Pace; run: Run };
+
+/** A record's work; `wentBack`: how many of its receives only sent it back to wait for its slot. */
+type Run = (wentBack: number) => Promise<RecordOutcome>;
+
+/**
+ * Works through one SQS batch. Each record is either done (delivered or parked in the
+ * dead-letter queue: SQS deletes it) or reported as a batch item failure with its visibility
+ * set to when it should be tried again. Records that post to one pace key (a webhook, a
+ * Google Chat space, a Slack channel) go in order at that key's pace; different keys, and
+ * escalations, go side by side, so that no destination waits on another's pace or Retry-After.
+ * A post a chat service accepted is never retried.
  */
 export async function processBatch(records: readonly QueueRecord[], deps: RetryDependencies): Promise<BatchResult> {
-  const failures: Array<{ itemIdentifier: string }> = [];
-  for (const record of records) {
-    let outcome: RecordOutcome;
-    try {
-      outcome = await processRecord(record, deps);
-    } catch (error) {
-      deps.logger.error('retry failed unexpectedly', { messageId: record.messageId, reason: errorReason(error) });
-      const receives = Number(record.attributes.ApproximateReceiveCount ?? '1');
-      outcome =
-        receives >= UNEXPECTED_FAILURES_BEFORE_PARKING
-          ? parked(await deps.delivery.park({ body: record.body, reason: `unexpected_error:${errorReason(error)}` }, deps.budget))
-          : 'retry_later';
+  const now = deps.now ?? Date.now;
+  const holdUntil = now() + PACE_HOLD_MS;
+  const planned = await Promise.all(
+    records.map((record) =>
+      plan(record, deps, holdUntil).catch(async (error: unknown) => ({ outcome: await unexpected(record, deps, error) })),
+    ),
+  );
+  const outcomes: RecordOutcome[] = [];
+  const lanes = new Map<string, Array<{ record: QueueRecord; index: number; pace?: Pace; run: Run }>>();
+  planned.forEach((step, index) => {
+    if ('outcome' in step) {
+      outcomes[index] = step.outcome;
+      return;
     }
-    if (outcome === 'retry_later' || outcome === 'not_attempted') failures.push({ itemIdentifier: record.messageId });
+    const record = records[index]!;
+    const key = step.pace?.key ?? step.lane ?? record.messageId;
+    const lane = lanes.get(key) ?? [];
+    lane.push({ record, index, ...(step.pace ? { pace: step.pace } : {}), run: step.run });
+    lanes.set(key, lane);
+  });
+  await Promise.all(
+    [...lanes.values()].map(async (lane) => {
+      // Records sent back to wait for their slots: booked in order, their visibility set side by side.
+      const waiting: Array<Promise<void>> = [];
+      for (const { record, index, pace, run } of lane) {
+        if (pace && !slotInTime(record, pace, deps, holdUntil)) {
+          waiting.push(
+            waitForSlot(record, pace, deps).then((outcome) => {
+              outcomes[index] = outcome;
+            }),
+          );
+          continue;
+        }
+        outcomes[index] = await settled(record, deps, async () =>
+          run(pace ? await deps.pacer.wait(pace.key, pace.intervalMs, record.messageId) : 0),
+        );
+      }
+      await Promise.all(waiting);
+    }),
+  );
+  return {
+    batchItemFailures: records
+      .filter((_, index) => outcomes[index] === 'retry_later' || outcomes[index] === 'not_attempted')
+      .map((record) => ({ itemIdentifier: record.messageId })),
+  };
+}
+
+/** Whether a record's slot comes soon enough in this invocation, with time for its post after it. */
+function slotInTime(record: QueueRecord, pace: Pace, deps: RetryDependencies, holdUntil: number): boolean {
+  const now = deps.now ?? Date.now;
+  const wait = deps.pacer.delayFor(pace.key, record.messageId);
+  return now() + wait <= holdUntil && deps.budget.fits(wait + deps.postTimeoutMs + AFTER_POST_MS);
+}
+
+/** Back to the queue, unposted, until its slot, which it books now: a record after it in its lane books the next. */
+function waitForSlot(record: QueueRecord, pace: Pace, deps: RetryDependencies): Promise<RecordOutcome> {
+  const seconds = Math.max(1, Math.ceil(deps.pacer.book(pace.key, pace.intervalMs, record.messageId) / 1000));
+  deps.logger.debug('waits on the queue for its slot', { messageId: record.messageId, destination: pace.destination, seconds });
+  return settleVisibility(deps, record, seconds).then((): RecordOutcome => 'not_attempted');
+}
+
+/** A record's work, with what an unexpected failure of it comes to. */
+async function settled(record: QueueRecord, deps: RetryDependencies, work: () => Promise<RecordOutcome>): Promise<RecordOutcome> {
+  try {
+    return await work();
+  } catch (error) {
+    return unexpected(record, deps, error);
   }
-  return { batchItemFailures: failures };
+}
+
+async function unexpected(record: QueueRecord, deps: RetryDependencies, error: unknown): Promise<RecordOutcome> {
+  deps.logger.error('retry failed unexpectedly', { messageId: record.messageId, reason: errorReason(error) });
+  const receives = Number(record.attributes.ApproximateReceiveCount ?? '1');
+  return receives >= UNEXPECTED_FAILURES_BEFORE_PARKING
+    ? parked(await deps.delivery.park({ body: record.body, reason: `unexpected_error:${errorReason(error)}` }, deps.budget))
+    : 'retry_later';
+}
+
+/** What a record is, read before anything is posted; the configuration names where it goes. */
+async function plan(record: QueueRecord, deps: RetryDependencies, holdUntil: number): Promise<Planned> {
+  const job = parseDeliveryJob(record.body);
+  const closing = job || !deps.groups ? undefined : parseGroupCloseJob(record.body);
+  if (closing && deps.groups) {
+    const store = deps.groups;
+    return posting(record, closing.destination, deps, false, (target) => closeRecord(record, closing, target, deps, store));
+  }
+  const escalation = job || closing || !deps.escalations ? undefined : parseEscalationJob(record.body);
+  if (escalation && deps.escalations) {
+    const ports = deps.escalations;
+    // Copies of one escalation go in order, so that a later one finds it escalated rather than leased.
+    const lane = `escalation:${anomalyRecordId(escalation.message, escalation.from)}`;
+    return { lane, run: () => escalationRecord(record, escalation, deps, ports, holdUntil) };
+  }
+  const costEvent = job || closing || escalation || !deps.costEvents ? undefined : parseCostEventJob(record.body);
+  if (costEvent && deps.costEvents) {
+    const writer = deps.costEvents;
+    // One after another: the platform's rate limit counts them all, whatever account they are for.
+    return { lane: 'cost_events', run: () => costEventRecord(record, costEvent, deps, writer) };
+  }
+  if (!job) return { outcome: parked(await deps.delivery.park({ body: record.body, reason: 'malformed_message' }, deps.budget)) };
+  return posting(record, job.destination, deps, job.quiet, (target, wentBack) => deliverRecord(record, job, target, wentBack, deps));
+}
+
+/** A record that posts to a configured destination, at that destination's pace. */
+async function posting(
+  record: QueueRecord,
+  name: string,
+  deps: RetryDependencies,
+  quiet: boolean | undefined,
+  run: (target: Target, wentBack: number) => Promise<RecordOutcome>,
+): Promise<Planned> {
+  const found = await configuredTarget(record, name, deps, quiet);
+  if ('outcome' in found) return found;
+  const { target } = found;
+  const service = deps.delivery.serviceFor(target.destination);
+  return {
+    pace: { key: service.paceKey(addressOf(target.destination)), intervalMs: service.minIntervalMs, destination: name },
+    run: (wentBack) => run(target, wentBack),
+  };
 }
 
 const metrics = (deps: RetryDependencies): Metrics => deps.metrics ?? noMetrics;
@@ -99,37 +245,24 @@ function changeVisibility(deps: RetryDependencies, record: QueueRecord, seconds:
   );
 }
 
-async function processRecord(record: QueueRecord, deps: RetryDependencies): Promise<RecordOutcome> {
+/** A queued alert's next attempt, in its slot. */
+async function deliverRecord(
+  record: QueueRecord,
+  job: DeliveryJob,
+  target: Target,
+  wentBack: number,
+  deps: RetryDependencies,
+): Promise<RecordOutcome> {
   const { delivery, budget } = deps;
-  const job = parseDeliveryJob(record.body);
-  const closing = job || !deps.groups ? undefined : parseGroupCloseJob(record.body);
-  if (closing && deps.groups) return closeRecord(record, closing, deps, deps.groups);
-  const escalation = job || closing || !deps.escalations ? undefined : parseEscalationJob(record.body);
-  if (escalation && deps.escalations) return escalationRecord(record, escalation, deps, deps.escalations);
-  if (!job) return parked(await delivery.park({ body: record.body, reason: 'malformed_message' }, budget));
   const log = deps.logger.child({ deliveryId: job.deliveryId, destination: job.destination });
-
-  const found = await configuredTarget(record, job.destination, deps, job.quiet);
-  if ('outcome' in found) return found.outcome;
-  const { target } = found;
-  const { destination } = target;
+  // Each receive is an attempt, but those that only sent it back to wait for its slot.
+  const receives = Number(record.attributes.ApproximateReceiveCount ?? '1') - wentBack;
   // A kind whose follow-ups depend on what was decided meanwhile (a pager: nothing after Expected) reads it again.
-  if (job.anomaly?.kind === 'follow_up' && kindOf(destination).followUpsReadTriage && deps.ledger) {
+  if (job.anomaly?.kind === 'follow_up' && kindOf(target.destination).followUpsReadTriage && deps.ledger) {
     job.anomaly = await deps.ledger.followUpNow(job.message, job.destination, job.anomaly, budget);
   }
-  const service = delivery.serviceFor(destination);
-  const key = service.paceKey(addressOf(destination));
-
-  // Leave what cannot be finished to a later invocation rather than be cut off mid-post.
-  const wait = deps.pacer.delayFor(key);
-  if (!budget.fits(wait + deps.postTimeoutMs + AFTER_POST_MS)) {
-    await changeVisibility(deps, record, Math.ceil(wait / 1000) + 1).catch(() => undefined);
-    return 'not_attempted';
-  }
-  await deps.pacer.wait(key, deps.minIntervalMs ?? service.minIntervalMs);
-  const receives = Number(record.attributes.ApproximateReceiveCount ?? '1');
   const attempts = job.attempt + receives;
-  const type = destinationType(destination);
+  const type = destinationType(target.destination);
   metrics(deps).add(retryAttemptMetric(type));
   const decision = await delivery.again({ job, target, attempts, maxAttempts: deps.maxAttempts }, budget);
 
@@ -164,8 +297,7 @@ async function processRecord(record: QueueRecord, deps: RetryDependencies): Prom
     return parked(await delivery.park({ body: updated, reason: decision.reason, destination: job.destination }, budget));
   }
   metrics(deps).add(deliveryMetric('queued', type));
-
-  if (decision.retryAfterMs !== undefined) deps.pacer.holdFor(key, decision.retryAfterMs);
+  // A Retry-After holds the key already: the paced services told the pacer of the answer.
   await changeVisibility(deps, record, decision.delaySeconds).catch((error: unknown) =>
     log.warn('could not set when to retry; the queue visibility timeout applies', { error: errorReason(error) }),
   );
@@ -198,23 +330,18 @@ async function configuredTarget(
     const reason = 'destination_not_configured';
     return { outcome: parked(await deps.delivery.park({ body: record.body, reason, destination: name }, deps.budget)) };
   }
-  return { target: targetOf(name, loaded.config.destinations[name]!, loaded.config.slack, quiet) };
+  return { target: targetOf(name, loaded.config.destinations[name]!, loaded.config.slack, quiet, loaded.config.platform) };
 }
 
-/** A group's closing job: post what the group holds, as one message or digests, like any alert. */
-async function closeRecord(record: QueueRecord, job: GroupCloseJob, deps: RetryDependencies, store: GroupStore): Promise<RecordOutcome> {
+/** A group's closing job, in its slot: post what the group holds, as one message or digests, like any alert. */
+async function closeRecord(
+  record: QueueRecord,
+  job: GroupCloseJob,
+  target: Target,
+  deps: RetryDependencies,
+  store: GroupStore,
+): Promise<RecordOutcome> {
   const { delivery, budget } = deps;
-  const found = await configuredTarget(record, job.destination, deps);
-  if ('outcome' in found) return found.outcome;
-  const { target } = found;
-  const { destination } = target;
-  const key = delivery.serviceFor(destination).paceKey(addressOf(destination));
-  const wait = deps.pacer.delayFor(key);
-  if (!budget.fits(wait + deps.postTimeoutMs + AFTER_POST_MS)) {
-    await settleVisibility(deps, record, Math.ceil(wait / 1000) + 1);
-    return 'not_attempted';
-  }
-  await deps.pacer.wait(key, deps.minIntervalMs ?? delivery.serviceFor(destination).minIntervalMs);
   const closeDeps = {
     store,
     delivery,
@@ -222,7 +349,7 @@ async function closeRecord(record: QueueRecord, job: GroupCloseJob, deps: RetryD
     ...(deps.metrics ? { metrics: deps.metrics } : {}),
     ...(deps.ledger ? { ledger: deps.ledger } : {}),
     ...(deps.escalations ? { held: deps.escalations.held } : {}),
-    now: Date.now,
+    now: deps.now ?? Date.now,
     sleep: deps.sleep ?? sleep,
     reserveMs: AFTER_POST_MS,
     postTimeoutMs: deps.postTimeoutMs,
@@ -231,7 +358,6 @@ async function closeRecord(record: QueueRecord, job: GroupCloseJob, deps: RetryD
   if (outcome.kind === 'closed') return 'delivered';
   // Each alert is parked as its own delivery job; the closing job itself is done.
   if (outcome.kind === 'parked') return 'parked';
-  if (outcome.retryAfterMs !== undefined) deps.pacer.holdFor(key, outcome.retryAfterMs);
   await settleVisibility(deps, record, outcome.delaySeconds);
   deps.logger.warn('group closing will be retried', {
     destination: job.destination,
@@ -243,13 +369,15 @@ async function closeRecord(record: QueueRecord, job: GroupCloseJob, deps: RetryD
 
 /**
  * An anomaly's escalation: sent again with the time left while it is not due; when due, posted to
- * the destination it goes to. Done either way, unless the configuration cannot be read.
+ * the destination it goes to, in that destination's slot. Done either way, unless the
+ * configuration cannot be read.
  */
 async function escalationRecord(
   record: QueueRecord,
   job: EscalationJob,
   deps: RetryDependencies,
   ports: NonNullable<RetryDependencies['escalations']>,
+  holdUntil: number,
 ): Promise<RecordOutcome> {
   // Left to a later invocation rather than cut off between its lease and its post.
   if (!deps.budget.fits(deps.postTimeoutMs + AFTER_POST_MS + QUEUE_CALL_BUDGET_MS)) {
@@ -258,11 +386,84 @@ async function escalationRecord(
   }
   const outcome = await processEscalation(
     job,
-    { ...ports, config: deps.config, logger: deps.logger, ...(deps.metrics ? { metrics: deps.metrics } : {}), now: deps.now ?? Date.now },
+    {
+      ...ports,
+      first: pacedFirst(ports.first, deps, holdUntil),
+      config: deps.config,
+      logger: deps.logger,
+      ...(deps.metrics ? { metrics: deps.metrics } : {}),
+      now: deps.now ?? Date.now,
+    },
     deps.budget,
     record.messageId,
   );
   return outcome === 'done' ? 'delivered' : 'retry_later';
+}
+
+/** What one queued cost event may take: a token, the directory, a claim, the platform's answer and its record. */
+export const COST_EVENT_CALL_MS = 10_000;
+/** A cost event the platform could not take yet waits this long after its first failure, doubling up to SQS's longest delay. */
+const COST_EVENT_BACKOFF_SECONDS = 30;
+const LONGEST_DELAY_SECONDS = 900;
+
+/**
+ * A cost event the triage function could not write in time: written (or deleted) now; tried again
+ * later while the platform cannot take it, and parked for a human after `maxAttempts` receives.
+ */
+async function costEventRecord(
+  record: QueueRecord,
+  job: CostEventJob,
+  deps: RetryDependencies,
+  writer: CostEventWriter,
+): Promise<RecordOutcome> {
+  if (!deps.budget.fits(COST_EVENT_CALL_MS + AFTER_POST_MS)) {
+    await settleVisibility(deps, record, 1);
+    return 'not_attempted';
+  }
+  const receives = Number(record.attributes.ApproximateReceiveCount ?? '1');
+  try {
+    const outcome = await deps.budget.step(
+      'cost_event',
+      COST_EVENT_CALL_MS,
+      (signal) => writer.apply(job.change, job.subject, signal),
+      AFTER_POST_MS,
+    );
+    metrics(deps).add(costEventMetric(outcome));
+    deps.logger.info('cost event', { change: job.change, outcome, attempt: receives + 1 });
+    return 'delivered';
+  } catch (error) {
+    const reason = errorReason(error);
+    if (receives + 1 >= deps.maxAttempts) {
+      deps.logger.error('cost event parked after its last attempt', { change: job.change, reason });
+      const done = await deps.delivery.park({ body: record.body, reason: `cost_event_failed:${reason}` }, deps.budget);
+      if (done) metrics(deps).add(costEventMetric('parked'));
+      return parked(done);
+    }
+    const delay = Math.min(LONGEST_DELAY_SECONDS, COST_EVENT_BACKOFF_SECONDS * 2 ** (receives - 1));
+    deps.logger.warn('cost event will be retried', { change: job.change, reason, delaySeconds: delay });
+    await settleVisibility(deps, record, delay);
+    return 'retry_later';
+  }
+}
+
+/**
+ * An escalation's first attempt at the destination it goes to, in that destination's next slot
+ * like any post there. A slot too far off for this invocation sends the escalation back to wait
+ * for it (its lease ends; lib/escalation's `unheld`).
+ */
+function pacedFirst(first: FirstAttempt, deps: RetryDependencies, holdUntil: number): FirstAttempt {
+  const now = deps.now ?? Date.now;
+  return async (alert, budget) => {
+    const { destination } = alert.target;
+    const service = deps.delivery.serviceFor(destination);
+    const key = service.paceKey(addressOf(destination));
+    const wait = deps.pacer.delayFor(key);
+    if (now() + wait > holdUntil || !budget.fits(wait + deps.postTimeoutMs + AFTER_POST_MS)) {
+      return { kind: 'unheld', reason: 'paced', retryAfterMs: Math.max(1_000, wait) };
+    }
+    await deps.pacer.wait(key, service.minIntervalMs);
+    return first(alert, budget);
+  };
 }
 
 /** A late visibility change only means SQS's own visibility timeout applies. */

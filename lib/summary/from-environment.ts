@@ -1,5 +1,6 @@
-import { awsJsonClient, DYNAMODB, SECRETS_MANAGER } from '../aws/json-client.js';
+import { DYNAMODB, SECRETS_MANAGER } from '../aws/json-client.js';
 import { DYNAMODB_LIMITS, SECRETS_MANAGER_READ_LIMITS } from '../aws/limits.js';
+import { type AwsPorts, jsonClientFor } from '../aws/ports.js';
 import { configSourceFor, createRelayConfigStore } from '../config/store.js';
 import { postTimeoutFrom } from '../delivery/deliver.js';
 import { coldStartTracker, createLogger, type Logger, logLevelFrom } from '../log/logger.js';
@@ -25,6 +26,8 @@ export interface SummaryWiringOptions {
   /** A key given directly, for `npm start`, which makes one per session. */
   tokenKey?: string;
   now?: () => number;
+  /** Where AWS calls go; AWS itself by default (the simulation gives stand-ins). */
+  aws?: AwsPorts;
 }
 
 /** One invocation: the event as Lambda delivers it, within the invocation's budget. */
@@ -38,7 +41,7 @@ export function createSummaryFromEnvironment(
   const log = options.logger ?? createLogger({ level: logLevelFrom(env) });
   const reading = readEnvironment(summaryEnvironmentSchema, env);
   const tableName = reading.ok ? reading.settings.DEDUP_TABLE_NAME : undefined;
-  const dynamo = tableName ? awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS }) : undefined;
+  const dynamo = tableName ? jsonClientFor(DYNAMODB, DYNAMODB_LIMITS, options.aws) : undefined;
   const records = options.records ?? (dynamo && tableName ? dynamoSummaryRecords(dynamo, tableName) : undefined);
   const weeks = options.weeks ?? (dynamo && tableName ? dynamoSummaryWeeks(dynamo, tableName, options.now) : undefined);
   if (!reading.ok || !records || !weeks) {
@@ -53,11 +56,11 @@ export function createSummaryFromEnvironment(
   }
   const settings = reading.settings;
   const config = createRelayConfigStore({
-    source: configSourceFor(settings.RELAY_CONFIG_SECRET_ID, log, false),
+    source: configSourceFor(settings.RELAY_CONFIG_SECRET_ID, log, false, options.aws),
     ttlSeconds: 300,
     logger: log,
   });
-  const secrets = awsJsonClient(SECRETS_MANAGER, { limits: SECRETS_MANAGER_READ_LIMITS });
+  const secrets = jsonClientFor(SECRETS_MANAGER, SECRETS_MANAGER_READ_LIMITS, options.aws);
   const readKey = settings.TRIAGE_KEY_SECRET_ID ? triageKeyReader(secrets, settings.TRIAGE_KEY_SECRET_ID) : undefined;
   const run = createSummaryRun({
     config: () => config.current(),

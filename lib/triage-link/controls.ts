@@ -1,8 +1,9 @@
 import type { AwsJsonCall } from '../aws/json-client.js';
-import type { DigestTriagePort, TriageControlsPort } from '../delivery/deliver.js';
+import type { ChartLinkPort, DigestTriagePort, TriageControlsPort } from '../delivery/deliver.js';
 import { anomalyRecordId } from '../message/anomaly.js';
 import { kindOf } from '../notify/kinds.js';
 import type { LinkSigner } from './lazy-links.js';
+import { alertSubject } from './subject.js';
 
 /** How long a read of the link key started ahead of time may take. */
 const PRIME_TIMEOUT_MS = 3_000;
@@ -37,7 +38,8 @@ export function triageControls(options: TriageControlsOptions): TriageControlsPo
   };
   const port: TriageControlsPort = ({ target, message, origin }) => {
     const { destination } = target;
-    if (target.buttons) return { buttons: anomalyRecordId(message, target.name) };
+    if (target.buttons)
+      return { buttons: anomalyRecordId(message, target.name), about: { destination: target.name, ...alertSubject(message) } };
     const kind = kindOf(destination);
     if (!linksOn || origin === undefined || !kind.links(destination)) return undefined;
     const alert = {
@@ -55,10 +57,16 @@ export function triageControls(options: TriageControlsOptions): TriageControlsPo
     if (!linksOn || !(target.buttons || kindOf(target.destination).links(target.destination))) return undefined;
     return async (anomalies, signal) => (await load()).digestLink({ origin, destination: target.name, anomalies, thread }, signal);
   };
+  // The picture needs the account (and the link key); which messages carry one, the delivery core decides.
+  const chart: ChartLinkPort = ({ message, origin }) => {
+    if (!linksOn || !message.payload.account_id?.trim()) return undefined;
+    return async (signal) => (await load()).chartLink({ origin, message }, signal);
+  };
   // Once the key is read it stays for the container: later requests start nothing, not even a timer.
   let primed = false;
   return Object.assign(port, {
     digest,
+    chart,
     prime() {
       if (!linksOn || primed) return;
       primed = true;

@@ -4,13 +4,12 @@
 import type { AwsJsonCall } from '../aws/json-client.js';
 import type { DigestPageFields } from '../format/digest-token.js';
 import type { WebhookMessage } from '../message/schema.js';
+import { alertDay, chartLink } from './chart.js';
 import { TriageKeyInvalidError, triageKeyReader } from './key.js';
 import { accountLabel, signDigestToken, type TriageTokenFields, triageLink } from './sign.js';
+import { ACCOUNT_ID_MAX, ACCOUNT_MAX, oneLine as line, TITLE_MAX } from './subject.js';
 
 /** What a link shows on the page: one line each, short, so the link stays short. */
-const TITLE_MAX = 150;
-const ACCOUNT_MAX = 100;
-const line = (text: string | undefined, max: number) => (text ?? '').replace(/\s+/g, ' ').trim().slice(0, max);
 
 export interface LinkAlert {
   origin: string;
@@ -50,6 +49,17 @@ export function createLinkSigner(options: {
         ...(alert.threadKey ? { k: alert.threadKey } : {}),
       };
       return triageLink(alert.origin, await key(signal), fields, options.now());
+    },
+    /** The link of the picture of the alert's account's daily cost, up to the alert's day. */
+    async chartLink(alert: { origin: string; message: WebhookMessage }, signal: AbortSignal): Promise<string> {
+      const { payload, metadata } = alert.message;
+      const name = line(payload.account_name, ACCOUNT_MAX);
+      const fields = {
+        a: line(payload.account_id, ACCOUNT_ID_MAX),
+        d: alertDay(metadata.timestamp, options.now()),
+        ...(name ? { n: name } : {}),
+      };
+      return chartLink(alert.origin, await key(signal), fields, options.now());
     },
     /** The link of a digest's page, listing each anomaly it names (lib/group measured it within DIGEST_LINK_MAX). */
     async digestLink(digest: { origin: string } & DigestPageFields, signal: AbortSignal) {

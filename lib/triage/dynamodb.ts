@@ -40,7 +40,8 @@ function recordOf(item: Record<string, Attribute>): TriageRecord {
   });
   const channel = item['channel']?.S;
   const ts = item['ts']?.S;
-  return { triage, audit, ...(channel && ts ? { opening: { channel, ts } } : {}) };
+  const firstSeen = Number(item['firstSeen']?.N);
+  return { triage, audit, ...(channel && ts ? { opening: { channel, ts } } : {}), ...(Number.isFinite(firstSeen) ? { firstSeen } : {}) };
 }
 
 /** Triage state on the anomaly item: the relay's item, extended with triage attributes, an audit list and a version. */

@@ -1,3 +1,4 @@
+import type { CostEventChange, CostEventSubject } from '../cost-events/events.js';
 import { withoutControls } from '../format/fit.js';
 import { inertText, singleLine } from '../format/text.js';
 import { triageLine, triageName } from '../format/triage.js';
@@ -11,6 +12,9 @@ import { REOPEN, type TriageAction } from '../vocabulary/triage.js';
 import { PAGE_HEADERS, renderDigestPage, renderTriagePage } from './page.js';
 import { triageActionSchema } from './state.js';
 import type { TriageStore } from './store.js';
+
+/** The longest note a person may give with "Expected" for its cost event. */
+export const COST_EVENT_NOTE_MAX = 500;
 
 export interface TriageRequest {
   method: string;
@@ -28,6 +32,8 @@ export interface TriageAnswer {
   statusCode: number;
   headers: Record<string, string>;
   body: string;
+  /** A picture's bytes, base64 (API Gateway decodes them for the client). */
+  isBase64Encoded?: boolean;
 }
 
 export interface TriagePorts {
@@ -52,6 +58,18 @@ export interface TriagePorts {
   metrics: Metrics;
   logger: Logger;
   now: () => number;
+  /**
+   * Writes "Expected" to the platform as a cost event, or deletes it on a reopen (lib/cost-events),
+   * where the configuration asks for it; within its own time, the rest left to the retry queue.
+   */
+  costEvents?: {
+    /** Whether the configuration asks for them now (`platform.costEvents`). */
+    enabled(): Promise<boolean>;
+    /** One subject is written at once where it can be; several (a digest's "all") wait on the retry queue, paced there. */
+    apply(change: CostEventChange, subjects: readonly CostEventSubject[], budget: InvocationBudget): Promise<void>;
+  };
+  /** `GET /chart/<token>`: the picture of an account's cost trend (lib/trend); undefined where the stack has no platform login (404). */
+  chart?: (token: string, budget: InvocationBudget) => Promise<TriageAnswer>;
 }
 
 /** A kind's clicks, as the triage function serves them. */
@@ -77,9 +95,9 @@ const text = (statusCode: number, body: string): TriageAnswer => ({
   body,
 });
 
-/** The token in a `/triage/<token>` path; a path that does not decode is no token (403, like a forged one). */
-function pathToken(path: string): string {
-  const raw = path.slice('/triage/'.length);
+/** The token in a `/triage/<token>` or `/chart/<token>` path; a path that does not decode is no token (403, like a forged one). */
+function pathToken(path: string, prefix = '/triage/'): string {
+  const raw = path.slice(prefix.length);
   try {
     return decodeURIComponent(raw);
   } catch {
@@ -114,6 +132,7 @@ export function createTriageHandler(ports: TriagePorts) {
     const nowSeconds = Math.floor(ports.now() / 1000);
     const who = triageName(click.userName);
     let edited: ReturnType<Interactions['update']>;
+    let costEvent: Promise<void> | undefined;
     try {
       const outcome = await budget.step('triage_store', SLACK_STORE_BUDGET_MS, async (signal) => {
         // Remembered in the table, so the same signed click replayed into any container is refused.
@@ -132,17 +151,26 @@ export function createTriageHandler(ports: TriagePorts) {
       count(click.action, type);
       log.info('triage action', { action: click.action, destinationType: type });
       edited = interactions.update(click, { state: outcome.change.state.state }, nowSeconds);
+      const { about } = click;
+      if (about) {
+        const anomaly = { title: about.title, account: about.accountId, destination: about.destination, anomalyId: click.anomalyId };
+        costEvent = costEventsFor(click.action, who, [anomaly], budget);
+      }
     } catch (error) {
       // Cut off in time: the click is answered, and the message says it did not take.
       log.error('cannot record a triage action', { reason: errorReason(error) });
       edited = interactions.update(click, { failed: true }, nowSeconds);
     }
-    try {
-      await budget.step('slack_update', SLACK_UPDATE_BUDGET_MS, (signal) => ports.postAsApp(edited.to, edited.payload, signal));
-    } catch (error) {
-      // The state is recorded; the message shows it with the anomaly's next follow-up.
-      log.warn('cannot update the message after a triage action', { reason: errorReason(error) });
-    }
+    // The platform hears of it beside the message's edit, within its own share of the time.
+    await Promise.all([
+      budget
+        .step('slack_update', SLACK_UPDATE_BUDGET_MS, (signal) => ports.postAsApp(edited.to, edited.payload, signal))
+        .catch((error: unknown) => {
+          // The state is recorded; the message shows it with the anomaly's next follow-up.
+          log.warn('cannot update the message after a triage action', { reason: errorReason(error) });
+        }),
+      costEvent,
+    ]);
     return text(200, '');
   }
 
@@ -171,27 +199,63 @@ export function createTriageHandler(ports: TriagePorts) {
       const action = triageActionSchema.safeParse(form.get('action'));
       if (!action.success) return text(400, 'Unknown action.');
       const who = triageName(form.get('name') ?? '');
+      const note = (form.get('note') ?? '').trim().slice(0, COST_EVENT_NOTE_MAX);
       const outcome = await budget.step('triage_store', SLACK_STORE_BUDGET_MS * 2, (signal) =>
         ports.store.apply(token.a, action.data, who, nowSeconds, signal),
       );
       if (outcome.kind === 'unchanged') notice = 'Nothing changed: the anomaly is already in that state.';
       else {
         await counted(token.d, action.data, 1);
-        notice = await told(budget, token, {
-          action: action.data,
-          line: triageLine(action.data, who, nowSeconds),
-          by: who,
-          at: nowSeconds,
-          ...link,
-        });
+        // The platform hears of it beside the chat, never holding up the answer beyond its own time.
+        const [said] = await Promise.all([
+          told(budget, token, { action: action.data, line: triageLine(action.data, who, nowSeconds), by: who, at: nowSeconds, ...link }),
+          costEventsFor(action.data, who, [{ title: token.t, account: token.c, destination: token.d, note, anomalyId: token.a }], budget),
+        ]);
+        notice = said;
       }
     }
     const record = await budget.step('triage_read', SLACK_STORE_BUDGET_MS * 2, (signal) => ports.store.read(token.a, signal));
     return {
       statusCode: 200,
       headers: { ...PAGE_HEADERS },
-      body: renderTriagePage({ title: token.t, account: token.c, destination: token.d, record, nowSeconds, ...(notice ? { notice } : {}) }),
+      body: renderTriagePage({
+        title: token.t,
+        account: token.c,
+        destination: token.d,
+        record,
+        nowSeconds,
+        ...(notice ? { notice } : {}),
+        ...((await ports.costEvents?.enabled().catch(() => false)) ? { noteField: true } : {}),
+      }),
     };
+  }
+
+  /**
+   * The cost events an applied action means (Expected writes one per anomaly, Reopen deletes it),
+   * where the configuration asks for them; each one's day is its anomaly's first sighting as its
+   * item records it. Never throws: the action is recorded whatever becomes of its event.
+   */
+  async function costEventsFor(
+    action: TriageAction,
+    by: string,
+    anomalies: ReadonlyArray<{ title: string; account: string; destination: string; note?: string; anomalyId: string }>,
+    budget: InvocationBudget,
+  ): Promise<void> {
+    const change = action === 'expected' ? 'write' : action === REOPEN ? 'delete' : undefined;
+    if (!change || anomalies.length === 0 || !ports.costEvents || !(await ports.costEvents.enabled().catch(() => false))) return;
+    const records = await budget
+      .step('triage_read', SLACK_STORE_BUDGET_MS, (signal) => Promise.all(anomalies.map((a) => ports.store.read(a.anomalyId, signal))))
+      .catch(() => []);
+    const today = Math.floor(ports.now() / 1000);
+    const subjects = anomalies.map(({ anomalyId: _id, note, ...about }, i) => ({
+      ...about,
+      by,
+      ...(note && change === 'write' ? { note } : {}),
+      day: new Date((records[i]?.firstSeen ?? today) * 1000).toISOString().slice(0, 10),
+    }));
+    await ports.costEvents
+      .apply(change, subjects, budget)
+      .catch((error: unknown) => log.error('cost event neither written nor queued', { reason: errorReason(error) }));
   }
 
   /** Counts `changed` actions at the destination's type, and logs them. */
@@ -274,7 +338,17 @@ export function createTriageHandler(ports: TriagePorts) {
           ...(digest.k !== undefined ? { k: digest.k } : {}),
           e: digest.e,
         };
-        notice = await told(budget, token, { action: action.data, line, by: who, at: nowSeconds, ...link });
+        const anomaliesChanged = changed.map((a) => ({
+          title: a.title,
+          account: a.account,
+          destination: digest.d,
+          anomalyId: a.anomalyId,
+        }));
+        const [said] = await Promise.all([
+          told(budget, token, { action: action.data, line, by: who, at: nowSeconds, ...link }),
+          costEventsFor(action.data, who, anomaliesChanged, budget),
+        ]);
+        notice = said;
       }
     }
     const records = await budget.step('triage_read', SLACK_STORE_BUDGET_MS * 2, (signal) =>
@@ -298,6 +372,9 @@ export function createTriageHandler(ports: TriagePorts) {
       if (app) return await interaction(request, budget, app);
       if (request.path.startsWith('/triage/') && (request.method === 'GET' || request.method === 'POST')) {
         return await triagePage(request, budget);
+      }
+      if (request.path.startsWith('/chart/') && request.method === 'GET' && ports.chart) {
+        return await ports.chart(pathToken(request.path, '/chart/'), budget);
       }
       return text(404, 'Not found.');
     } catch (error) {

@@ -27,6 +27,8 @@ export interface TriagePageView {
   nowSeconds: number;
   /** Shown after a POST: what was done. */
   notice?: string;
+  /** The configuration writes "Expected" as a cost event: the form asks why. */
+  noteField?: boolean;
 }
 
 function stateLine(view: Pick<TriagePageView, 'record' | 'nowSeconds'>): string {
@@ -67,11 +69,15 @@ export function renderTriagePage(view: TriagePageView): string {
     `<h1>${escapeHtml(view.title)}</h1>
 ${noticeOf(view.notice)}
 <dl><dt>Account</dt><dd>${escapeHtml(view.account)}</dd><dt>Destination</dt><dd id="destination">${escapeHtml(view.destination)}</dd><dt>State</dt><dd id="state">${escapeHtml(stateLine(view))}</dd></dl>
-<form method="post">${nameField}
+<form method="post">${nameField}${view.noteField ? noteField : ''}
 <p>${TRIAGE_ACTIONS.map((action) => button(action, TRIAGE[action].label)).join('')}</p></form>
 <h2>History</h2>${history ? `<ul>${history}</ul>` : '<p>No actions yet.</p>'}`,
   );
 }
+
+/** Why it is expected, in a few words, for the cost event "Expected" writes on the platform's charts. */
+const noteField =
+  '<p><label for="note">Why it is expected (optional; shown on the cost platform\'s charts)</label><br><textarea id="note" name="note" maxlength="500" rows="2" cols="40"></textarea></p>';
 
 /** One anomaly of a digest's page: what its link carries, and its record now. */
 export interface DigestPageItem {

@@ -7,6 +7,8 @@ export interface TriageRecord {
   triage: TriageState;
   audit: TriageAudit[];
   opening?: MessageRef;
+  /** When the anomaly was first seen at the destination (epoch seconds), where the item says. */
+  firstSeen?: number;
 }
 
 /** What became of an action: applied, or a repeat of the state as it stands, which changes nothing. */

@@ -29,7 +29,7 @@ export interface FakeAccount {
 /** Where the list sits in the answer: the envelope is undocumented, so tests try each. */
 export type Envelope = 'array' | 'data' | 'accounts' | 'costCenters' | 'items';
 
-export type Endpoint = 'token' | 'accounts' | 'costCenters' | 'costCentersV1';
+export type Endpoint = 'token' | 'accounts' | 'costCenters' | 'costCentersV1' | 'costAndUsage' | 'events' | 'eventList' | 'eventDelete';
 
 export type PlatformBehaviour =
   | { kind: 'normal' }
@@ -75,6 +75,10 @@ export interface FakePlatform {
   requests: PlatformRequest[];
   /** Every bearer token handed out, in order. */
   issuedTokens: string[];
+  /** Daily cost per cloud account and day (`YYYY-MM-DD`); a day without one has no row. */
+  dailyCosts: Map<string, Map<string, number | string>>;
+  /** Cost events written, by uuid, with the payer's account key they belong to; `deleted` once deleted. */
+  events: Map<string, { accountKey: number; body: Record<string, unknown>; deleted?: boolean }>;
   /** With `accountKey`, only requests whose API key is scoped to that payer get it. */
   setBehaviour(endpoint: Endpoint, behaviour: PlatformBehaviour, accountKey?: number): void;
   /** The next `count` requests to `endpoint` get `behaviour`, then its usual behaviour again. */
@@ -112,8 +116,25 @@ const PATHS: Record<string, Endpoint> = {
   '/api/v2/user-management/accounts/data-access/payer-accounts': 'accounts',
   '/api/v2/user-management/cost-centers/management/list': 'costCenters',
   '/api/v1/users/cost-centers': 'costCentersV1',
+  '/api/v2/invoices/cost-and-usage': 'costAndUsage',
+  '/api/v1/users/events': 'events',
 };
-const METHODS: Record<Endpoint, string> = { token: 'POST', accounts: 'GET', costCenters: 'GET', costCentersV1: 'GET' };
+const endpointOf = (path: string, method: string | undefined): Endpoint | undefined =>
+  PATHS[path] === 'events' && method === 'GET'
+    ? 'eventList'
+    : (PATHS[path] ?? (/^\/api\/v1\/users\/events\/[^/]+$/.test(path) ? 'eventDelete' : undefined));
+const METHODS: Record<Endpoint, string> = {
+  token: 'POST',
+  accounts: 'GET',
+  costCenters: 'GET',
+  costCentersV1: 'GET',
+  costAndUsage: 'GET',
+  events: 'POST',
+  eventList: 'GET',
+  eventDelete: 'DELETE',
+};
+/** The query the cost-and-usage call must carry (reference/cost-api.md), besides the account and the dates. */
+const COST_QUERY = { groupBy: 'linkedaccid', periodGranLevel: 'day', costType: 'cost', isAmortized: 'true' };
 
 const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
@@ -139,6 +160,8 @@ export async function startFakePlatform(options: FakePlatformOptions = {}): Prom
 
   const requests: PlatformRequest[] = [];
   const issuedTokens: string[] = [];
+  const dailyCosts = new Map<string, Map<string, number | string>>();
+  const events = new Map<string, { accountKey: number; body: Record<string, unknown>; deleted?: boolean }>();
   const validTokens = new Set<string>();
   const behaviours = new Map<Endpoint, PlatformBehaviour>();
   const payerBehaviours = new Map<string, PlatformBehaviour>();
@@ -191,12 +214,8 @@ export async function startFakePlatform(options: FakePlatformOptions = {}): Prom
     return { account };
   };
 
-  const handle = (
-    endpoint: Endpoint,
-    req: IncomingMessage,
-    body: string,
-    query: URLSearchParams,
-  ): { status: number; body?: unknown; hang?: boolean } => {
+  const handle = (endpoint: Endpoint, req: IncomingMessage, body: string, url: URL): { status: number; body?: unknown; hang?: boolean } => {
+    const query = url.searchParams;
     if (req.method !== METHODS[endpoint]) return { status: 405, body: { message: 'Method Not Allowed' } };
     if (endpoint === 'token') {
       if (!(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json'))
@@ -217,15 +236,15 @@ export async function startFakePlatform(options: FakePlatformOptions = {}): Prom
       return { status: 429, body: { message: 'Too Many Requests' } };
     }
     if (req.headers['accept'] !== 'application/json') return { status: 400, body: { message: 'accept must be application/json' } };
+    const accountScoped = endpoint !== 'accounts';
     // Exactly as issued: a "Bearer " prefix is refused, as reported for the real platform.
     const authorization = req.headers['authorization'];
     if (!authorization || !validTokens.has(authorization)) return { status: 401, body: { message: 'Unauthorized' } };
     const apikey = req.headers['apikey'];
-    const costCenterList = endpoint === 'costCenters' || endpoint === 'costCentersV1';
-    const key = checkKey(typeof apikey === 'string' ? apikey : undefined, costCenterList);
+    const key = checkKey(typeof apikey === 'string' ? apikey : undefined, accountScoped);
     if ('status' in key) {
-      // Without an account-scoped key the cost-center list hangs until a gateway timeout.
-      if (costCenterList && key.status === 400 && typeof apikey === 'string' && apikey.split(':')[1] === '-1') {
+      // Without an account-scoped key these calls hang until a gateway timeout.
+      if (accountScoped && key.status === 400 && typeof apikey === 'string' && apikey.split(':')[1] === '-1') {
         return { status: 0, hang: true };
       }
       return { status: key.status, body: { message: key.status === 401 ? 'Unauthorized' : 'Invalid apikey' } };
@@ -244,6 +263,52 @@ export async function startFakePlatform(options: FakePlatformOptions = {}): Prom
       return page(records, settings.accountsEnvelope, token);
     }
     const account = key.account as FakeAccount;
+    if (endpoint === 'costAndUsage') {
+      for (const [name, value] of Object.entries(COST_QUERY)) {
+        if (query.get(name) !== value) return { status: 400, body: { message: `${name} must be ${value}` } };
+      }
+      const accountId = query.get('filters[linkedaccid]') ?? '';
+      const [from, to] = [query.get('startDate') ?? '', query.get('endDate') ?? ''];
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(from) || !/^\d{4}-\d{2}-\d{2}$/.test(to)) return { status: 400, body: { message: 'dates' } };
+      const rows = [...(dailyCosts.get(accountId) ?? new Map())]
+        .filter(([day]) => day >= from && day <= to)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([day, cost]) => ({ group_by: accountId, usage_date: day, account_id: accountId, total_cost: cost, total_usage_quantity: 1 }));
+      return page(rows, 'data', token);
+    }
+    if (endpoint === 'eventList') {
+      const [from, to] = [query.get('startDate') ?? '', query.get('endDate') ?? ''];
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(from) || !/^\d{4}-\d{2}-\d{2}$/.test(to)) return { status: 400, body: { message: 'dates' } };
+      const listed = [...events]
+        .filter(
+          ([, e]) => !e.deleted && e.accountKey === account.accountKey && String(e.body['date']) >= from && String(e.body['date']) <= to,
+        )
+        .map(([uuid, e]) => ({ uuid, account_key: e.accountKey, ...e.body }));
+      return { status: 200, body: listed };
+    }
+    if (endpoint === 'events' || endpoint === 'eventDelete') {
+      if (endpoint === 'eventDelete') {
+        const uuid = decodeURIComponent(url.pathname.split('/').pop() ?? '');
+        const event = events.get(uuid);
+        if (!event || event.deleted || event.accountKey !== account.accountKey) return { status: 404, body: { message: 'Not Found' } };
+        event.deleted = true;
+        return { status: 200, body: { uuid } };
+      }
+      if (!(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json'))
+        return { status: 400, body: { message: 'json' } };
+      let given: Record<string, unknown>;
+      try {
+        given = JSON.parse(body) as Record<string, unknown>;
+      } catch {
+        return { status: 400, body: { message: 'Bad Request' } };
+      }
+      for (const field of ['title', 'description', 'date', 'createdBy']) {
+        if (typeof given[field] !== 'string' || given[field] === '') return { status: 400, body: { message: `${field} is required` } };
+      }
+      const uuid = randomUUID();
+      events.set(uuid, { accountKey: account.accountKey, body: given });
+      return { status: 201, body: { uuid, account_key: account.accountKey, ...given } };
+    }
     if (endpoint === 'costCentersV1') {
       // As the public reference documents it: a bare array, each linked account an object.
       return {
@@ -286,7 +351,7 @@ export async function startFakePlatform(options: FakePlatformOptions = {}): Prom
         requests.push(entry);
         return entry;
       };
-      const endpoint = PATHS[url.pathname];
+      const endpoint = endpointOf(url.pathname, req.method);
       if (!endpoint) {
         record(404);
         res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"Not Found"}');
@@ -315,7 +380,7 @@ export async function startFakePlatform(options: FakePlatformOptions = {}): Prom
           answer = { status: behaviour.status, body: {}, headers: { location: behaviour.location } };
           break;
         case 'normal':
-          answer = handle(endpoint, req, body, url.searchParams);
+          answer = handle(endpoint, req, body, url);
           if (answer.status === 429) answer.headers = { 'retry-after': '1' };
       }
       const entry = record(answer.status);
@@ -341,6 +406,8 @@ export async function startFakePlatform(options: FakePlatformOptions = {}): Prom
     accounts,
     requests,
     issuedTokens,
+    dailyCosts,
+    events,
     setBehaviour: (endpoint, behaviour, accountKey) => {
       if (accountKey === undefined) behaviours.set(endpoint, behaviour);
       else payerBehaviours.set(`${endpoint}#${accountKey}`, behaviour);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodePng } from '../helpers/png.js';
 import { freePort } from '../helpers/ports.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -107,6 +108,34 @@ describe('npm start (local dev server) with the embedded default configuration',
     // The second start leaves the first one's embedded configuration in place: it still answers.
     const sent = await run([join(root, 'scripts/send.ts'), join(root, 'events/test-alert.json'), '--url', url], {});
     expect(sent.out).toContain('HTTP 200');
+  });
+
+  it('draws the cost trend from the sample series, and prints the cost event Expected would write', async () => {
+    await server.waitFor('[picture]');
+    const picture = /\[picture\]\S* (http:\/\/127\.0\.0\.1:\d+\/chart\/[\w.-]+)/.exec(output())?.[1];
+    expect(picture).toBeDefined();
+    const png = await fetch(picture as string);
+    expect(png.status).toBe(200);
+    expect(png.headers.get('content-type')).toBe('image/png');
+    const { width, height } = decodePng(Buffer.from(await png.arrayBuffer()));
+    expect(width).toBeGreaterThanOrEqual(600);
+    expect(height).toBeGreaterThanOrEqual(200);
+    expect((await fetch(`${picture as string}x`)).status).toBe(403);
+
+    // The Triage link of the message that carried the picture (the sample summary's come before it).
+    const after = output().slice(output().indexOf('[picture]'));
+    const link = /http:\/\/127\.0\.0\.1:\d+\/triage\/[\w.-]+/.exec(after)?.[0];
+    expect(await (await fetch(link as string)).text()).toContain('name="note"');
+    const form = (body: string) =>
+      fetch(link as string, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+    expect((await form('action=expected&name=Dana&note=Quarter-end+batch')).status).toBe(200);
+    await server.waitFor('cost event that would be written');
+    expect(output()).toMatch(
+      /cost event that would be written on the platform \(POST \/api\/v1\/users\/events\): \{"title":"Expected: Cost anomaly detected: Amazon EC2 in us-east-1"[^\n]*Quarter-end batch/,
+    );
+    await form('action=reopen&name=Dana');
+    await server.waitFor('cost event that would be deleted');
+    expect(output()).toContain('cost event that would be deleted');
   });
 
   it('serves the triage endpoints: an unsigned click gets 401, a forged triage link 403, and neither changes anything', async () => {

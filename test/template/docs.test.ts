@@ -58,7 +58,7 @@ const parsed = (text: string): unknown => {
 };
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const CONFIG_KEYS = ['auth', 'slack', 'destinations', 'routes'];
+const CONFIG_KEYS = ['auth', 'slack', 'destinations', 'routes', 'platform'];
 const PLACEHOLDER = { url: 'https://hooks.slack.com/services/T000/B000/XXXX' };
 /** A lone destination: what a reader would paste as a whole file, and the start-up check refuses. */
 const isDestination = (value: Record<string, unknown>) =>

@@ -513,7 +513,7 @@ describe('rotation', () => {
 describe('HTTP API, logs and alarms', () => {
   const [[apiId, api] = []] = resourcesOfType(template, 'AWS::Serverless::HttpApi');
 
-  it('POST /webhook to the relay; the Slack interactions and the triage page to the triage function; payload 2.0', () => {
+  it('POST /webhook to the relay; the Slack interactions, the triage page and the cost-trend picture to the triage function; payload 2.0', () => {
     const routes = functions.flatMap(([id, r]) =>
       Object.values((r.Properties?.['Events'] ?? {}) as Record<string, { Type: string; Properties: Record<string, unknown> }>)
         .filter((e) => e.Type === 'HttpApi')
@@ -523,6 +523,7 @@ describe('HTTP API, logs and alarms', () => {
     const route = (id: unknown, Method: string, Path: string) => ({ id, ApiId: { Ref: apiId }, Method, Path, PayloadFormatVersion: '2.0' });
     expect(routes).toEqual([
       route(relayId, 'POST', '/webhook'),
+      route(triageId, 'GET', '/chart/{token}'),
       route(triageId, 'POST', '/slack/interactions'),
       route(triageId, 'GET', '/triage/{token}'),
       route(triageId, 'POST', '/triage/{token}'),
@@ -576,6 +577,7 @@ describe('HTTP API, logs and alarms', () => {
         `ApproximateNumberOfMessagesVisible ${deadLetterQueueId}`,
         `ApproximateAgeOfOldestMessage ${deliveryQueueId}`,
         'ConfigurationUnavailable ',
+        'CostEvents ',
         'Escalations ',
         'OwnerDirectoryUnavailable ',
       ].sort(),
@@ -590,6 +592,18 @@ describe('HTTP API, logs and alarms', () => {
       Dimensions: [{ Name: 'service', Value: 'webhook-relay' }],
       Threshold: 1,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    // A cost event neither written nor queued, where the triage function writes them (owner routing).
+    expect(template.Resources['CostEventsFailedAlarm']).toMatchObject({
+      Condition: 'RouteByOwner',
+      Properties: {
+        Namespace: 'CostAlertRelay',
+        MetricName: 'CostEvents',
+        Dimensions: [
+          { Name: 'service', Value: 'triage' },
+          { Name: 'outcome', Value: 'failed' },
+        ],
+      },
     });
     // The blocked-worker alarm watches the metric delivery-retry writes (lib/metrics), by its service.
     const blocked = alarms.find((a) => a['MetricName'] === 'ConfigurationUnavailable');
@@ -820,11 +834,22 @@ describe('operations', () => {
     });
 
   /** Resources and outputs outside `condition` that reference one of `ids`: a stack without them would not deploy. */
+  /** A value as a stack without `conditions` has it: each `Fn::If` on one of them takes its other branch. */
+  function withoutBranches(value: unknown, conditions: string[]): unknown {
+    if (Array.isArray(value)) return value.map((item) => withoutBranches(item, conditions));
+    if (typeof value !== 'object' || value === null) return value;
+    const node = value as Record<string, unknown>;
+    const branch = node['Fn::If'] as [string, unknown, unknown] | undefined;
+    if (branch && conditions.includes(branch[0])) return withoutBranches(branch[2], conditions);
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, withoutBranches(v, conditions)]));
+  }
+
   function danglingReferences(ids: string[], ...conditions: string[]): string[] {
     const dangling: string[] = [];
     for (const [id, resource] of Object.entries(template.Resources)) {
       if (resource.Condition && conditions.includes(resource.Condition)) continue;
-      for (const ref of referencedIds(resource.Properties as never)) if (ids.includes(ref)) dangling.push(`${id} -> ${ref}`);
+      for (const ref of referencedIds(withoutBranches(resource.Properties, conditions) as never))
+        if (ids.includes(ref)) dangling.push(`${id} -> ${ref}`);
     }
     for (const [name, output] of Object.entries(template.Outputs ?? {})) {
       if (output.Condition && conditions.includes(output.Condition)) continue;

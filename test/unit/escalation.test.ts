@@ -853,8 +853,9 @@ describe('an escalation job on the retry queue (delivery-retry)', () => {
     const { job } = s.next();
     s.atDue(job);
     s.ledger.failing.add('claim escalation');
+    // The services the escalation posts through: delivery-retry keeps their pace.
     const delivery = createDelivery({
-      services: chatServices({}),
+      services: chatServices({ teams: s.teams }),
       deadLetters: s.deadLetters,
       postTimeoutMs: 5_000,
       logger: s.log.logger,
@@ -969,8 +970,9 @@ describe('an escalation job on the retry queue (delivery-retry)', () => {
     await s.send('finops');
     const { job } = s.next();
     s.atDue(job);
+    // The services the escalation posts through: delivery-retry keeps their pace.
     const delivery = createDelivery({
-      services: chatServices({}),
+      services: chatServices({ teams: s.teams }),
       deadLetters: s.deadLetters,
       postTimeoutMs: 5_000,
       logger: s.log.logger,

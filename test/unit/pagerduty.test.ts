@@ -129,7 +129,8 @@ describe('a PagerDuty destination’s configuration', () => {
 
   it('PAGERDUTY_EVENTS_URL is read by the relay, delivery-retry and triage: https, or plain http to loopback only', () => {
     expect(Object.keys(KIND_ENVIRONMENT)).toContain('PAGERDUTY_EVENTS_URL');
-    for (const schema of [relayEnvironmentSchema, retryEnvironmentSchema, triageEnvironmentSchema]) {
+    const schemas: Array<Parameters<typeof readEnvironment>[0]> = [relayEnvironmentSchema, retryEnvironmentSchema, triageEnvironmentSchema];
+    for (const schema of schemas) {
       const base = { DELIVERY_QUEUE_URL: 'https://sqs.example/q' };
       const read = (url: string) => readEnvironment(schema, { ...base, PAGERDUTY_EVENTS_URL: url });
       expect(read('https://events.eu.pagerduty.com/v2/enqueue')).toMatchObject({ ok: true });

@@ -64,7 +64,11 @@ describe('which controls a message offers (lib/triage-link)', () => {
     const slack = { botToken: TOKEN, signingSecret: 'sign' };
     const app = targetOf('finops', { type: 'slack', channel: 'C0123ABCD' }, slack);
     expect(app).toMatchObject({ botToken: TOKEN, buttons: true });
-    expect(await offered(port, { target: app, message: alert() })).toEqual({ buttons: anomalyRecordId(alert(), 'finops') });
+    // The buttons carry what a cost event is written with, since the table holds no alert text.
+    expect(await offered(port, { target: app, message: alert() })).toEqual({
+      buttons: anomalyRecordId(alert(), 'finops'),
+      about: { destination: 'finops', title: alert().payload.title, accountId: alert().payload.account_id },
+    });
     const quiet = targetOf('finops', { type: 'slack', channel: 'C0123ABCD' }, { botToken: TOKEN });
     expect(await offered(port, { target: quiet, message: alert() })).toBeUndefined();
     expect(targetOf('ops', webhook.destination, slack)).toEqual(webhook);

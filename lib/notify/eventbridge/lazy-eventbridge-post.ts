@@ -99,6 +99,7 @@ export function alertEvent([message, , anomaly, triage, context]: Parameters<Cha
       // Where the owner directory knows them: a rule may route on an owner as the relay's routes do.
       ...(context?.costCenters?.length ? { costCenters: context.costCenters.map(({ id, name }) => ({ id, name })) } : {}),
       ...(triage && 'link' in triage ? { triageUrl: triage.link } : {}),
+      ...(context?.chartUrl ? { chartUrl: context.chartUrl } : {}),
     },
   };
 }

@@ -12,6 +12,7 @@ import type { WebhookMessage } from '../../message/schema.js';
 export type Widget =
   | { decoratedText: { topLabel: string; text: string; wrapText?: boolean } }
   | { textParagraph: { text: string } }
+  | { image: { imageUrl: string; altText: string } }
   /** A link button: a webhook's card can open a URL, not call back (that needs a Chat app). */
   | { buttonList: { buttons: [{ text: string; onClick: { openLink: { url: string } } }] } };
 
@@ -65,6 +66,7 @@ function build(
   update: GoogleChatUpdate | undefined,
   link: string | undefined,
   escalation: EscalationMark | undefined,
+  chartUrl: string | undefined,
 ): GoogleChatMessage {
   const widgets: Widget[] = [];
   if (view.body && bodyLimit > 0) widgets.push({ textParagraph: { text: cardText(view.body, bodyLimit) } });
@@ -72,6 +74,7 @@ function build(
     widgets.push({ decoratedText: { topLabel: label, text: cardText(value, GOOGLE_CHAT_LIMITS.fact), wrapText: true } });
   const time = timeText(view);
   if (time) widgets.push({ decoratedText: { topLabel: 'Time', text: cardText(time, GOOGLE_CHAT_LIMITS.time) } });
+  if (chartUrl) widgets.push({ image: { imageUrl: chartUrl, altText: "The account's daily cost over 30 days" } });
   if (link) widgets.push({ buttonList: { buttons: [{ text: 'Triage', onClick: { openLink: { url: link } } }] } });
 
   const account = view.facts.find((f) => f.label === 'Account')?.value;
@@ -100,10 +103,12 @@ export function formatGoogleChatMessage(
   escalation?: EscalationMark,
   /** A thread of its own (a digest's) rather than the anomaly's. */
   thread?: string,
+  /** The picture of the account's cost trend (docs/platform.md). */
+  chartUrl?: string,
 ): GoogleChatMessage {
   const view = alertView(message, costCenters);
   const threadKey = thread ?? threadKeyFor(message);
   return fitWithin(GOOGLE_CHAT_MAX_BYTES, GOOGLE_CHAT_LIMITS.body, (bodyLimit) =>
-    build(view, threadKey, mention, bodyLimit, update, link, escalation),
+    build(view, threadKey, mention, bodyLimit, update, link, escalation, chartUrl),
   );
 }

@@ -29,6 +29,7 @@ export function googleChatService(transport?: NodeFetch): ChatService<GoogleChat
         context?.costCenters,
         context?.escalation,
         context?.thread,
+        context?.chartUrl,
       ),
     post: createGoogleChatPoster(transport),
     minIntervalMs: GOOGLE_CHAT_MIN_INTERVAL_MS,

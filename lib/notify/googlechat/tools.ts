@@ -11,6 +11,7 @@ import {
   SafeHtml as Markup,
   obj,
   type Part,
+  previewImage,
   type SafeHtml,
   splitOnce,
   str,
@@ -101,6 +102,10 @@ function chatWidget(value: unknown): SafeHtml {
     )}</div>`;
   }
   if (widget['divider']) return html`<hr class="gchat-divider">`;
+  if (widget['image']) {
+    const image = obj(widget['image']);
+    return html`<div class="gchat-image">${previewImage(str(image['imageUrl']), str(image['altText']))}</div>`;
+  }
   return unsupported(`a Google Chat "${Object.keys(widget)[0] ?? '?'}" widget`);
 }
 

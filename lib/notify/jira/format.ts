@@ -57,7 +57,14 @@ function alertDoc(
   update: JiraUpdate | undefined,
   link: string | undefined,
   escalation: EscalationMark | undefined,
+  chartUrl: string | undefined,
 ): AdfDoc {
+  // Our own links, the only ones: the anomaly's signed triage page, and the picture of its account's cost trend.
+  const links = [
+    ...(link ? [ours('Triage', { type: 'link', attrs: { href: link } })] : []),
+    ...(link && chartUrl ? [ours(' · ')] : []),
+    ...(chartUrl ? [ours('Cost trend', { type: 'link', attrs: { href: chartUrl } })] : []),
+  ];
   return doc(
     // Where it waited unacknowledged comes first: it is why the issue exists. The name is plain text.
     paragraph(...(escalation ? [ours('🚨 ', { type: 'strong' }), ...plain(escalationLine(escalation))] : [])),
@@ -65,14 +72,13 @@ function alertDoc(
     paragraph(...plain(truncate(view.body, bodyLimit))),
     bulletList(view.facts.map(({ label, value }) => [ours(`${label}: `, { type: 'strong' }), ...plain(truncate(value, JIRA_LIMITS.fact))])),
     paragraph(...timeLine(view)),
-    // Our own link, the only one: it leads to the anomaly's signed triage page.
-    paragraph(...(link ? [ours('Triage', { type: 'link', attrs: { href: link } })] : [])),
+    paragraph(...links),
   );
 }
 
 /** The alert as a document within JIRA_DOC_MAX_BYTES; a long message is cut with an ellipsis. */
-export function alertDocument(view: AlertView, update?: JiraUpdate, link?: string, escalation?: EscalationMark): AdfDoc {
-  return fitWithin(JIRA_DOC_MAX_BYTES, JIRA_LIMITS.body, (limit) => alertDoc(view, limit, update, link, escalation));
+export function alertDocument(view: AlertView, update?: JiraUpdate, link?: string, escalation?: EscalationMark, chartUrl?: string): AdfDoc {
+  return fitWithin(JIRA_DOC_MAX_BYTES, JIRA_LIMITS.body, (limit) => alertDoc(view, limit, update, link, escalation, chartUrl));
 }
 
 /** The fields of the issue an alert opens: the title as its summary, the alert as its description. */
@@ -83,6 +89,7 @@ export function issueFields(
   link?: string,
   costCenters?: readonly CostCenterRef[],
   escalation?: EscalationMark,
+  chartUrl?: string,
 ): JiraIssueFields {
   const { labels } = destination;
   const view = alertView(message, costCenters);
@@ -90,7 +97,7 @@ export function issueFields(
     project: { key: destination.project },
     issuetype: { name: destination.issueType ?? DEFAULT_ISSUE_TYPE },
     summary: truncate(jiraText(view.title), JIRA_LIMITS.summary),
-    description: alertDocument(view, update, link, escalation),
+    description: alertDocument(view, update, link, escalation, chartUrl),
     ...(labels && labels.length > 0 ? { labels } : {}),
   };
 }

@@ -134,7 +134,9 @@ export async function postToJira(
   const link = triage && 'link' in triage ? triage.link : undefined;
   const update: JiraUpdate | undefined = anomaly.kind === 'follow_up' ? anomaly : undefined;
   const create = async (): Promise<PostOutcome> => {
-    const answer = await call('issue', { fields: issueFields(message, destination, update, link, costCenters, escalation) });
+    const answer = await call('issue', {
+      fields: issueFields(message, destination, update, link, costCenters, escalation, context?.chartUrl),
+    });
     const outcome = outcomeOf(answer);
     if (outcome.kind !== 'delivered' || 'kind' in answer) return outcome;
     // Created, whatever the body says: trying again would create a second issue.
@@ -144,7 +146,7 @@ export async function postToJira(
 
   const key = anomaly.kind === 'follow_up' ? issueKeyOf(anomaly.opening) : undefined;
   if (!update || key === undefined) return create();
-  const answer = await comment(key, alertDocument(alertView(message, costCenters), update, link, escalation));
+  const answer = await comment(key, alertDocument(alertView(message, costCenters), update, link, escalation, context?.chartUrl));
   // The issue was deleted (or moved where this account cannot see it): the update opens a new one.
   if (!('kind' in answer) && answer.status === 404) return create();
   return outcomeOf(answer);

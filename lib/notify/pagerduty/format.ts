@@ -107,5 +107,6 @@ export function pagerDutyEvent([message, severity = 'warning', anomaly, triage, 
     ...(context ? { dedup_key: context.anomalyId } : {}),
     payload: event,
     ...(triage && 'link' in triage ? { links: [{ href: triage.link, text: 'Triage' }] } : {}),
+    ...(context?.chartUrl ? { images: [{ src: context.chartUrl, alt: "The account's daily cost over 30 days" }] } : {}),
   };
 }

@@ -23,6 +23,8 @@ export interface PagerDutyEvent {
   dedup_key?: string;
   payload?: PagerDutyEventPayload;
   links?: Array<{ href: string; text: string }>;
+  /** Pictures the incident shows (PagerDuty's `images`, at the top level): the account's cost trend. */
+  images?: Array<{ src: string; alt: string }>;
 }
 
 /**

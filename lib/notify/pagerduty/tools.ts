@@ -2,7 +2,7 @@
 // an HTML approximation of the incident an event opens. Loaded by the scripts and tests (lib/notify/tools.ts), never by a function.
 import { randomBytes } from 'node:crypto';
 import type { KindTools } from '../kind.js';
-import { arr, bold, dim, html, linkButton, obj, type SafeHtml, str, unsupported } from '../preview.js';
+import { arr, bold, dim, html, linkButton, obj, previewImage, type SafeHtml, str, unsupported } from '../preview.js';
 import { PAGERDUTY_MAX_BYTES } from './format.js';
 
 const ACTIONS = new Set(['trigger', 'acknowledge', 'resolve']);
@@ -22,6 +22,7 @@ function incident(body: unknown, time: string): SafeHtml {
   const payload = obj(event['payload']);
   const details = Object.entries(obj(payload['custom_details']));
   const links = arr(event['links']).map(obj);
+  const images = arr(event['images']).map(obj);
   const machine = (['component', 'group', 'class'] as const).flatMap((key) => (str(payload[key]) ? [`${key}: ${str(payload[key])}`] : []));
   return html`<div class="pagerduty">
     <div class="sender"><strong>Cost Alert Relay</strong><span class="badge">Events API v2</span><span class="muted receipt">${time}</span></div>
@@ -32,6 +33,7 @@ function incident(body: unknown, time: string): SafeHtml {
       ${details.length > 0 ? html`<dl class="pd-details">${details.map(([key, value]) => html`<dt>${key}</dt><dd>${detailText(value)}</dd>`)}</dl>` : ''}
       ${machine.length > 0 ? html`<p class="muted">${machine.join(' · ')}</p>` : ''}
       <p class="muted">dedup key: ${str(event['dedup_key']) ?? '(PagerDuty makes one)'}</p>
+      ${images.map((i) => html`<div class="pd-image">${previewImage(str(i['src']), str(i['alt']))}</div>`)}
       ${links.length > 0 ? html`<div class="buttons">${links.map((l) => linkButton(str(l['text']) ?? str(l['href']) ?? '', str(l['href'])))}</div>` : ''}
     </div>
   </div>`;
@@ -45,6 +47,7 @@ function printed(event: Record<string, unknown>): string {
     ...(str(payload['summary']) ? [`${bold(String(payload['summary']))} ${dim(`(${String(payload['severity'])})`)}`] : []),
     ...Object.entries(obj(payload['custom_details'])).map(([key, value]) => `${key}: ${detailText(value)}`),
     ...arr(event['links']).map((l) => `${bold(`[${str(obj(l)['text']) ?? 'link'}]`)} ${str(obj(l)['href']) ?? ''}`),
+    ...arr(event['images']).map((i) => `${bold('[picture]')} ${str(obj(i)['src']) ?? ''}`),
   ];
   return lines.join('\n');
 }

@@ -25,6 +25,8 @@ export interface SlackAppPayload {
   costCenters?: readonly CostCenterRef[];
   /** Where the anomaly waited unacknowledged before it came here (lib/escalation). */
   escalation?: EscalationMark;
+  /** The picture of the account's cost trend, where one goes with the message. */
+  chartUrl?: string;
 }
 
 /** What the lazily loaded Web API client uses of the code already on the cold path. */

@@ -52,6 +52,7 @@ export function slackAppService(options: SlackAppServiceOptions = {}): ChatServi
       ...(triage ? { triage } : {}),
       ...(context?.costCenters ? { costCenters: context.costCenters } : {}),
       ...(context?.escalation ? { escalation: context.escalation } : {}),
+      ...(context?.chartUrl ? { chartUrl: context.chartUrl } : {}),
     }),
     post: async (channel, payload, postOptions) => (await load())(channel, payload, postOptions),
     minIntervalMs: SLACK_APP_MIN_INTERVAL_MS,

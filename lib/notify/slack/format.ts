@@ -31,6 +31,7 @@ export type SlackBlock =
   | { type: 'section'; text?: Mrkdwn; fields?: Mrkdwn[] }
   | { type: 'context'; block_id?: string; elements: Mrkdwn[] }
   | { type: 'actions'; block_id: string; elements: SlackButton[] }
+  | { type: 'image'; image_url: string; alt_text: string }
   | { type: 'divider' };
 
 export interface SlackMessage {
@@ -92,6 +93,13 @@ export const escalatedNote = (escalation: EscalationMark | undefined, note?: Sla
       }
     : note;
 
+/** The picture of the account's cost trend (docs/platform.md): our link, its words ours too. */
+export const chartBlock = (url: string): SlackBlock => ({
+  type: 'image',
+  image_url: url,
+  alt_text: "The account's daily cost over 30 days",
+});
+
 /** The "Triage" link button of a webhook message: Slack opens the triage page. */
 export const triageLinkBlock = (url: string): SlackBlock => ({
   type: 'actions',
@@ -116,6 +124,7 @@ export function formatSlackMessage(
   /** Blocks of our own under the alert: triage controls and status. */
   extra: SlackBlock[] = [],
   costCenters?: readonly CostCenterRef[],
+  chartUrl?: string,
 ): SlackMessage {
   const view = alertView(message, costCenters);
   const { title, body } = view;
@@ -144,6 +153,7 @@ export function formatSlackMessage(
     type: 'context',
     elements: [{ type: 'mrkdwn', text: time ? `:clock3: ${time}` : 'Sent by the cost platform', verbatim: true }],
   });
+  if (chartUrl) blocks.push(chartBlock(chartUrl));
   blocks.push(...extra);
 
   const notice = note ? `${note.prefix} ` : '';

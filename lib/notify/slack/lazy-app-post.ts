@@ -4,7 +4,7 @@
 import type { MessageRef, PostOptions, PostOutcome } from '../../chat/service.js';
 import type { SlackAppPost, SlackAppTools } from './app-payload.js';
 import type { SlackBlock, SlackMessage } from './format.js';
-import { triageButtons, triageStatus } from './triage-blocks.js';
+import { buttonValue, triageButtons, triageStatus } from './triage-blocks.js';
 
 /** Slack asks for about one message per second per channel; a 429 without a usable Retry-After waits that long. */
 const DEFAULT_RETRY_AFTER_MS = 1_000;
@@ -111,7 +111,8 @@ export function createSlackAppPoster(options: SlackAppClientOptions) {
       return answered.outcome.kind === 'delivered' ? { kind: 'delivered' } : answered.outcome;
     }
     const { anomaly } = payload;
-    const buttonsFor = payload.triage && 'buttons' in payload.triage ? payload.triage.buttons : undefined;
+    const buttonsFor =
+      payload.triage && 'buttons' in payload.triage ? buttonValue(payload.triage.buttons, payload.triage.about) : undefined;
     // A digest's controls: the page that lists each anomaly it names, with their own actions.
     const linkTo = payload.triage && 'link' in payload.triage ? payload.triage.link : undefined;
     const mark = anomaly.kind === 'follow_up' ? anomaly.triage : undefined;
@@ -126,7 +127,7 @@ export function createSlackAppPoster(options: SlackAppClientOptions) {
     if (anomaly.kind === 'opening')
       return open(
         channel,
-        formatSlackMessage(payload.message, payload.mention, escalatedNote(escalation), triage, payload.costCenters),
+        formatSlackMessage(payload.message, payload.mention, escalatedNote(escalation), triage, payload.costCenters, payload.chartUrl),
         token,
         left,
       );
@@ -142,6 +143,7 @@ export function createSlackAppPoster(options: SlackAppClientOptions) {
           escalatedNote(escalation, updateNote(anomaly.firstSeenAt, anomaly.updates)),
           triage,
           payload.costCenters,
+          payload.chartUrl,
         ),
         token,
         left,
@@ -155,6 +157,7 @@ export function createSlackAppPoster(options: SlackAppClientOptions) {
       escalatedNote(escalation, editedNote(anomaly.updates, new Date(now()).toISOString())),
       triage,
       payload.costCenters,
+      payload.chartUrl,
     );
     const update = await call('chat.update', { channel: opening.channel, ts: opening.ts, ...message(edited) }, token, left);
     if (update.error !== undefined && UNEDITABLE_ERRORS.has(update.error)) return asUpdate();

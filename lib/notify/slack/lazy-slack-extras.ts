@@ -13,7 +13,14 @@ import { slackDigest, slackDigestLine } from './digest.js';
 import { SLACK_LIMITS } from './format.js';
 import { verifySlackSignature } from './signature.js';
 import { slackSummary } from './summary.js';
-import { TRIAGE_ACTION_PREFIX, TRIAGE_ACTIONS_BLOCK, TRIAGE_STATUS_BLOCK, triageButtons, triageStatus } from './triage-blocks.js';
+import {
+  readButtonValue,
+  TRIAGE_ACTION_PREFIX,
+  TRIAGE_ACTIONS_BLOCK,
+  TRIAGE_STATUS_BLOCK,
+  triageButtons,
+  triageStatus,
+} from './triage-blocks.js';
 
 /** A block of a clicked message as Slack sent it back: read for its id, kept as it is. */
 type ReceivedBlock = Record<string, unknown> & { block_id?: string };
@@ -21,6 +28,8 @@ type ReceivedBlock = Record<string, unknown> & { block_id?: string };
 /** What a click keeps of the message it came from, to edit it again. */
 interface ClickedMessage {
   userId: string;
+  /** The button's value as clicked: the buttons after the click carry it again. */
+  value: string;
   opening: MessageRef;
   blocks: ReceivedBlock[];
   text: string;
@@ -43,14 +52,23 @@ function parseClick(rawBody: string): Click | undefined {
   const user = payload['user'] as { id?: string; username?: string; name?: string } | undefined;
   const container = payload['container'] as { channel_id?: string; message_ts?: string } | undefined;
   const message = payload['message'] as { blocks?: ReceivedBlock[]; text?: string } | undefined;
-  if (!isAction(action) || !first?.value || !user?.id || !container?.channel_id || !container.message_ts) return undefined;
+  const raw = first?.value;
+  const value = raw ? readButtonValue(raw) : undefined;
+  if (!isAction(action) || !raw || !value || !user?.id || !container?.channel_id || !container.message_ts) return undefined;
   const clicked: ClickedMessage = {
     userId: user.id,
+    value: raw,
     opening: { channel: container.channel_id, ts: container.message_ts },
     blocks: Array.isArray(message?.blocks) ? message.blocks : [],
     text: typeof message?.text === 'string' ? message.text : '',
   };
-  return { action, anomalyId: first.value, userName: user.username ?? user.name ?? user.id, message: clicked };
+  return {
+    action,
+    anomalyId: value.anomalyId,
+    userName: user.username ?? user.name ?? user.id,
+    message: clicked,
+    ...(value.about ? { about: value.about } : {}),
+  };
 }
 
 export const extras: ChatExtras<SlackDestination> = {
@@ -106,7 +124,7 @@ export const extras: ChatExtras<SlackDestination> = {
               triageStatus(`:warning: ${who}'s click at ${isoSeconds(atSeconds)} could not be recorded in time; try again.`),
               ...clicked.blocks.filter((b) => b.block_id === TRIAGE_ACTIONS_BLOCK),
             ]
-          : [...kept, triageStatus(triageLine(click.action, who, atSeconds)), triageButtons(click.anomalyId, outcome.state === 'open')];
+          : [...kept, triageStatus(triageLine(click.action, who, atSeconds)), triageButtons(clicked.value, outcome.state === 'open')];
       const { channel, ts } = clicked.opening;
       return { to: { channel }, payload: { call: 'chat.update', body: { channel, ts, text: clicked.text, blocks } } };
     },

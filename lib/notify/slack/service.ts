@@ -20,6 +20,7 @@ export function slackService(transport?: NodeFetch): ChatService<SlackMessage> {
         ),
         triage && 'link' in triage ? [triageLinkBlock(triage.link)] : [],
         context?.costCenters,
+        context?.chartUrl,
       ),
     post: createSlackPoster(transport),
     minIntervalMs: SLACK_MIN_INTERVAL_MS,

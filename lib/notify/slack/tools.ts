@@ -12,6 +12,7 @@ import {
   link,
   linkButton,
   obj,
+  previewImage,
   type SafeHtml,
   splitOnce,
   str,
@@ -67,6 +68,8 @@ function slackBlock(value: unknown): SafeHtml {
       return html`<div class="slack-context">${arr(block['elements']).map((e) => html`<span>${slackTextObject(e)}</span>`)}</div>`;
     case 'divider':
       return html`<hr class="slack-divider">`;
+    case 'image':
+      return html`<div class="slack-image">${previewImage(str(block['image_url']), str(block['alt_text']))}</div>`;
     case 'actions':
       return html`<div class="buttons">${arr(block['elements']).map((e) => linkButton(str(obj(obj(e)['text'])['text']) ?? '', str(obj(e)['url'])))}</div>`;
     default:
@@ -95,6 +98,8 @@ interface SlackBlock {
   fields?: Array<{ text: string }>;
   /** Context elements (text), or an actions block's buttons (text object, and a url for a link). */
   elements?: Array<{ text: string | { text: string }; url?: string }>;
+  /** An image block's picture (the account's cost trend). */
+  image_url?: string;
 }
 
 export function blockKitBuilderLink(blocks: unknown): string {
@@ -112,6 +117,7 @@ export function renderSlack(message: { text?: string; blocks?: SlackBlock[] }): 
     if (block.type === 'section' && block.fields) lines.push(block.fields.map((f) => f.text.replace('\n', ' ')).join('   '));
     if (block.type === 'context' && block.elements) lines.push(dim(block.elements.map((e) => e.text).join('  ')));
     if (block.type === 'actions' && block.elements) lines.push(block.elements.map(terminalButton).join('  '));
+    if (block.type === 'image' && block.image_url) lines.push(`${bold('[picture]')} ${block.image_url}`);
   }
   return lines.join('\n');
 }

@@ -22,6 +22,12 @@ export interface FactSet {
   type: 'FactSet';
   facts: Array<{ title: string; value: string }>;
 }
+export interface CardImage {
+  type: 'Image';
+  url: string;
+  altText: string;
+  size: 'Stretch';
+}
 export interface MentionEntity {
   type: 'mention';
   text: string;
@@ -31,7 +37,7 @@ export interface AdaptiveCard {
   $schema: 'http://adaptivecards.io/schemas/adaptive-card.json';
   type: 'AdaptiveCard';
   version: '1.4';
-  body: Array<TextBlock | FactSet>;
+  body: Array<TextBlock | FactSet | CardImage>;
   /** A link button; a workflow's card can open a URL but not call back (no Action.Submit). */
   actions?: [{ type: 'Action.OpenUrl'; title: string; url: string }];
   msteams: { width: 'Full'; entities?: MentionEntity[] };
@@ -105,6 +111,7 @@ function card(
   update: TeamsUpdate | undefined,
   link: string | undefined,
   escalation: EscalationMark | undefined,
+  chartUrl: string | undefined,
 ): TeamsMessage {
   const body: AdaptiveCard['body'] = [
     ...(escalation
@@ -142,6 +149,7 @@ function card(
   });
   const time = timeText(view);
   body.push({ type: 'TextBlock', text: time ? `🕒 ${time}` : 'Sent by the cost platform', isSubtle: true, size: 'Small', wrap: true });
+  if (chartUrl) body.push({ type: 'Image', url: chartUrl, altText: "The account's daily cost over 30 days", size: 'Stretch' });
 
   return teamsCard(body, { ...(link ? { link } : {}), entities });
 }
@@ -178,7 +186,9 @@ export function formatTeamsMessage(
   costCenters?: readonly CostCenterRef[],
   /** Where the anomaly waited unacknowledged before it came here (lib/escalation). */
   escalation?: EscalationMark,
+  /** The picture of the account's cost trend (docs/platform.md). */
+  chartUrl?: string,
 ): TeamsMessage {
   const view = alertView(message, costCenters);
-  return fitWithin(TEAMS_MAX_BYTES, TEAMS_LIMITS.body, (bodyLimit) => card(view, mention, bodyLimit, update, link, escalation));
+  return fitWithin(TEAMS_MAX_BYTES, TEAMS_LIMITS.body, (bodyLimit) => card(view, mention, bodyLimit, update, link, escalation, chartUrl));
 }

@@ -18,6 +18,7 @@ export function teamsService(transport?: NodeFetch): ChatService<TeamsMessage> {
         triage && 'link' in triage ? triage.link : undefined,
         context?.costCenters,
         context?.escalation,
+        context?.chartUrl,
       ),
     post: createTeamsPoster(transport),
     minIntervalMs: TEAMS_MIN_INTERVAL_MS,
