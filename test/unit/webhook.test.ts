@@ -175,6 +175,17 @@ describe('an alert, signed as Standard Webhooks', () => {
     return delivery.attempt(target(), message, budgetOf(10_000), anomaly, { origin: 'https://api.example.com', costCenters, escalation });
   };
 
+  it('carries the cost-trend picture as chartUrl where the post has one, and none where it has none', async () => {
+    const context = { anomalyId: 'anomaly#a', destination: 'hooks', chartUrl: 'https://api.example.com/chart/token-1' };
+    await service().post(receiver.url, service().format(message, destination(), OPENING, undefined, context), { timeoutMs: 2_000 });
+    await service().post(receiver.url, service().format(message, destination(), OPENING, undefined, { ...context, chartUrl: undefined }), {
+      timeoutMs: 2_000,
+    });
+    const [pictured, plain] = receiver.requests.map((request) => verified(request).data);
+    expect(pictured?.['chartUrl']).toBe('https://api.example.com/chart/token-1');
+    expect(plain).not.toHaveProperty('chartUrl');
+  });
+
   it('an opening: a verified cost_alert.opened, the alert exactly as received, the anomaly, cost centers and Triage link', async () => {
     expect(await attempt(OPENING)).toEqual({ kind: 'delivered' });
     const [request] = receiver.requests;

@@ -61,7 +61,7 @@ export const messageId = (parts: readonly unknown[]): string =>
  * waited unacknowledged elsewhere). Its data says where it went (the destination's name), which
  * anomaly and which update of it (with what someone decided, where a follow-up carries that),
  * the metadata and payload exactly as the relay received them, the cost centers of its account,
- * and the Triage link where there is one.
+ * and the Triage link and the cost-trend picture where there are.
  */
 export function alertEvent([message, , anomaly, triage, context]: WebhookAlert, nowMs: number): WebhookEvent {
   const followUp = anomaly?.kind === 'follow_up' ? anomaly : undefined;
@@ -97,6 +97,8 @@ export function alertEvent([message, , anomaly, triage, context]: WebhookAlert, 
       payload: message.received?.payload ?? message.payload,
       ...(context?.costCenters?.length ? { costCenters: context.costCenters.map(({ id, name }) => ({ id, name })) } : {}),
       ...(triage && 'link' in triage ? { triageUrl: triage.link } : {}),
+      // The picture of the account's daily cost, where the configuration asks for one (docs/platform.md).
+      ...(context?.chartUrl ? { chartUrl: context.chartUrl } : {}),
       ...(escalation ? { escalatedFrom: escalation.from, afterMinutes: escalation.afterMinutes } : {}),
     },
   };
