@@ -1,7 +1,13 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import { closeServer } from './loopback-server.js';
+import { freePort } from './ports.js';
 
 /** One request a receiver got, verified as a receiver's code verifies it: with `standardwebhooks`. */
 export interface ReceivedWebhook {
@@ -63,4 +69,57 @@ export async function startWebhookReceiver(secrets: Readonly<Record<string, stri
     received: (name) => requests.filter((request) => request.path === `/hooks/${name}`),
     close: () => closeServer(server),
   };
+}
+
+export interface DocumentedReceiver {
+  url: string;
+  /** What it printed: a line per event it handled. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The receiver docs/webhook.md shows (its one `js` block), run as written: saved as
+ * `receiver.mjs` in a folder of its own whose `node_modules` is this repository's (where
+ * `npm install standardwebhooks` would put the library), started with `node` and the variables
+ * the page names. Resolves once it listens.
+ */
+export async function startDocumentedReceiver(secret: string): Promise<DocumentedReceiver> {
+  const page = await readFile(new URL('../../docs/webhook.md', import.meta.url), 'utf8');
+  const code = /^```js\n([\s\S]*?)^```/m.exec(page)?.[1];
+  if (!code) throw new Error('docs/webhook.md shows no receiver (a ```js block)');
+  const dir = await mkdtemp(join(tmpdir(), 'webhook-receiver-'));
+  await symlink(fileURLToPath(new URL('../../node_modules', import.meta.url)), join(dir, 'node_modules'));
+  await writeFile(join(dir, 'receiver.mjs'), code);
+  const port = await freePort();
+  const child = spawn(process.execPath, ['receiver.mjs'], {
+    cwd: dir,
+    env: { PATH: process.env['PATH'], WEBHOOK_SECRET: secret, PORT: String(port) },
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null) child.kill();
+    await exited;
+    await rm(dir, { recursive: true, force: true });
+  };
+  const listening = () =>
+    new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.end();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+  const deadline = Date.now() + 15_000;
+  while (!(await listening())) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await stop();
+      throw new Error(`the receiver of docs/webhook.md did not listen:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { url: `http://127.0.0.1:${port}/cost`, output: () => output, stop };
 }

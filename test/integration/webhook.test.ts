@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { GetItemCommand, ScanCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anomalyRecordId } from '../../lib/message/anomaly.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
@@ -13,8 +14,13 @@ import { awsEnvironment, createSecret, motoUrl, secretsClient } from '../helpers
 import { type AwsProxy, startAwsProxy } from '../helpers/aws-proxy.js';
 import { type RunningBundle, startBundle } from '../helpers/bundle.js';
 import { createDedupTable } from '../helpers/relay-stack.js';
-import { createQueues, sqsClient, type TestQueues, toEvent } from '../helpers/sqs.js';
-import { type FakeWebhookReceiver, startWebhookReceiver } from '../helpers/webhook-receiver.js';
+import { createQueues, sqsClient, type TestQueues, toEvent, waitFor } from '../helpers/sqs.js';
+import {
+  type DocumentedReceiver,
+  type FakeWebhookReceiver,
+  startDocumentedReceiver,
+  startWebhookReceiver,
+} from '../helpers/webhook-receiver.js';
 
 const moto = motoUrl();
 const DOMAIN = 'cost-alerts.example.org';
@@ -26,7 +32,9 @@ const SECRETS = Object.fromEntries(RECEIVERS.map((name) => [name, `whsec_${rando
   ReceiverName,
   string
 >;
-const ACCOUNTS = { refused: '310000000002', moved: '310000000003', flaky: '310000000004' } as const;
+/** The secret of the receiver docs/webhook.md shows, which runs apart from the fake receivers. */
+const DOCUMENTED_SECRET = `whsec_${randomBytes(32).toString('base64')}`;
+const ACCOUNTS = { refused: '310000000002', moved: '310000000003', flaky: '310000000004', documented: '310000000005' } as const;
 const DEFAULT_ACCOUNT = '310000000001';
 
 interface Answer {
@@ -47,6 +55,7 @@ const anomalyIdOf = (title: string) => anomalyRecordId(webhookMessageSchema.pars
 
 describe.skipIf(!moto)('webhook destinations: relay, delivery-retry, triage and summary bundles against verifying receivers', () => {
   let receiver: FakeWebhookReceiver;
+  let documented: DocumentedReceiver;
   let table: Awaited<ReturnType<typeof createDedupTable>>;
   let queues: TestQueues;
   let proxies: Record<'relay' | 'retry', AwsProxy>;
@@ -116,7 +125,12 @@ describe.skipIf(!moto)('webhook destinations: relay, delivery-retry, triage and 
   };
 
   beforeAll(async () => {
-    [receiver, table, queues] = await Promise.all([startWebhookReceiver(SECRETS), createDedupTable(moto as string), createQueues(sqs)]);
+    [receiver, documented, table, queues] = await Promise.all([
+      startWebhookReceiver(SECRETS),
+      startDocumentedReceiver(DOCUMENTED_SECRET),
+      createDedupTable(moto as string),
+      createQueues(sqs),
+    ]);
     const [relayProxy, retryProxy] = await Promise.all([startAwsProxy(moto as string), startAwsProxy(moto as string)]);
     proxies = { relay: relayProxy as AwsProxy, retry: retryProxy as AwsProxy };
     const hook = (name: ReceiverName) => ({ type: 'webhook', url: receiver.url(name), secret: SECRETS[name] });
@@ -131,8 +145,12 @@ describe.skipIf(!moto)('webhook destinations: relay, delivery-retry, triage and 
           refused: hook('refused'),
           moved: hook('moved'),
           flaky: hook('flaky'),
+          documented: { type: 'webhook', url: documented.url, secret: DOCUMENTED_SECRET },
         },
-        routes: (['refused', 'moved', 'flaky'] as const).map((name) => ({ when: { accountId: [ACCOUNTS[name]] }, to: [name] })),
+        routes: (['refused', 'moved', 'flaky', 'documented'] as const).map((name) => ({
+          when: { accountId: [ACCOUNTS[name]] },
+          to: [name],
+        })),
       }),
       createSecret(secrets, TRIAGE_KEY, 'triage-key'),
     ]);
@@ -160,7 +178,7 @@ describe.skipIf(!moto)('webhook destinations: relay, delivery-retry, triage and 
 
   afterAll(async () => {
     await Promise.all([relay?.stop(), retry?.stop(), triage?.stop(), summary?.stop()]);
-    await Promise.all([receiver?.close(), ...Object.values(proxies ?? {}).map((proxy) => proxy.close())]);
+    await Promise.all([receiver?.close(), documented?.stop(), ...Object.values(proxies ?? {}).map((proxy) => proxy.close())]);
   });
 
   it('an opening and its follow-up arrive verified as cost_alert.opened and .updated, the alert exactly as sent, each its own id', async () => {
@@ -302,6 +320,37 @@ describe.skipIf(!moto)('webhook destinations: relay, delivery-retry, triage and 
       triagedBy: null,
       triageUrl: expect.stringMatching(`^${ORIGIN}/triage/`),
     });
+  });
+
+  it('the receiver docs/webhook.md shows, run as written, verifies an event, drops a retry of it and refuses a forgery', async () => {
+    expect(await send(alert('NAT gateway spend rose', 'up 64%', ACCOUNTS.documented))).toMatchObject({
+      status: 200,
+      body: { delivered: ['documented'] },
+    });
+    const id = anomalyRecordId(webhookMessageSchema.parse(alert('NAT gateway spend rose', '', ACCOUNTS.documented)), 'documented');
+    const opened = `cost_alert.opened documented ${id}`;
+    expect(await waitFor(() => documented.output().includes('\n'), 10_000)).toBe(true);
+    expect(documented.output()).toBe(`${opened}\n`);
+
+    // A retry of one message, as the relay sends it: the same webhook-id, signed anew.
+    const body = JSON.stringify({ type: 'cost_alert.updated', timestamp: new Date().toISOString(), data: { destination: 'documented' } });
+    const post = (secret: string) => {
+      const at = new Date();
+      return fetch(documented.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': 'msg_retried',
+          'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+          'webhook-signature': new Webhook(secret).sign('msg_retried', at, body),
+        },
+        body,
+      });
+    };
+    expect((await post(DOCUMENTED_SECRET)).status).toBe(204);
+    expect((await post(DOCUMENTED_SECRET)).status).toBe(204);
+    expect((await post(`whsec_${randomBytes(32).toString('base64')}`)).status).toBe(401);
+    expect(documented.output()).toBe(`${opened}\ncost_alert.updated documented \n`);
   });
 
   it('every request verifies, and the secrets are nowhere but in the signatures: no log, answer, queue message or table item', async () => {
