@@ -1,5 +1,5 @@
 import { type AwsJsonCall, isConditionFailure } from '../aws/json-client.js';
-import { type AnomalyTable, anomalyStartOf, type ClaimOutcome, type DeliveryLedger } from './ledger.js';
+import { type AnomalyTable, anomalyStartOf, type Claim, type ClaimOutcome, type DeliveryLedger } from './ledger.js';
 
 export interface DynamoLedgerOptions {
   tableName: string;
@@ -39,35 +39,55 @@ export function dynamoLedger(dynamo: AwsJsonCall, options: DynamoLedgerOptions):
     return loaded;
   };
 
-  return {
-    async claim(id, claim, signal) {
-      const t = seconds(now());
-      try {
-        await dynamo(
-          'PutItem',
-          {
-            TableName,
-            Item: {
-              id: { S: id },
-              state: { S: 'claimed' },
-              claimToken: { S: claim.token },
-              claimUntil: { N: String(t + claim.holdSeconds) },
-              expiresAt: { N: String(t + options.windowSeconds) },
-            },
-            // Free when new, past its window (TTL deletes lazily), or a claim that outlived its attempt.
-            ConditionExpression: 'attribute_not_exists(id) OR expiresAt < :now OR (#state = :claimed AND claimUntil < :now)',
-            ExpressionAttributeNames: { '#state': 'state' },
-            ExpressionAttributeValues: { ':now': { N: String(t) }, ':claimed': { S: 'claimed' } },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  /** One conditional write of the claim, free as `condition` says; what it found when it was not. */
+  const claimWhere = async (
+    id: string,
+    claim: Claim,
+    condition: string,
+    values: Record<string, { S: string }>,
+    signal: AbortSignal | undefined,
+  ): Promise<ClaimOutcome> => {
+    const t = seconds(now());
+    try {
+      await dynamo(
+        'PutItem',
+        {
+          TableName,
+          Item: {
+            id: { S: id },
+            state: { S: 'claimed' },
+            claimToken: { S: claim.token },
+            claimUntil: { N: String(t + claim.holdSeconds) },
+            expiresAt: { N: String(t + options.windowSeconds) },
           },
-          signal,
-        );
-        return { kind: 'claimed' };
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-        return foundOutcome(error.fields['Item'] as StoredItem | undefined, claim.token, t);
-      }
-    },
+          ConditionExpression: condition,
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':now': { N: String(t) }, ':claimed': { S: 'claimed' }, ...values },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+        signal,
+      );
+      return { kind: 'claimed' };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      return foundOutcome(error.fields['Item'] as StoredItem | undefined, claim.token, t);
+    }
+  };
+
+  return {
+    // Free when new, past its window (TTL deletes lazily), or a claim that outlived its attempt.
+    claim: (id, claim, signal) =>
+      claimWhere(id, claim, 'attribute_not_exists(id) OR expiresAt < :now OR (#state = :claimed AND claimUntil < :now)', {}, signal),
+
+    // As a first attempt's claim, and free too while the alert waits on the queue.
+    claimQueued: (id, claim, signal) =>
+      claimWhere(
+        id,
+        claim,
+        'attribute_not_exists(id) OR expiresAt < :now OR #state = :queued OR (#state = :claimed AND claimUntil < :now)',
+        { ':queued': { S: 'queued' } },
+        signal,
+      ),
 
     async record(id, state, signal) {
       const t = seconds(now());

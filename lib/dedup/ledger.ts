@@ -100,6 +100,13 @@ export interface Claim {
  */
 export interface DeliveryLedger {
   claim(id: string, claim: Claim, signal?: AbortSignal): Promise<ClaimOutcome>;
+  /**
+   * The claim of a queued alert's later attempt (delivery-retry): free when the alert waits on the
+   * queue (`queued`), when its record is gone (parked and forgotten, or expired), or when a claim
+   * outlived its attempt. SQS may hand one job to two workers at once: the other one finds this
+   * claim (`in_progress`), or the alert delivered (`done`).
+   */
+  claimQueued(id: string, claim: Claim, signal?: AbortSignal): Promise<ClaimOutcome>;
   record(id: string, state: 'delivered' | 'queued', signal?: AbortSignal): Promise<void>;
   /**
    * Forgets a claim or a queued record, so that the next send tries again; a delivered record

@@ -118,6 +118,15 @@ export function inMemoryLedger(
       entries.set(id, { state: 'claimed', claimUntil: now() + claim.holdSeconds * 1000, token: claim.token });
       return { kind: 'claimed' };
     },
+    async claimQueued(id, claim): Promise<ClaimOutcome> {
+      const entry = entries.get(id);
+      if (entry?.state === 'delivered') return { kind: 'done', state: entry.state };
+      if (entry?.state === 'claimed' && entry.token !== claim.token && (entry.claimUntil ?? 0) > now()) {
+        return { kind: 'in_progress', retryAfterSeconds: Math.max(1, Math.ceil(((entry.claimUntil ?? 0) - now()) / 1000)) };
+      }
+      entries.set(id, { state: 'claimed', claimUntil: now() + claim.holdSeconds * 1000, token: claim.token });
+      return { kind: 'claimed' };
+    },
     async record(id, state) {
       entries.set(id, { state });
     },

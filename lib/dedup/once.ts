@@ -15,6 +15,7 @@ import {
   type AnomalyStart,
   type AnomalyState,
   type AnomalyTriage,
+  type ClaimOutcome,
   claimHoldSeconds,
   type DeliveryLedger,
   LEDGER_CALL_BUDGET_MS,
@@ -273,11 +274,11 @@ export async function followUpDelivered(held: AnomalyHeld | undefined, alert: Al
   await held(alert, { kind: 'existing', state }, 'delivered', budget);
 }
 
-/** What became of a queued alert at one destination, as delivery-retry tells the ledger. */
+/** What became of a queued alert at one destination, as delivery-retry tells the ledger; `queued`: it waits on the queue again. */
 export interface Settlement {
   message: WebhookMessage;
   destination: string;
-  outcome: 'delivered' | 'parked';
+  outcome: 'delivered' | 'parked' | 'queued';
   /** The job's place in its anomaly (an opening when absent), and where a new opening message is. */
   anomaly?: AnomalyPost;
   opened?: MessageRef;
@@ -298,11 +299,23 @@ export function retryLedger(deps: LedgerDependencies & { now?: () => number }) {
     const { triage: _mark, afterSnooze: _snooze, ...rest } = followUp;
     return { ...rest, ...decided(state, Math.floor(now() / 1000)) };
   };
+  /**
+   * A queued alert's next attempt claims it before it posts, as the relay's first attempt does, so
+   * that a second copy of its job (SQS delivers at least once) neither posts it while this one
+   * does nor after. A table that cannot say lets the attempt go ahead: at least once stays the floor.
+   */
+  const claim = async (message: WebhookMessage, destination: string, budget: InvocationBudget): Promise<ClaimOutcome> => {
+    const id = deliveryRecordId(message, destination);
+    const hold = { token: randomUUID(), holdSeconds: claimHoldSeconds(budget.remainingMs()) };
+    return (await step(budget, destination, (signal) => deps.ledger.claimQueued(id, hold, signal))) ?? { kind: 'claimed' };
+  };
   const settle = async ({ message, destination, outcome, anomaly, opened }: Settlement, budget: InvocationBudget): Promise<void> => {
     const id = deliveryRecordId(message, destination);
     await step(budget, destination, (signal) =>
-      outcome === 'delivered' ? deps.ledger.record(id, 'delivered', signal) : deps.ledger.release(id, undefined, signal),
+      outcome === 'parked' ? deps.ledger.release(id, undefined, signal) : deps.ledger.record(id, outcome, signal),
     );
+    // Still waiting: nothing became of the anomaly yet.
+    if (outcome === 'queued') return;
     const anomalyId = anomalyRecordId(message, destination);
     const settled = outcome === 'delivered' ? 'delivered' : 'failed';
     await step(budget, destination, (signal) => settleAnomaly(deps.ledger, anomalyId, anomaly ?? OPENING, settled, opened, signal));
@@ -319,6 +332,6 @@ export function retryLedger(deps: LedgerDependencies & { now?: () => number }) {
     const id = anomalyRecordId(message, destination);
     await withdraw(budget, destination, async (signal) => (await deps.ledger.escalations()).escalated(id, firstSeen, signal));
   };
-  return { settle, untriageable, followUpNow };
+  return { claim, settle, untriageable, followUpNow };
 }
 export type RetryLedger = ReturnType<typeof retryLedger>;

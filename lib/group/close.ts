@@ -37,8 +37,12 @@ export interface CloseDependencies {
 export type CloseOutcome =
   /** Every message of the group is posted (or it had been, by an earlier closing). */
   | { kind: 'closed'; posts: number }
-  /** Not finished: the closing job waits on the retry queue, and resumes after what is posted. */
-  | { kind: 'retry'; reason: string; delaySeconds: number; retryAfterMs?: number }
+  /**
+   * Not finished: the closing job waits on the retry queue, and resumes after what is posted.
+   * `attempted`: a post failed, and this was an attempt; otherwise it only waits (for another
+   * closer's lease, or an invocation with time left).
+   */
+  | { kind: 'retry'; reason: string; delaySeconds: number; retryAfterMs?: number; attempted?: true }
   /** The chat service refused for good: each alert not yet posted is parked as its own delivery, and the group is flushed. */
   | { kind: 'parked'; reason: string; alerts: number };
 
@@ -53,19 +57,27 @@ async function inBatches<T, R>(items: readonly T[], work: (item: T) => Promise<R
   return results;
 }
 
+/** Which attempt at a closing this is, counted as a queued alert's are (the first is 1), and the most it gets. */
+export interface CloseAttempt {
+  attempt: number;
+  maxAttempts: number;
+}
+
 /**
  * Closes a group: no alert can join it any more, its messages are posted in order (each
  * recorded, so a closing that is tried again posts nothing twice), and the alerts' text is
  * forgotten. The closer leases the group for as long as its invocation may run: a closing job
  * delivered twice at once finds the lease and tries again after it, and one whose closer died
- * takes over once the lease has ended. A retryable failure leaves the rest to the retry queue;
- * a refusal parks every alert not yet posted as its own delivery, which a redrive posts.
+ * takes over once the lease has ended. A retryable failure leaves the rest to the retry queue,
+ * backing off as a queued alert does; a refusal, or a failure on the last attempt, parks every
+ * alert not yet posted as its own delivery, which a redrive posts.
  */
 export async function closeGroup(
   job: GroupCloseJob,
   target: Target,
   deps: CloseDependencies,
   budget: InvocationBudget,
+  tries: CloseAttempt = { attempt: 1, maxAttempts: Number.POSITIVE_INFINITY },
 ): Promise<CloseOutcome> {
   const { destination } = job;
   const metrics = deps.metrics ?? noMetrics;
@@ -130,10 +142,12 @@ export async function closeGroup(
     group.entries,
     plan,
     deps.now(),
-    (message, link) =>
-      deps.delivery
+    (message, link) => {
+      const payload = deps.delivery
         .serviceFor(target.destination)
-        .format(message, target.destination, OPENING, link ? { link } : undefined, { anomalyId: '', destination, thread }),
+        .format(message, target.destination, OPENING, link ? { link } : undefined, { anomalyId: '', destination, thread });
+      return plan.sent ? plan.sent(payload) : payload;
+    },
     page,
   );
 
@@ -160,7 +174,9 @@ export async function closeGroup(
     const rest = group.entries.filter((entry) => unposted.has(entry.key));
     const parked = await inBatches(rest, (entry) => parkOne(entry, reason));
     // What could not be parked stays in the group, and the closing is tried again.
-    if (!parked.every(Boolean)) return later({ kind: 'retry', reason: 'dead_letter_unavailable', delaySeconds: retryDelaySeconds({}, 1) });
+    if (!parked.every(Boolean)) {
+      return later({ kind: 'retry', reason: 'dead_letter_unavailable', delaySeconds: retryDelaySeconds({}, 1), attempted: true });
+    }
     await delivered(
       group.entries.filter((entry) => !unposted.has(entry.key)),
       opened,
@@ -200,11 +216,15 @@ export async function closeGroup(
           );
     if (outcome.kind === 'refused') return refused(i, outcome.reason, opened);
     if (outcome.kind === 'retryable') {
+      // As for a single alert: out of attempts, each alert not posted waits for a human with the
+      // reason, rather than the closing job for SQS's redrive, which keeps no reason and no alert.
+      if (tries.attempt >= tries.maxAttempts) return refused(i, `attempts_exhausted:${outcome.reason}`, opened);
       return later({
         kind: 'retry',
         reason: outcome.reason,
-        delaySeconds: retryDelaySeconds(outcome, 1),
+        delaySeconds: retryDelaySeconds(outcome, tries.attempt),
         ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
+        attempted: true,
       });
     }
     if (outcome.opened) for (const key of part.keys) openings.set(key, outcome.opened);

@@ -249,6 +249,11 @@ export interface DigestPlan {
   /** What one line break takes in that JSON: `\n`, or Google Chat's `<br>`. */
   breakBytes: number;
   /**
+   * A payload of the service's `format` as its poster sends it, for a service that makes its
+   * messages in its poster (loaded with its first post): a digest is measured on what is sent.
+   */
+  sent?(payload: unknown): unknown;
+  /**
    * A digest message of the chat's own (Slack webhook sections), with the link to the page of its
    * anomalies where it has one; without it a digest is posted as an alert of the lines, the link
    * as its triage controls.

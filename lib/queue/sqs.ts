@@ -2,9 +2,11 @@ import type { LazySqs } from '../aws/clients.js';
 import { clampSeconds } from '../delivery/decide.js';
 import type { DeadLetters, RetryQueue } from '../delivery/queues.js';
 
-/** What the retry worker does to a message it received. */
+/** What the retry worker does to a message it received, and to the queue it came from. */
 export interface QueueMessageOps {
   changeVisibility(receiptHandle: string, seconds: number, signal?: AbortSignal): Promise<void>;
+  /** A new message on the same queue, visible after `delaySeconds`: a job that waits without spending a receive. */
+  send(body: string, delaySeconds: number, attributes: Record<string, string | undefined>, signal?: AbortSignal): Promise<void>;
 }
 
 /** One message with string attributes (absent ones left out) and an optional delay. */
@@ -46,6 +48,7 @@ export function sqsDeadLetters(sqs: LazySqs, queueUrl: string): DeadLetters {
 
 export function sqsMessageOps(sqs: LazySqs, queueUrl: string): QueueMessageOps {
   return {
+    send: (body, delaySeconds, attributes, signal) => sendMessage(sqs, queueUrl, body, attributes, delaySeconds, signal),
     async changeVisibility(receiptHandle, seconds, signal) {
       const { client, sdk } = await sqs();
       await client.send(

@@ -21,112 +21,33 @@ export const configurationUnavailable = (): HttpResponse =>
   jsonResponse(503, { error: 'configuration_unavailable', message: 'The relay is not configured correctly; its operator has been told.' });
 
 /** The reason a destination that has the alert is named in a 503: its escalation's wait is not set. */
-const ESCALATION_UNSCHEDULED = 'escalation_unscheduled';
+export const ESCALATION_UNSCHEDULED = 'escalation_unscheduled';
 
-const names = (results: readonly DestinationResult[]) => results.map((r) => r.destination);
-const nonEmpty = (field: string, list: readonly unknown[]) => (list.length ? { [field]: list } : {});
-
-/** What a re-send for an escalation that could not be set waiting waits: the queue's own retries have passed by then. */
-export const ESCALATION_RETRY_SECONDS = 30;
-
-/** Seconds the sender should wait before a re-send can help this destination; undefined when it needs none. */
-function waitSeconds(result: DeliveryResult): number | undefined {
-  if (result.kind === 'in_progress') return result.retryAfterSeconds;
-  if (result.kind === 'unheld') return (result.retryAfterMs ?? 0) / 1000;
-  if (result.escalationUnscheduled) return ESCALATION_RETRY_SECONDS;
-  return undefined;
-}
+export const names = (results: readonly DestinationResult[]) => results.map((r) => r.destination);
+export const nonEmpty = (field: string, list: readonly unknown[]) => (list.length ? { [field]: list } : {});
 
 /**
- * One answer for the whole fan-out. 503 when some destination has neither taken the alert
- * nor had it stored for later (the sender trying again can still help), including one that
- * another live attempt is posting to right now, or one whose escalation could not be set
- * waiting (its re-send sets it, and posts nothing again); 502 when a chat service refused for
- * good; 202 only when the rest waits on the durable queue; 200 when every destination has it.
- * Every answer but 200 names each failed destination with its class; never a URL.
+ * The answer when every destination has the alert, had it already or has its anomaly snoozed:
+ * 200, naming the repeats and the snoozed. Undefined for every other answer, which
+ * lazy-relay-answer.ts gives: a delivery that fails or waits loads it, one that succeeds never does.
  */
-export function answerFor(results: readonly DestinationResult[]): { outcome: DeliveryOutcome; response: HttpResponse } {
-  const failed: FailedDestination[] = [];
-  for (const r of results) {
-    if (r.result.kind === 'unheld') failed.push({ name: r.destination, class: 'retryable', reason: r.result.reason });
-    else if (r.result.kind === 'refused') failed.push({ name: r.destination, class: 'refused', reason: r.result.reason });
-    else if (r.result.escalationUnscheduled) failed.push({ name: r.destination, class: 'retryable', reason: ESCALATION_UNSCHEDULED });
-  }
-  // A destination that already had this alert counts as delivered; one waiting on the retry queue as queued.
-  const has = names(
-    results.filter((r) => r.result.kind === 'delivered' || (r.result.kind === 'duplicate' && r.result.state === 'delivered')),
-  );
-  const held = names(results.filter((r) => r.result.kind === 'queued' || (r.result.kind === 'duplicate' && r.result.state === 'queued')));
-  const duplicates = names(results.filter((r) => r.result.kind === 'duplicate'));
-  const grouped = names(results.filter((r) => r.result.kind === 'grouped'));
-  const snoozed = names(results.filter((r) => r.result.kind === 'snoozed'));
-  const inProgress = results.filter((r) => r.result.kind === 'in_progress');
-  const unheld = results.filter((r) => r.result.kind === 'unheld');
-  const unscheduled = results.filter((r) => r.result.escalationUnscheduled);
-  const where = {
-    ...nonEmpty('delivered', has),
-    ...nonEmpty('queued', held),
-    ...nonEmpty('grouped', grouped),
-    ...nonEmpty('duplicate', duplicates),
-    ...nonEmpty('snoozed', snoozed),
-  };
-
-  if (unheld.length > 0 || inProgress.length > 0 || unscheduled.length > 0) {
-    const waiting = [...unheld, ...inProgress, ...unscheduled];
-    const waits = waiting.map((r) => waitSeconds(r.result) ?? 0);
-    const retryAfterSeconds = Math.max(1, Math.ceil(Math.max(...waits)));
-    const outcome: 'retryable' | 'in_progress' | typeof ESCALATION_UNSCHEDULED =
-      unheld.length > 0 ? 'retryable' : inProgress.length > 0 ? 'in_progress' : ESCALATION_UNSCHEDULED;
-    const why = {
-      retryable: { error: 'chat_unavailable', message: 'A destination could not take the alert right now; send it again later.' },
-      in_progress: {
-        error: 'in_progress',
-        message: 'Another attempt is delivering this alert right now; send it again after Retry-After.',
-      },
-      escalation_unscheduled: {
-        error: ESCALATION_UNSCHEDULED,
-        message:
-          'Every destination has the alert or holds it, but an escalation could not be set waiting; send it again (nothing is posted twice).',
-      },
-    }[outcome];
-    return {
-      outcome,
-      response: jsonResponse(
-        503,
-        {
-          ...why,
-          destinations: names(waiting),
-          ...nonEmpty('failed', failed),
-          ...nonEmpty('in_progress', names(inProgress)),
-          ...where,
-        },
-        { 'retry-after': String(retryAfterSeconds) },
-      ),
-    };
-  }
-  if (failed.length > 0) {
-    return {
-      outcome: 'refused',
-      response: jsonResponse(502, {
-        error: 'chat_refused',
-        message: 'A destination refused the alert for good; check the named destinations.',
-        destinations: failed.map(({ name, reason }) => ({ name, reason })),
-        failed,
-        ...where,
-      }),
-    };
-  }
-  const everyOneARepeat = duplicates.length === results.length && results.length > 0;
-  if ((held.length > 0 || grouped.length > 0) && !everyOneARepeat) {
-    return { outcome: 'queued', response: jsonResponse(202, { delivered: has, queued: held, ...where }) };
-  }
+export function settledAnswer(results: readonly DestinationResult[]): { outcome: DeliveryOutcome; response: HttpResponse } | undefined {
   // A re-send that every destination already has (delivered or waiting on the queue) is done: 200.
+  const everyOneARepeat = results.length > 0 && results.every((r) => r.result.kind === 'duplicate');
+  const settled = results.every(
+    ({ result }) =>
+      !result.escalationUnscheduled &&
+      (result.kind === 'delivered' ||
+        result.kind === 'snoozed' ||
+        (result.kind === 'duplicate' && (everyOneARepeat || result.state === 'delivered'))),
+  );
+  if (!settled) return undefined;
   return {
     outcome: everyOneARepeat ? 'duplicate' : 'delivered',
     response: jsonResponse(200, {
       delivered: names(results.filter((r) => r.result.kind !== 'snoozed')),
-      ...nonEmpty('duplicate', duplicates),
-      ...nonEmpty('snoozed', snoozed),
+      ...nonEmpty('duplicate', names(results.filter((r) => r.result.kind === 'duplicate'))),
+      ...nonEmpty('snoozed', names(results.filter((r) => r.result.kind === 'snoozed'))),
     }),
   };
 }

@@ -16,7 +16,7 @@ import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
 import { parseJsonAsWritten } from '../shared/json.js';
 import { describeIssues } from '../shared/zod-issues.js';
-import { answerFor, configurationUnavailable, type DestinationResult, reasonOf } from './answer.js';
+import { configurationUnavailable, type DestinationResult, reasonOf, settledAnswer } from './answer.js';
 
 export interface RelayDependencies {
   config: RelayConfigStore;
@@ -167,7 +167,8 @@ export function createRelay(deps: RelayDependencies): Relay {
       }),
     );
 
-    const { outcome, response } = answerFor(results);
+    // Every other answer is loaded with the first delivery that fails or waits (lazy-relay-answer.ts).
+    const { outcome, response } = settledAnswer(results) ?? (await import('./lazy-relay-answer.js')).answerFor(results);
     const failures = results.filter(
       (r) => r.result.escalationUnscheduled || !['delivered', 'duplicate', 'grouped', 'snoozed'].includes(r.result.kind),
     );

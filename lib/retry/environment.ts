@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import '../validation/messages.js';
-import { OPTIONAL_PLATFORM_ENVIRONMENT } from '../cost-api/environment.js';
+import { OPTIONAL_PLATFORM_ENVIRONMENT } from '../cost-api/optional-environment.js';
 import { KIND_ENVIRONMENT } from '../notify/kinds.js';
 
 const text = () => z.string().check(z.trim(), z.minLength(1));

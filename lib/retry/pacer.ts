@@ -14,12 +14,14 @@ export interface Pacer {
   delayFor(key: string, id?: string): number;
   /**
    * Resolves when that time has come, and takes the slot; the next one is `intervalMs` later.
-   * Resolves to how many times `id` went back to the queue for a slot in this container: those
-   * receives of its message were no attempts.
+   * Resolves to how many times `id` went back to the queue for a slot in this container, since
+   * its message was first received: those receives of its message were no attempts.
    */
   wait(key: string, intervalMs: number, id?: string): Promise<number>;
   /** Books the next free slot for `id`, which goes back to the queue until then; the time until it. */
   book(key: string, intervalMs: number, id: string): number;
+  /** How many times `id` went back to the queue for a slot in this container (those receives were no attempts). */
+  wentBack(key: string, id: string): number;
   /** A post to `key` goes out now, whoever waited for it: the next one waits `intervalMs` after it. */
   posted(key: string, intervalMs: number): void;
   /** No post to `key` for `ms`, as a Retry-After demands; slots booked within it move after it. */
@@ -32,6 +34,13 @@ export interface Pacer {
  */
 const BOOKING_KEPT_MS = 5 * 60_000;
 
+/**
+ * How long the count of a record's waits is kept after it last waited or took its slot: longer
+ * than any delay until its message comes back (SQS's longest, or the queue's visibility timeout),
+ * so that a record's waits between all its attempts are counted, not those since the last one.
+ */
+const WAITS_KEPT_MS = 60 * 60_000;
+
 interface KeyPace {
   /** The next slot nobody has taken or booked. */
   next: number;
@@ -40,8 +49,11 @@ interface KeyPace {
   intervalMs: number;
   /** Until when a Retry-After holds the key. */
   heldUntil: number;
-  /** Slots booked by records waiting on the queue, by message id, and how often each went back. */
-  booked: Map<string, { at: number; times: number }>;
+  /**
+   * By message id: the slot a record waiting on the queue booked (none once it took it), how
+   * often it went back for a slot, and when it last booked or took one.
+   */
+  booked: Map<string, { at?: number; times: number; touched: number }>;
 }
 
 export function createPacer(now: () => number = Date.now, sleep: Sleep = realSleep): Pacer {
@@ -63,7 +75,10 @@ export function createPacer(now: () => number = Date.now, sleep: Sleep = realSle
   };
   const forgetOldBookings = (pace: KeyPace) => {
     const before = now() - BOOKING_KEPT_MS;
-    for (const [id, { at }] of pace.booked) if (at < before) pace.booked.delete(id);
+    for (const [id, booking] of pace.booked) {
+      if (booking.touched < now() - WAITS_KEPT_MS) pace.booked.delete(id);
+      else if (booking.at !== undefined && booking.at < before) pace.booked.set(id, { times: booking.times, touched: booking.touched });
+    }
   };
 
   return {
@@ -74,8 +89,10 @@ export function createPacer(now: () => number = Date.now, sleep: Sleep = realSle
     async wait(key, intervalMs, id) {
       const pace = paceOf(key, intervalMs);
       const slot = Math.max(now(), slotOf(pace, id));
-      const wentBack = id === undefined ? 0 : (pace.booked.get(id)?.times ?? 0);
-      if (id !== undefined) pace.booked.delete(id);
+      const booking = id === undefined ? undefined : pace.booked.get(id);
+      const wentBack = booking?.times ?? 0;
+      // The slot is taken; the count stays, for the receives of its next attempts.
+      if (id !== undefined && booking) pace.booked.set(id, { times: booking.times, touched: now() });
       pace.last = slot;
       pace.next = Math.max(pace.next, slot + intervalMs);
       const delay = slot - now();
@@ -88,15 +105,16 @@ export function createPacer(now: () => number = Date.now, sleep: Sleep = realSle
       const booked = pace.booked.get(id);
       const times = (booked?.times ?? 0) + 1;
       // A slot it booked before stays its own, unless a hold or a later post has passed it.
-      if (booked !== undefined && booked.at >= earliest(pace)) {
-        pace.booked.set(id, { at: booked.at, times });
+      if (booked?.at !== undefined && booked.at >= earliest(pace)) {
+        pace.booked.set(id, { at: booked.at, times, touched: now() });
         return Math.max(0, booked.at - now());
       }
       const slot = Math.max(now(), pace.next, earliest(pace));
-      pace.booked.set(id, { at: slot, times });
+      pace.booked.set(id, { at: slot, times, touched: now() });
       pace.next = slot + intervalMs;
       return slot - now();
     },
+    wentBack: (key, id) => keys.get(key)?.booked.get(id)?.times ?? 0,
     posted(key, intervalMs) {
       const pace = paceOf(key, intervalMs);
       pace.last = Math.max(pace.last, now());

@@ -3,6 +3,7 @@ import type { RelayConfigStore } from '../config/store.js';
 import { CONFIG_READ_BUDGET_MS } from '../config/store.js';
 import { type CostEventJob, type CostEventWriter, parseCostEventJob } from '../cost-events/events.js';
 import { type AnomalyHeld, followUpDelivered, type RetryLedger } from '../dedup/once.js';
+import { clampSeconds, MAX_DELAY_SECONDS } from '../delivery/decide.js';
 import type { Delivery, FirstAttempt, Target } from '../delivery/deliver.js';
 import { QUEUE_CALL_BUDGET_MS, targetOf } from '../delivery/deliver.js';
 import type { DeliveryJob } from '../delivery/job.js';
@@ -71,7 +72,8 @@ export interface RetryDependencies {
 
 export type BatchResult = { batchItemFailures: Array<{ itemIdentifier: string }> };
 
-type RecordOutcome = 'delivered' | 'retry_later' | 'parked' | 'not_attempted';
+/** `resent`: the job waits on the queue as a new message, so the one received is done. */
+type RecordOutcome = 'delivered' | 'retry_later' | 'parked' | 'not_attempted' | 'resent';
 
 /** A record that fails unexpectedly this many times fails the same way every time: park it with the reason. */
 export const UNEXPECTED_FAILURES_BEFORE_PARKING = 3;
@@ -88,11 +90,36 @@ const AFTER_POST_MS = QUEUE_CALL_BUDGET_MS + 500;
  */
 export const PACE_HOLD_MS = 2_000;
 
+/**
+ * The receives of one message after which delivery-retry no longer hands it back to SQS (its
+ * visibility set until it should come back) but sends its job again as a new message, which
+ * carries the attempts made. SQS counts every receive, waits for a slot or a lease included, and
+ * once a message had the queue's maxReceiveCount (template.yaml, well above this) its redrive
+ * moves it to the dead-letter queue without a reason, and a group's closing without its alerts,
+ * which only the group's item holds. The margin is for receives our code never settles (an
+ * invocation that fails, a message SQS hands out twice). A new message only this late, because
+ * SQS's two copies of one message come back as one, while two new messages would be two jobs.
+ */
+export const HAND_BACK_RECEIVES = 20;
+
+/** A job as it goes back to the queue as a new message: its body, and its message's attributes. */
+interface Resend {
+  body: string;
+  attributes: Record<string, string | undefined>;
+}
+
+/**
+ * A record's job as a new message, with the attempts it made: what its body carried in, and this
+ * message's receives but `waits`, those that were no attempt (a wait for its slot, this one included).
+ */
+type Again = (waits: number) => Resend;
+
 /** Where a record posts, for the records that post to a destination: they keep its pace in order. */
 interface Pace {
   key: string;
   intervalMs: number;
   destination: string;
+  again: Again;
 }
 
 /**
@@ -101,13 +128,19 @@ interface Pace {
  */
 type Planned = { outcome: RecordOutcome } | { lane?: string; pace?: Pace; run: Run };
 
+/** How many times SQS has handed this message out, this time included. */
+const receivesOf = (record: QueueRecord): number => Number(record.attributes.ApproximateReceiveCount ?? '1');
+
+/** A job's body as a new message, with its message's attributes. */
+const resend = (job: object, attributes: Resend['attributes']): Resend => ({ body: JSON.stringify(job), attributes });
+
 /** A record's work; `wentBack`: how many of its receives only sent it back to wait for its slot. */
 type Run = (wentBack: number) => Promise<RecordOutcome>;
 
 /**
- * Works through one SQS batch. Each record is either done (delivered or parked in the
- * dead-letter queue: SQS deletes it) or reported as a batch item failure with its visibility
- * set to when it should be tried again. Records that post to one pace key (a webhook, a
+ * Works through one SQS batch. Each record is either done (delivered, parked in the dead-letter
+ * queue, or sent again as a new message: SQS deletes it) or reported as a batch item failure with
+ * its visibility set to when it should be tried again. Records that post to one pace key (a webhook, a
  * Google Chat space, a Slack channel) go in order at that key's pace; different keys, and
  * escalations, go side by side, so that no destination waits on another's pace or Retry-After.
  * A post a chat service accepted is never retried.
@@ -171,7 +204,52 @@ function slotInTime(record: QueueRecord, pace: Pace, deps: RetryDependencies, ho
 function waitForSlot(record: QueueRecord, pace: Pace, deps: RetryDependencies): Promise<RecordOutcome> {
   const seconds = Math.max(1, Math.ceil(deps.pacer.book(pace.key, pace.intervalMs, record.messageId) / 1000));
   deps.logger.debug('waits on the queue for its slot', { messageId: record.messageId, destination: pace.destination, seconds });
-  return settleVisibility(deps, record, seconds).then((): RecordOutcome => 'not_attempted');
+  return handBack(record, seconds, () => pace.again(deps.pacer.wentBack(pace.key, record.messageId)), deps);
+}
+
+/**
+ * Back to the queue until `seconds` from now: by its visibility while SQS has handed the message
+ * out fewer than HAND_BACK_RECEIVES times, else as a new message (`again`), so that SQS's redrive
+ * never takes it. A visibility change that fails only means the queue's visibility timeout applies.
+ */
+async function handBack(
+  record: QueueRecord,
+  seconds: number,
+  again: () => Resend,
+  deps: RetryDependencies,
+  log: Logger = deps.logger,
+): Promise<RecordOutcome> {
+  if (receivesOf(record) >= HAND_BACK_RECEIVES) return sendAgain(record, seconds, again(), deps);
+  await changeVisibility(deps, record, seconds).catch((error: unknown) =>
+    log.warn('could not set when to retry; the queue visibility timeout applies', { error: errorReason(error) }),
+  );
+  return 'retry_later';
+}
+
+/** Its job as a new message visible in `seconds`, the one received done; handed back by its visibility when the queue cannot take it. */
+async function sendAgain(record: QueueRecord, seconds: number, again: Resend, deps: RetryDependencies): Promise<RecordOutcome> {
+  try {
+    await deps.budget.step('retry_queue', QUEUE_CALL_BUDGET_MS, (signal) =>
+      deps.messages.send(again.body, clampSeconds(seconds), again.attributes, signal),
+    );
+  } catch (error) {
+    deps.logger.warn('could not send a job again as a new message; it comes back by its visibility', {
+      messageId: record.messageId,
+      error: errorReason(error),
+    });
+    await settleVisibility(deps, record, seconds);
+    return 'retry_later';
+  }
+  deps.logger.info('sent again as a new message', { messageId: record.messageId, receives: receivesOf(record), delaySeconds: seconds });
+  return 'resent';
+}
+
+/**
+ * A record that cannot be worked on now (the configuration cannot be read) is left to the queue's
+ * visibility timeout; from HAND_BACK_RECEIVES on it waits as a new message instead.
+ */
+function leftToTheQueue(record: QueueRecord, again: () => Resend, deps: RetryDependencies): Promise<RecordOutcome> {
+  return receivesOf(record) >= HAND_BACK_RECEIVES ? sendAgain(record, MAX_DELAY_SECONDS, again(), deps) : Promise.resolve('retry_later');
 }
 
 /** A record's work, with what an unexpected failure of it comes to. */
@@ -185,19 +263,26 @@ async function settled(record: QueueRecord, deps: RetryDependencies, work: () =>
 
 async function unexpected(record: QueueRecord, deps: RetryDependencies, error: unknown): Promise<RecordOutcome> {
   deps.logger.error('retry failed unexpectedly', { messageId: record.messageId, reason: errorReason(error) });
-  const receives = Number(record.attributes.ApproximateReceiveCount ?? '1');
-  return receives >= UNEXPECTED_FAILURES_BEFORE_PARKING
+  return receivesOf(record) >= UNEXPECTED_FAILURES_BEFORE_PARKING
     ? parked(await deps.delivery.park({ body: record.body, reason: `unexpected_error:${errorReason(error)}` }, deps.budget))
     : 'retry_later';
 }
 
-/** What a record is, read before anything is posted; the configuration names where it goes. */
+/**
+ * What a record is, read before anything is posted; the configuration names where it goes. A job
+ * that posts counts its attempts as its message's receives (but waits), plus what it carried in.
+ */
 async function plan(record: QueueRecord, deps: RetryDependencies, holdUntil: number): Promise<Planned> {
+  const receives = receivesOf(record);
   const job = parseDeliveryJob(record.body);
   const closing = job || !deps.groups ? undefined : parseGroupCloseJob(record.body);
   if (closing && deps.groups) {
     const store = deps.groups;
-    return posting(record, closing.destination, deps, false, (target) => closeRecord(record, closing, target, deps, store));
+    const again: Again = (waits) =>
+      resend({ ...closing, attempt: (closing.attempt ?? 0) + receives - waits }, { destination: closing.destination });
+    return posting(record, closing.destination, again, deps, false, (target, wentBack) =>
+      closeRecord(record, closing, wentBack, again, target, deps, store),
+    );
   }
   const escalation = job || closing || !deps.escalations ? undefined : parseEscalationJob(record.body);
   if (escalation && deps.escalations) {
@@ -213,23 +298,28 @@ async function plan(record: QueueRecord, deps: RetryDependencies, holdUntil: num
     return { lane: 'cost_events', run: () => costEventRecord(record, costEvent, deps, writer) };
   }
   if (!job) return { outcome: parked(await deps.delivery.park({ body: record.body, reason: 'malformed_message' }, deps.budget)) };
-  return posting(record, job.destination, deps, job.quiet, (target, wentBack) => deliverRecord(record, job, target, wentBack, deps));
+  const again: Again = (waits) => resend({ ...job, attempt: job.attempt + receives - waits }, { destination: job.destination });
+  return posting(record, job.destination, again, deps, job.quiet, (target, wentBack) =>
+    deliverRecord(record, job, target, wentBack, again, deps),
+  );
 }
 
 /** A record that posts to a configured destination, at that destination's pace. */
 async function posting(
   record: QueueRecord,
   name: string,
+  again: Again,
   deps: RetryDependencies,
   quiet: boolean | undefined,
   run: (target: Target, wentBack: number) => Promise<RecordOutcome>,
 ): Promise<Planned> {
-  const found = await configuredTarget(record, name, deps, quiet);
+  // Were it left to the queue, this receive would be no attempt.
+  const found = await configuredTarget(record, name, () => again(1), deps, quiet);
   if ('outcome' in found) return found;
   const { target } = found;
   const service = deps.delivery.serviceFor(target.destination);
   return {
-    pace: { key: service.paceKey(addressOf(target.destination)), intervalMs: service.minIntervalMs, destination: name },
+    pace: { key: service.paceKey(addressOf(target.destination)), intervalMs: service.minIntervalMs, destination: name, again },
     run: (wentBack) => run(target, wentBack),
   };
 }
@@ -245,24 +335,37 @@ function changeVisibility(deps: RetryDependencies, record: QueueRecord, seconds:
   );
 }
 
-/** A queued alert's next attempt, in its slot. */
+/**
+ * A queued alert's next attempt, in its slot, once it holds the alert's claim: a copy of its job
+ * that SQS handed to another worker too finds the claim and waits, or finds the alert delivered.
+ */
 async function deliverRecord(
   record: QueueRecord,
   job: DeliveryJob,
   target: Target,
   wentBack: number,
+  again: Again,
   deps: RetryDependencies,
 ): Promise<RecordOutcome> {
   const { delivery, budget } = deps;
   const log = deps.logger.child({ deliveryId: job.deliveryId, destination: job.destination });
-  // Each receive is an attempt, but those that only sent it back to wait for its slot.
-  const receives = Number(record.attributes.ApproximateReceiveCount ?? '1') - wentBack;
+  const type = destinationType(target.destination);
+  const claim = deps.ledger ? await deps.ledger.claim(job.message, job.destination, budget) : undefined;
+  if (claim?.kind === 'done') {
+    log.info('duplicate delivery: this destination already has it', { state: claim.state, outcome: 'duplicate' });
+    metrics(deps).add(deliveryMetric('duplicate', type));
+    return 'delivered';
+  }
+  if (claim?.kind === 'in_progress') {
+    log.info('duplicate delivery: another attempt holds this destination', { outcome: 'in_progress' });
+    return handBack(record, claim.retryAfterSeconds, () => again(wentBack + 1), deps, log);
+  }
   // A kind whose follow-ups depend on what was decided meanwhile (a pager: nothing after Expected) reads it again.
   if (job.anomaly?.kind === 'follow_up' && kindOf(target.destination).followUpsReadTriage && deps.ledger) {
     job.anomaly = await deps.ledger.followUpNow(job.message, job.destination, job.anomaly, budget);
   }
-  const attempts = job.attempt + receives;
-  const type = destinationType(target.destination);
+  // Each receive is an attempt, but those that only sent it back to wait for its slot.
+  const attempts = job.attempt + receivesOf(record) - wentBack;
   metrics(deps).add(retryAttemptMetric(type));
   const decision = await delivery.again({ job, target, attempts, maxAttempts: deps.maxAttempts }, budget);
 
@@ -297,12 +400,21 @@ async function deliverRecord(
     return parked(await delivery.park({ body: updated, reason: decision.reason, destination: job.destination }, budget));
   }
   metrics(deps).add(deliveryMetric('queued', type));
+  // It waits on the queue again: the claim is given back, for its next attempt or a copy of its job.
+  await deps.ledger?.settle(
+    { message: job.message, destination: job.destination, outcome: 'queued', ...(job.anomaly ? { anomaly: job.anomaly } : {}) },
+    budget,
+  );
   // A Retry-After holds the key already: the paced services told the pacer of the answer.
-  await changeVisibility(deps, record, decision.delaySeconds).catch((error: unknown) =>
-    log.warn('could not set when to retry; the queue visibility timeout applies', { error: errorReason(error) }),
+  const outcome = await handBack(
+    record,
+    decision.delaySeconds,
+    () => ({ body: updated, attributes: { destination: job.destination } }),
+    deps,
+    log,
   );
   log.warn('delivery will be retried', { attempts, reason: decision.reason, delaySeconds: decision.delaySeconds });
-  return 'retry_later';
+  return outcome;
 }
 
 /**
@@ -313,6 +425,7 @@ async function deliverRecord(
 async function configuredTarget(
   record: QueueRecord,
   name: string,
+  again: () => Resend,
   deps: RetryDependencies,
   quiet = false,
 ): Promise<{ target: Target } | { outcome: RecordOutcome }> {
@@ -324,7 +437,7 @@ async function configuredTarget(
     // fixed. The metric is what the "retry worker blocked" alarm watches: handing records
     // back is not an error Lambda would count.
     metrics(deps).add(configurationUnavailableMetric());
-    return { outcome: 'retry_later' };
+    return { outcome: await leftToTheQueue(record, again, deps) };
   }
   if (!Object.hasOwn(loaded.config.destinations, name)) {
     const reason = 'destination_not_configured';
@@ -333,10 +446,15 @@ async function configuredTarget(
   return { target: targetOf(name, loaded.config.destinations[name]!, loaded.config.slack, quiet, loaded.config.platform) };
 }
 
-/** A group's closing job, in its slot: post what the group holds, as one message or digests, like any alert. */
+/**
+ * A group's closing job, in its slot: post what the group holds, as one message or digests, like
+ * any alert, and like one's, its attempts counted: the last one parks each alert not posted.
+ */
 async function closeRecord(
   record: QueueRecord,
   job: GroupCloseJob,
+  wentBack: number,
+  again: Again,
   target: Target,
   deps: RetryDependencies,
   store: GroupStore,
@@ -354,17 +472,19 @@ async function closeRecord(
     reserveMs: AFTER_POST_MS,
     postTimeoutMs: deps.postTimeoutMs,
   };
-  const outcome = await closeGroup(job, target, closeDeps, budget);
+  const attempt = (job.attempt ?? 0) + receivesOf(record) - wentBack;
+  const outcome = await closeGroup(job, target, closeDeps, budget, { attempt, maxAttempts: deps.maxAttempts });
   if (outcome.kind === 'closed') return 'delivered';
   // Each alert is parked as its own delivery job; the closing job itself is done.
   if (outcome.kind === 'parked') return 'parked';
-  await settleVisibility(deps, record, outcome.delaySeconds);
   deps.logger.warn('group closing will be retried', {
     destination: job.destination,
     reason: outcome.reason,
     delaySeconds: outcome.delaySeconds,
+    ...(outcome.attempted ? { attempt } : {}),
   });
-  return 'retry_later';
+  // A closing that only waited (for another closer's lease, an invocation with time left) made no attempt.
+  return handBack(record, outcome.delaySeconds, () => again(wentBack + (outcome.attempted ? 0 : 1)), deps);
 }
 
 /**

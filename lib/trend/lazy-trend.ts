@@ -38,6 +38,8 @@ export interface ChartRoutePorts {
 }
 
 export type ChartOutcome = 'chart' | 'cached' | 'no_owner' | 'no_data' | 'platform_unavailable' | 'busy';
+/** Why a picture shows words instead of a chart. */
+type NoticeOutcome = Exclude<ChartOutcome, 'chart' | 'cached'>;
 
 export interface ChartAnswer {
   statusCode: number;
@@ -58,7 +60,7 @@ export function trendDays(last: string): string[] {
   return Array.from({ length: TREND_DAYS }, (_, i) => new Date(end - (TREND_DAYS - 1 - i) * 86_400_000).toISOString().slice(0, 10));
 }
 
-const NOTICES: Record<Exclude<ChartOutcome, 'chart' | 'cached'>, string> = {
+const NOTICES: Record<NoticeOutcome, string> = {
   no_owner: 'The owner directory does not know this account yet.',
   no_data: 'The cost platform has no daily cost for this account.',
   platform_unavailable: 'The cost platform did not answer in time; open the picture again later.',
@@ -77,10 +79,14 @@ export function createChartRoute(ports: ChartRoutePorts) {
     return true;
   };
 
-  /** The account's series: from the table when a picture of that day was drawn already, else from the platform (and kept). */
-  async function series(accountId: string, day: string, budget: InvocationBudget): Promise<TrendSeries | Exclude<ChartOutcome, 'chart'>> {
+  /** The account's series: from the table when a picture of that day was drawn already (`cached`), else from the platform (and kept). */
+  async function series(
+    accountId: string,
+    day: string,
+    budget: InvocationBudget,
+  ): Promise<{ series: TrendSeries; outcome: 'chart' | 'cached' } | NoticeOutcome> {
     const kept = await budget.step('trend_store', 500, (signal) => ports.store.read(accountId, day, signal)).catch(() => undefined);
-    if (kept) return kept;
+    if (kept) return { series: kept, outcome: 'cached' };
     const owner = await budget.step('owner_directory', 500, (signal) => ports.owners.read(accountId, signal)).catch(() => undefined);
     const payer = payerOf(owner);
     if (!payer) return 'no_owner';
@@ -103,7 +109,7 @@ export function createChartRoute(ports: ChartRoutePorts) {
         .catch((error: unknown) => {
           log.warn('could not keep a cost series; the next picture of it asks the platform again', { reason: errorReason(error) });
         });
-      return found;
+      return { series: found, outcome: 'chart' };
     } catch (error) {
       log.warn('cost platform did not give the series for a picture', { reason: errorReason(error) });
       return 'platform_unavailable';
@@ -126,12 +132,11 @@ export function createChartRoute(ports: ChartRoutePorts) {
     const renderer = ports.render();
     const found = await series(accountId, day, budget);
     const { renderTrend, renderNotice } = await renderer;
-    const outcome: ChartOutcome = typeof found === 'string' ? found : found === undefined ? 'no_data' : 'chart';
-    ports.count?.(outcome);
+    ports.count?.(typeof found === 'string' ? found : found.outcome);
     const png =
       typeof found === 'string'
-        ? await renderNotice(title, NOTICES[found as keyof typeof NOTICES] ?? NOTICES.no_data)
-        : await renderTrend({ title, days: found.days, marked: day, currency: found.currency });
+        ? await renderNotice(title, NOTICES[found])
+        : await renderTrend({ title, days: found.series.days, marked: day, currency: found.series.currency });
     return {
       statusCode: 200,
       headers: {

@@ -2,7 +2,7 @@ import type { CostEventChange, CostEventJob, CostEventSubject, CostEventWriter }
 import type { Logger } from '../log/logger.js';
 import { costEventMetric, type Metrics } from '../metrics/metrics.js';
 import type { InvocationBudget } from '../shared/deadline.js';
-import { errorReason } from '../shared/errors.js';
+import { errorReason, ReasonedError } from '../shared/errors.js';
 import type { TriagePorts } from './handle.js';
 
 /**
@@ -16,6 +16,9 @@ const WRITE_BUDGET_MS = 800;
 export const COST_EVENT_RETRY_DELAY_SECONDS = 30;
 /** SQS takes at most this many messages in one call. */
 const SQS_BATCH = 10;
+
+/** The stack gives the triage function no retry queue (DELIVERY_QUEUE_URL): an event the platform cannot take now has nowhere to wait. */
+export class CostEventUnqueuableError extends ReasonedError<'no_retry_queue'> {}
 
 /**
  * The triage function's cost events: one written at once where the platform answers in time, and
@@ -46,7 +49,7 @@ export function costEventsPort(deps: {
   };
   const queued = async (change: CostEventChange, subjects: readonly CostEventSubject[], budget: InvocationBudget, capMs: number) => {
     const { enqueue } = deps;
-    if (!enqueue) throw new Error('no retry queue is configured');
+    if (!enqueue) throw new CostEventUnqueuableError('No retry queue is configured.', 'no_retry_queue');
     await budget.step('retry_queue', capMs, async (signal) => {
       for (let i = 0; i < subjects.length; i += SQS_BATCH) {
         await Promise.all(

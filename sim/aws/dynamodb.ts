@@ -212,8 +212,8 @@ export function memoryTable(options: MemoryTableOptions): MemoryTable {
       if (!index) throw validation('Query on the table itself is not played here: name an index');
       const { declaration, entries } = index;
       const names = expressionInput(input);
-      const key = conditionOf(String(input['KeyConditionExpression'] ?? ''), names);
-      const filter = input['FilterExpression'] ? conditionOf(String(input['FilterExpression']), names) : undefined;
+      const key = conditionOf(String(input['KeyConditionExpression'] ?? ''), names, 'KeyConditionExpression');
+      const filter = input['FilterExpression'] ? conditionOf(String(input['FilterExpression']), names, 'FilterExpression') : undefined;
       checkAllUsed(names, [key.used, ...(filter ? [filter.used] : [])]);
       const range = declaration.rangeKey;
       const matched = [...entries.values()]
@@ -232,7 +232,7 @@ export function memoryTable(options: MemoryTableOptions): MemoryTable {
     },
     Scan(input) {
       const names = expressionInput(input);
-      const filter = input['FilterExpression'] ? conditionOf(String(input['FilterExpression']), names) : undefined;
+      const filter = input['FilterExpression'] ? conditionOf(String(input['FilterExpression']), names, 'FilterExpression') : undefined;
       const projected = input['ProjectionExpression'] ? project({}, String(input['ProjectionExpression']), names.names) : undefined;
       checkAllUsed(names, [...(filter ? [filter.used] : []), ...(projected ? [projected.used] : [])]);
       const all = [...items.values()].sort((a, b) => String(a[hashKey]?.S).localeCompare(String(b[hashKey]?.S)));

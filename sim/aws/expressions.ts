@@ -1,9 +1,12 @@
+import { RESERVED_WORDS } from './reserved-words.js';
+
 /**
  * DynamoDB's expression language, as much of it as a table stand-in needs to hold our adapters
  * to DynamoDB's rules: conditions (comparisons, BETWEEN, IN, AND/OR/NOT, attribute_exists,
  * attribute_not_exists, begins_with, contains, size), key conditions, and update expressions
  * (SET with `+`, `-`, if_not_exists and list_append; REMOVE; ADD; DELETE). A clause it does not
- * know is a ValidationException, as DynamoDB answers, never a silent pass.
+ * know, or an attribute named by one of DynamoDB's reserved words rather than a placeholder, is a
+ * ValidationException, as DynamoDB answers, never a silent pass.
  */
 
 export type AttributeValue = {
@@ -68,6 +71,14 @@ export interface ExpressionInput {
   values?: Record<string, AttributeValue> | undefined;
 }
 
+/** Which of a request's expressions is parsed: DynamoDB names it in its refusals. */
+export type ExpressionField =
+  | 'ConditionExpression'
+  | 'KeyConditionExpression'
+  | 'FilterExpression'
+  | 'UpdateExpression'
+  | 'ProjectionExpression';
+
 type PathPart = string | number;
 type Operand =
   | { kind: 'path'; path: PathPart[] }
@@ -85,6 +96,7 @@ class Parser {
   constructor(
     private readonly tokens: Token[],
     private readonly input: ExpressionInput,
+    private readonly field: ExpressionField,
   ) {}
 
   peek(offset = 0): Token | undefined {
@@ -131,7 +143,13 @@ class Parser {
       this.usedNames.add(token.text);
       return name;
     }
-    if (token.kind === 'name') return token.text;
+    if (token.kind === 'name') {
+      // Every part of a document path, as DynamoDB checks them; a function's name is no attribute's.
+      if (RESERVED_WORDS.has(token.text.toUpperCase())) {
+        throw new ExpressionError(`Invalid ${this.field}: Attribute name is a reserved keyword; reserved keyword: ${token.text}`);
+      }
+      return token.text;
+    }
     throw new ExpressionError(`Invalid expression: expected an attribute name, got "${token.text}"`);
   }
 
@@ -410,13 +428,17 @@ function parsePrimary(p: Parser): Condition {
   };
 }
 
-function parser(expression: string, input: ExpressionInput): Parser {
-  return new Parser(tokenize(expression), input);
+function parser(expression: string, input: ExpressionInput, field: ExpressionField): Parser {
+  return new Parser(tokenize(expression), input, field);
 }
 
-/** A condition expression, ready to hold against an item (undefined: no item). */
-export function conditionOf(expression: string, input: ExpressionInput): { holds: Condition; used: Parser } {
-  const p = parser(expression, input);
+/** A condition expression (a key condition or a filter too), ready to hold against an item (undefined: no item). */
+export function conditionOf(
+  expression: string,
+  input: ExpressionInput,
+  field: 'ConditionExpression' | 'KeyConditionExpression' | 'FilterExpression' = 'ConditionExpression',
+): { holds: Condition; used: Parser } {
+  const p = parser(expression, input, field);
   const holds = parseCondition(p);
   if (!p.done()) throw new ExpressionError(`Invalid expression: unexpected "${p.peek()?.text}"`);
   return { holds, used: p };
@@ -460,7 +482,7 @@ export function updateOf(
   expression: string,
   input: ExpressionInput,
 ): { apply: (item: Item) => Item; used: Parser; touched: ReadonlySet<string> } {
-  const p = parser(expression, input);
+  const p = parser(expression, input, 'UpdateExpression');
   const actions: Action[] = [];
   const touched = new Set<string>();
   const seen = new Set<string>();
@@ -537,7 +559,7 @@ export function project(
   names: Record<string, string> | undefined,
 ): { item: Item; used: Parser } | undefined {
   if (!expression) return undefined;
-  const p = parser(expression, { names });
+  const p = parser(expression, { names }, 'ProjectionExpression');
   const out: Item = {};
   do {
     if (p.isOp(',')) p.next();

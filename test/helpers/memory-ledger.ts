@@ -59,6 +59,7 @@ export function memoryLedger(now: () => number = Date.now, triageOf?: Parameters
     forgetAnomaly: (id: string) => called('forget anomaly', () => inner.forgetAnomaly(id)),
     readAnomaly: (id: string) => called('read anomaly', () => inner.readAnomaly(id)),
     claim: (id: string, claim: Claim) => called(`claim ${id.slice(0, 8)}`, () => inner.claim(id, claim)),
+    claimQueued: (id: string, claim: Claim) => called('claim queued', () => inner.claimQueued(id, claim)),
     record: (id: string, state: 'delivered' | 'queued') => called(`record ${state}`, () => inner.record(id, state)),
     release: (id: string, token?: string) => called('release', () => inner.release(id, token)),
     escalations: async () => {

@@ -92,13 +92,17 @@ describe.skipIf(!moto)('the relay bundle’s cold path', () => {
     const copy = join(dir, 'webhook-relay');
     cpSync(join(root, 'dist', 'webhook-relay'), copy, { recursive: true });
     const lazy = readdirSync(copy).filter((file) => file.startsWith('lazy-'));
-    // PagerDuty's poster and escalations' wait among them: a configuration of chats alone never loads them.
+    // PagerDuty's, Teams' and Google Chat's posters, the answers of a delivery that fails and
+    // escalations' wait among them: a Slack-only configuration that delivers never loads them.
     expect(lazy).toEqual(
       expect.arrayContaining([
         'lazy-aws-sdk-client-sqs.mjs',
         'lazy-aws-sdk-credential-provider-node.mjs',
         'lazy-sso.mjs',
         'lazy-pagerduty-post.mjs',
+        'lazy-teams-post.mjs',
+        'lazy-googlechat-post.mjs',
+        'lazy-relay-answer.mjs',
         'lazy-escalation-relay.mjs',
         'lazy-escalation-local.mjs',
       ]),
@@ -142,6 +146,22 @@ describe.skipIf(!moto)('the relay bundle’s cold path', () => {
   it("keeps PagerDuty's events off the cold path: they are made and posted by code loaded on the first post", () => {
     const { cold, everything } = coldAndAll();
     for (const marker of ['routing_key', 'events.pagerduty.com', 'custom_details']) {
+      expect(everything).toContain(marker);
+      expect(cold).not.toContain(marker);
+    }
+  });
+
+  it("keeps Teams' cards and Google Chat's messages off the cold path: they are made and posted by code loaded on the first post", () => {
+    const { cold, everything } = coldAndAll();
+    for (const marker of ['application/vnd.microsoft.card.adaptive', 'Action.OpenUrl', 'cardsV2', 'decoratedText', 'messageReplyOption']) {
+      expect(everything).toContain(marker);
+      expect(cold).not.toContain(marker);
+    }
+  });
+
+  it('keeps the answers of a delivery that fails or waits off the cold path: a 200 is answered without them', () => {
+    const { cold, everything } = coldAndAll();
+    for (const marker of ['chat_refused', 'chat_unavailable', 'could not take the alert right now']) {
       expect(everything).toContain(marker);
       expect(cold).not.toContain(marker);
     }
@@ -244,6 +264,30 @@ describe('the relay bundle’s cold path, as its esbuild metafile lists it (what
     const scanner = 'lib/shared/json-syntax.ts';
     expect(bundledInputs(meta, 'index.mjs', true)).not.toContain(scanner);
     expect(bundledInputs(meta, 'lazy-shared.mjs', false)).toContain(scanner);
+  });
+
+  it("holds Teams' and Google Chat's schemas, descriptors and services only: their formatters and posters load with their first post", () => {
+    const meta = JSON.parse(readFileSync(join(root, 'dist', 'meta', 'webhook-relay.json'), 'utf8')) as Metafile;
+    const chats = (inputs: string[]) => inputs.filter((input) => /^lib\/notify\/(teams|googlechat)\//.test(input)).sort();
+    expect(chats(bundledInputs(meta, 'index.mjs', true))).toEqual([
+      'lib/notify/googlechat/config.ts',
+      'lib/notify/googlechat/kind.ts',
+      'lib/notify/googlechat/service.ts',
+      'lib/notify/googlechat/thread.ts',
+      'lib/notify/teams/config.ts',
+      'lib/notify/teams/kind.ts',
+      'lib/notify/teams/service.ts',
+    ]);
+    expect(chats(bundledInputs(meta, 'lazy-teams-post.mjs', false))).toEqual(
+      expect.arrayContaining(['lib/notify/teams/format.ts', 'lib/notify/teams/post.ts', 'lib/notify/teams/lazy-teams-post.ts']),
+    );
+    expect(chats(bundledInputs(meta, 'lazy-googlechat-post.mjs', false))).toEqual(
+      expect.arrayContaining([
+        'lib/notify/googlechat/format.ts',
+        'lib/notify/googlechat/post.ts',
+        'lib/notify/googlechat/lazy-googlechat-post.ts',
+      ]),
+    );
   });
 
   it("holds a Jira destination's schema and descriptor only: its formatter and poster load with its first post", () => {

@@ -224,6 +224,62 @@ const steps: Step[] = [
     'ValidationException',
   ],
   ['GetItem', { Key: { id: S('group#d') } }],
+  // A reserved word (`uuid`, `name`, `status`, `key`, ...) named directly in any expression is
+  // refused; through a placeholder it is an attribute like any other.
+  [
+    'UpdateItem',
+    {
+      Key: { id: S('costevent#1') },
+      UpdateExpression: 'SET uuid = :uuid',
+      ExpressionAttributeValues: { ':uuid': S('u-1') },
+    },
+  ],
+  [
+    'UpdateItem',
+    {
+      Key: { id: S('costevent#1') },
+      UpdateExpression: 'SET claimToken = :token',
+      ConditionExpression: 'attribute_not_exists(uuid)',
+      ExpressionAttributeValues: { ':token': S('t') },
+    },
+  ],
+  [
+    'UpdateItem',
+    {
+      Key: { id: S('costevent#1') },
+      UpdateExpression: 'SET #uuid = :uuid',
+      ConditionExpression: 'attribute_not_exists(#uuid)',
+      ExpressionAttributeNames: { '#uuid': 'uuid' },
+      ExpressionAttributeValues: { ':uuid': S('u-1') },
+      ReturnValues: 'ALL_NEW',
+    },
+  ],
+  [
+    'UpdateItem',
+    { Key: { id: S('group#d') }, UpdateExpression: 'SET alerts.key = :entry', ExpressionAttributeValues: { ':entry': S('z') } },
+  ],
+  ['GetItem', { Key: { id: S('costevent#1') }, ProjectionExpression: 'id, uuid' }],
+  ['GetItem', { Key: { id: S('costevent#1') }, ProjectionExpression: 'id, #uuid', ExpressionAttributeNames: { '#uuid': 'uuid' } }],
+  // `size` is reserved too, but as a function it names no attribute.
+  [
+    'Query',
+    {
+      IndexName: 'summaries',
+      KeyConditionExpression: 'summaryOf = :destination AND firstSeen >= :from',
+      FilterExpression: 'title = :title OR size(title) > :long',
+      ExpressionAttributeValues: { ':destination': S('finops'), ':from': N(0), ':title': S('A'), ':long': N(5) },
+    },
+  ],
+  [
+    'Query',
+    {
+      IndexName: 'summaries',
+      KeyConditionExpression: 'summaryOf = :destination AND firstSeen >= :from',
+      FilterExpression: 'title = :title OR status = :title',
+      ExpressionAttributeValues: { ':destination': S('finops'), ':from': N(0), ':title': S('A') },
+    },
+  ],
+  ['DeleteItem', { Key: { id: S('costevent#1') }, ConditionExpression: 'uuid = :uuid', ExpressionAttributeValues: { ':uuid': S('u-1') } }],
 ];
 
 type Outcome = { ok: Record<string, unknown> } | { error: string; item?: unknown };

@@ -359,18 +359,20 @@ describe.skipIf(!moto)('the triage loop: relay, delivery-retry and triage bundle
     type Button = { text: { text: string }; action_id: string; value: string };
     const buttons = (m: StoredMessage) =>
       (m.blocks as Array<{ type: string; elements?: Button[] }>).filter((b) => b.type === 'actions').flatMap((b) => b.elements ?? []);
-    expect(buttons(opening).map((b) => [b.text.text, b.action_id, b.value])).toEqual([
+    // Each button's value names the anomaly (and what a cost event needs); Slack sends it back as is.
+    expect(buttons(opening).map((b) => [b.text.text, b.action_id, (JSON.parse(b.value) as { a: string }).a])).toEqual([
       ['Acknowledge', 'triage_acknowledge', id],
       ['Expected', 'triage_expected', id],
       ['Snooze 24 h', 'triage_snooze', id],
     ]);
+    const acknowledgeValue = buttons(opening)[0]?.value;
 
     const click = signedClick({
       type: 'block_actions',
       user: { id: 'U0DANA', username: 'dana' },
       container: { channel_id: opening.channel, message_ts: opening.ts },
       message: { text: opening.text, blocks: opening.blocks },
-      actions: [{ action_id: 'triage_acknowledge', value: id }],
+      actions: [{ action_id: 'triage_acknowledge', value: acknowledgeValue }],
     });
     const answer = await triage.invoke<Answer>(event({ method: 'POST', path: '/slack/interactions', ...click }), { timeoutMs: 10_000 });
     answers.push(answer);

@@ -9,12 +9,14 @@ import { createDelivery } from '../../lib/delivery/deliver.js';
 import { newJob } from '../../lib/delivery/job.js';
 import { anomalyRecordId } from '../../lib/message/anomaly.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
+import { googleChatMessage } from '../../lib/notify/googlechat/lazy-googlechat-post.js';
 import { googleChatService } from '../../lib/notify/googlechat/service.js';
 import { slackAppService } from '../../lib/notify/slack/app-service.js';
 import { editedNote, slackDate } from '../../lib/notify/slack/format.js';
 import { classifyWebApiAnswer } from '../../lib/notify/slack/lazy-app-post.js';
 import { slackService } from '../../lib/notify/slack/service.js';
 import { formatTeamsMessage } from '../../lib/notify/teams/format.js';
+import { teamsMessage } from '../../lib/notify/teams/lazy-teams-post.js';
 import { teamsService } from '../../lib/notify/teams/service.js';
 import type { QueueMessageOps } from '../../lib/queue/sqs.js';
 import { createRelayFromEnvironment } from '../../lib/relay/from-environment.js';
@@ -187,11 +189,11 @@ describe('follow-ups through each webhook service, and the edges of the Slack ap
     expect(JSON.stringify(slack.format(message('x'), hook))).not.toContain('Update');
     const teams = teamsService();
     const flow = destination('https://prod-1.westus.logic.azure.com/workflows/x');
-    expect(JSON.stringify(teams.format(message('x'), flow, followUp))).toContain('Update 3 of an anomaly');
-    expect(JSON.stringify(teams.format(message('x'), flow, { kind: 'opening' }))).not.toContain('Update');
+    expect(JSON.stringify(teamsMessage(teams.format(message('x'), flow, followUp)))).toContain('Update 3 of an anomaly');
+    expect(JSON.stringify(teamsMessage(teams.format(message('x'), flow, { kind: 'opening' })))).not.toContain('Update');
     const chat = googleChatService();
     const space = destination('https://chat.googleapis.com/v1/spaces/A/messages?key=K&token=T');
-    expect((chat.format(message('x'), space, followUp) as { text: string }).text).toMatch(/^Update: /);
+    expect(googleChatMessage(chat.format(message('x'), space, followUp)).text).toMatch(/^Update: /);
   });
 
   it('an unreadable time is said plainly rather than shown wrong', () => {

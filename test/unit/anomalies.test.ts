@@ -13,7 +13,7 @@ import { slackAppService, slackAppTools } from '../../lib/notify/slack/app-servi
 import { formatSlackMessage, SLACK_LIMITS, updateNote } from '../../lib/notify/slack/format.js';
 import { createSlackAppPoster } from '../../lib/notify/slack/lazy-app-post.js';
 import { formatTeamsMessage } from '../../lib/notify/teams/format.js';
-import { answerFor } from '../../lib/relay/answer.js';
+import { answerFor } from '../../lib/relay/lazy-relay-answer.js';
 import { fetchOverNodeHttp, type NodeFetch } from '../../lib/transport/fetch-over-node-http.js';
 import { budgetOf } from '../helpers/budget.js';
 import { capturedLogger, chatServices, manualClock, memoryDeadLetters, memoryRetryQueue } from '../helpers/fake-delivery-ports.js';

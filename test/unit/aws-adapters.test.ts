@@ -184,6 +184,27 @@ describe('the DynamoDB dedup ledger', () => {
     expect(await ledger().claim('abc', mine)).toEqual({ kind: 'claimed' });
   });
 
+  it("a queued alert's later attempt claims it while it waits on the queue; a copy of its job finds the claim or the alert delivered", async () => {
+    aws.answer('DynamoDB_20120810.PutItem', {});
+    expect(await ledger().claimQueued('abc', mine)).toEqual({ kind: 'claimed' });
+    expect(aws.calls[0]?.body['ConditionExpression']).toBe(
+      'attribute_not_exists(id) OR expiresAt < :now OR #state = :queued OR (#state = :claimed AND claimUntil < :now)',
+    );
+    expect(aws.calls[0]?.body).toMatchObject({
+      Item: { state: { S: 'claimed' }, claimToken: { S: 'token-of-this-attempt' }, claimUntil: { N: String(t + 20) } },
+      ExpressionAttributeValues: { ':now': { N: String(t) }, ':claimed': { S: 'claimed' }, ':queued': { S: 'queued' } },
+    });
+    aws.answer('DynamoDB_20120810.PutItem', failed('claimed', { claimToken: { S: 'another copy' }, claimUntil: { N: String(t + 30) } }));
+    expect(await ledger().claimQueued('abc', mine)).toEqual({ kind: 'in_progress', retryAfterSeconds: 30 });
+    aws.answer('DynamoDB_20120810.PutItem', failed('delivered'));
+    expect(await ledger().claimQueued('abc', mine)).toEqual({ kind: 'done', state: 'delivered' });
+    aws.answer(
+      'DynamoDB_20120810.PutItem',
+      failed('claimed', { claimToken: { S: 'token-of-this-attempt' }, claimUntil: { N: String(t + 20) } }),
+    );
+    expect(await ledger().claimQueued('abc', mine)).toEqual({ kind: 'claimed' });
+  });
+
   it("releases only its own claim: a later attempt's claim or a delivered record stays", async () => {
     aws.answer('DynamoDB_20120810.DeleteItem', {});
     await ledger().release('abc', 'token-of-this-attempt');

@@ -51,11 +51,14 @@ describe('the cost-trend picture route', () => {
     ]);
   });
 
-  const route = (overrides: { key?: string | undefined; now?: () => number } = {}) => {
+  const route = (
+    overrides: { key?: string | undefined | (() => Promise<string>); now?: () => number; directory?: OwnerDirectory } = {},
+  ) => {
     const client = createCostApiClient({ baseUrl: platform.url, timeoutMs: 2_000, maxAttempts: 1 });
-    const directory: OwnerDirectory = { read: async (id) => ownersOf(owners.get(id)) };
+    const directory: OwnerDirectory = overrides.directory ?? { read: async (id) => ownersOf(owners.get(id)) };
+    const { key } = overrides;
     return createChartRoute({
-      key: async () => ('key' in overrides ? overrides.key : KEY),
+      key: typeof key === 'function' ? key : async () => ('key' in overrides ? (key as string | undefined) : KEY),
       owners: directory,
       store,
       platform: {
@@ -90,7 +93,8 @@ describe('the cost-trend picture route', () => {
     const again = await route()(token(), budgetOf(10_000));
     expect(Buffer.from(again.body, 'base64').equals(Buffer.from(first.body, 'base64'))).toBe(true);
     expect(costCalls()).toHaveLength(1);
-    expect(outcomes).toEqual(['chart', 'chart']);
+    // Counted apart: the Charts metric tells pictures the platform drew from those the table kept.
+    expect(outcomes).toEqual(['chart', 'cached']);
     for (const line of logs) expect(line).not.toContain(platform.password);
   });
 
@@ -130,7 +134,8 @@ describe('the cost-trend picture route', () => {
   });
 
   it('keeps within the platform’s rate limit: past 20 requests in 3 minutes a container draws a notice instead', async () => {
-    const serve = route();
+    let now = NOW;
+    const serve = route({ now: () => now });
     for (let i = 0; i < 21; i++) {
       // A different account each time, so that no series is kept.
       owners.set(`acct${i}`, {
@@ -140,9 +145,58 @@ describe('the cost-trend picture route', () => {
         parts: [{ accountKey: '12345', costCenters: [{ id: '7', name: 'Data' }], readAt: 0 }],
       });
       await serve(token({ a: `acct${i}`, d: '2026-11-21', n: 'x' }), budgetOf(10_000));
+      now += 1_000;
     }
     expect(costCalls()).toHaveLength(20);
     expect(outcomes.at(-1)).toBe('busy');
+    // Once the window's first request is 3 minutes old, there is room for one more.
+    now = NOW + 180_000;
+    await serve(token({ a: 'acct20', d: '2026-11-21', n: 'x' }), budgetOf(10_000));
+    expect(costCalls()).toHaveLength(21);
+    expect(outcomes.at(-1)).toBe('no_data');
+  });
+
+  it('a table or directory that fails costs the picture a platform call at most, never the picture', async () => {
+    const read = store.read;
+    store.read = async () => {
+      throw new Error('ProvisionedThroughputExceededException');
+    };
+    store.write = async () => {
+      throw new Error('ProvisionedThroughputExceededException');
+    };
+    // Neither read nor kept: drawn from the platform each time, and the operator is told why.
+    for (let i = 0; i < 2; i++) {
+      const answer = await route()(token(), budgetOf(10_000));
+      expect(answer.headers['content-type']).toBe('image/png');
+      expect(answer.headers['cache-control']).toBe('private, max-age=3600');
+    }
+    expect(outcomes).toEqual(['chart', 'chart']);
+    expect(costCalls()).toHaveLength(2);
+    expect(logs.join('\n')).toContain('could not keep a cost series');
+
+    // A directory that cannot be read knows no payer: the picture says so, and asks the platform nothing.
+    store.read = read;
+    const failing: OwnerDirectory = {
+      read: async () => {
+        throw new Error('ThrottlingException');
+      },
+    };
+    const answer = await route({ directory: failing })(token(), budgetOf(10_000));
+    expect(answer.headers['content-type']).toBe('image/png');
+    expect(answer.headers['cache-control']).toBe('no-store');
+    expect(outcomes.at(-1)).toBe('no_owner');
+    expect(costCalls()).toHaveLength(2);
+  });
+
+  it('a key that cannot be read answers 404 at once, neither an error page nor a wait', async () => {
+    const answer = await route({
+      key: async () => {
+        throw new Error('secrets manager is down');
+      },
+    })(token(), budgetOf(10_000));
+    expect(answer).toMatchObject({ statusCode: 404, body: 'Not found.' });
+    expect(costCalls()).toHaveLength(0);
+    expect(outcomes).toEqual([]);
   });
 });
 

@@ -3,7 +3,8 @@ import anomaly from '../../events/anomaly-alert.json' with { type: 'json' };
 import hostile from '../../events/bad/hostile-text.json' with { type: 'json' };
 import { inertText } from '../../lib/format/text.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
-import { escapeCardHtml, escapeGoogleChatText, formatGoogleChatMessage, threadKeyFor } from '../../lib/notify/googlechat/format.js';
+import { escapeCardHtml, escapeGoogleChatText, formatGoogleChatMessage } from '../../lib/notify/googlechat/format.js';
+import { threadKeyFor } from '../../lib/notify/googlechat/thread.js';
 import { formatSlackMessage } from '../../lib/notify/slack/format.js';
 import { escapeTeamsText, formatTeamsMessage, TEAMS_MAX_BYTES } from '../../lib/notify/teams/format.js';
 import {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createCostApiClient } from '../../lib/cost-api/client.js';
 import { CostApiError } from '../../lib/cost-api/errors.js';
+import { platformSession } from '../../lib/cost-api/session.js';
 import { type FakePlatform, startFakePlatform } from '../helpers/cost-platform.js';
 
 // The platform in the loop: one account's daily cost, and cost events, against a loopback platform
@@ -17,7 +18,8 @@ beforeEach(() => {
   platform.events.clear();
 });
 
-const client = () => createCostApiClient({ baseUrl: platform.url, backoffBaseMs: 10, timeoutMs: 500 });
+// A deadline a busy machine always meets; only the hang test waits out a short one.
+const client = (timeoutMs = 10_000) => createCostApiClient({ baseUrl: platform.url, backoffBaseMs: 10, timeoutMs });
 async function auth(accountKey = 12345) {
   const token = await client().generateToken({ username: platform.username, password: platform.password });
   return { apikey: `${token.userKey}:${accountKey}:`, authorization: token.authorization };
@@ -67,7 +69,7 @@ describe("an account's daily cost", () => {
       .catch((e: unknown) => e);
     expect((down as CostApiError).reason).toBe('platform_unavailable');
     platform.setBehaviour('costAndUsage', { kind: 'hang' });
-    const hung = await client()
+    const hung = await client(300)
       .dailyCost(credentials, { accountId: '1', from: '2026-11-01', to: '2026-11-21' })
       .catch((e: unknown) => e);
     expect((hung as CostApiError).reason).toBe('timeout');
@@ -97,5 +99,42 @@ describe('cost events', () => {
           .catch((e: unknown) => e)) as CostApiError
       ).reason,
     ).toBe('invalid_response');
+  });
+});
+
+describe('the platform session one container keeps', () => {
+  const credentials = () => ({ username: platform.username, password: platform.password });
+  const signIns = () => platform.requests.filter((r) => r.path === '/api/v1/authentication/token/generate').length;
+  const events = (session: ReturnType<typeof platformSession>) =>
+    session.withAuth('12345', (auth) => client().listEvents(auth, { from: '2026-11-21', to: '2026-11-21' }));
+
+  it('signs in once for the calls of an hour, once more when the token is refused, and again after the hour', async () => {
+    let now = Date.parse('2026-11-21T15:00:00Z');
+    const session = platformSession({ client: client(), credentials: async () => credentials(), now: () => now });
+    await Promise.all([events(session), events(session), events(session)]);
+    expect(signIns()).toBe(1);
+    // A password change revokes the token: the next call signs in again once and gets its answer.
+    platform.revokeTokens();
+    expect(await events(session)).toEqual([]);
+    expect(signIns()).toBe(2);
+    now += 59 * 60_000;
+    await events(session);
+    expect(signIns()).toBe(2);
+    now += 2 * 60_000;
+    await events(session);
+    expect(signIns()).toBe(3);
+    // Every call carried the payer's account-scoped key.
+    for (const r of platform.requests.filter((r) => r.path === '/api/v1/users/events')) {
+      expect(r.headers['apikey']).toBe(`${platform.userKey}:12345:`);
+    }
+  });
+
+  it('a sign-in that fails is not remembered: a call that waited on it signs in itself, and the next call too', async () => {
+    const session = platformSession({ client: client(), credentials: async () => credentials(), now: Date.now });
+    platform.queue('token', { kind: 'error', status: 401 });
+    const [first, second] = await Promise.allSettled([events(session), events(session)]);
+    expect(first).toMatchObject({ status: 'rejected', reason: { reason: 'login_failed' } });
+    expect(second).toEqual({ status: 'fulfilled', value: [] });
+    expect(signIns()).toBe(2);
   });
 });

@@ -1,4 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createCostApiClient } from '../../lib/cost-api/client.js';
 import { platformSession } from '../../lib/cost-api/session.js';
@@ -6,6 +9,7 @@ import {
   CLAIM_SECONDS,
   type CostEventRecords,
   type CostEventSubject,
+  type CostEventWriter,
   costEventWriter,
   memoryCostEventRecords,
   parseCostEventJob,
@@ -16,7 +20,9 @@ import { KINDS } from '../../lib/notify/kinds.js';
 import { verifySlackSignature } from '../../lib/notify/slack/signature.js';
 import { buttonValue, triageButtons } from '../../lib/notify/slack/triage-blocks.js';
 import { type OwnerRecord, ownersOfRecord } from '../../lib/owners/directory.js';
+import { dynamoOwnerStore } from '../../lib/owners/dynamodb.js';
 import type { QueueMessageOps } from '../../lib/queue/sqs.js';
+import { createRetryWorkerFromEnvironment } from '../../lib/retry/from-environment.js';
 import { createPacer } from '../../lib/retry/pacer.js';
 import { processBatch, type QueueRecord } from '../../lib/retry/process-batch.js';
 import { costEventsPort } from '../../lib/triage/cost-events.js';
@@ -26,6 +32,7 @@ import { signDigestToken, signTriageToken } from '../../lib/triage-link/sign.js'
 import { budgetOf } from '../helpers/budget.js';
 import { type FakePlatform, startFakePlatform } from '../helpers/cost-platform.js';
 import { capturedLogger, chatServices, memoryDeadLetters } from '../helpers/fake-delivery-ports.js';
+import { memoryAws } from '../helpers/memory-aws.js';
 import { memoryConfigStore } from '../helpers/memory-config-store.js';
 import { memoryMetrics } from '../helpers/memory-metrics.js';
 
@@ -121,6 +128,15 @@ describe('a cost event for an anomaly marked expected (lib/cost-events)', () => 
     expect(live()).toHaveLength(1);
   });
 
+  it('an event marked by no one named says so, is created by Cost Alert Relay, and keeps the note’s own full stop', async () => {
+    const { writer } = setup();
+    await writer.apply('write', subject({ by: ' ', note: 'Planned, see CHG-42!' }), signal());
+    expect(live()[0]!.body).toMatchObject({ createdBy: 'Cost Alert Relay' });
+    expect(live()[0]!.body['description']).toMatch(
+      /^Marked expected by someone at finops\. Note: Planned, see CHG-42! Cost Alert Relay \(ref [0-9a-f]{12}\)$/,
+    );
+  });
+
   it('knows the anomaly across destinations: a link’s label and a button’s bare account id name one event', async () => {
     const { writer } = setup();
     await writer.apply('write', subject({ destination: 'teams-finops' }), signal());
@@ -186,7 +202,15 @@ describe('the triage function’s cost events', () => {
   const SIGNING = 'slack-signing-secret';
   const ANOMALY = `anomaly#${createHash('sha256').update('x').digest('hex')}`;
 
-  function triage(options: { writer?: ReturnType<typeof setup>['writer']; enqueueFails?: boolean; enabled?: boolean } = {}) {
+  function triage(
+    options: {
+      writer?: ReturnType<typeof setup>['writer'];
+      load?: () => Promise<CostEventWriter>;
+      enqueueFails?: boolean;
+      noQueue?: boolean;
+      enabled?: boolean;
+    } = {},
+  ) {
     const lines: string[] = [];
     const metrics = memoryMetrics();
     const queued: Array<{ body: string; delaySeconds: number }> = [];
@@ -194,12 +218,14 @@ describe('the triage function’s cost events', () => {
     const store = memoryTriageStore(() => NOW);
     const writer = options.writer ?? setup().writer;
     const costEvents = costEventsPort({
-      writer: async () => writer,
+      writer: options.load ?? (async () => writer),
       enabled: async () => options.enabled ?? true,
-      enqueue: async (body, delaySeconds) => {
-        if (options.enqueueFails) throw new Error('AccessDenied');
-        queued.push({ body, delaySeconds });
-      },
+      enqueue: options.noQueue
+        ? undefined
+        : async (body, delaySeconds) => {
+            if (options.enqueueFails) throw new Error('AccessDenied');
+            queued.push({ body, delaySeconds });
+          },
       metrics,
       logger,
     });
@@ -317,6 +343,37 @@ describe('the triage function’s cost events', () => {
     expect(t.lines.join('\n')).toContain('neither written nor queued');
   });
 
+  it('a stack without a retry queue counts an event the platform cannot take as failed, and says why', async () => {
+    const t = triage({ noQueue: true });
+    platform.queue('events', { kind: 'error', status: 503 });
+    expect((await t.page('action=expected&name=Dana')).statusCode).toBe(200);
+    expect(t.metrics.count('CostEvents', { outcome: 'failed' })).toBe(1);
+    expect(t.lines.map((line) => JSON.parse(line) as Record<string, unknown>)).toContainEqual(
+      expect.objectContaining({ message: 'cost event neither written nor queued', reason: 'no_retry_queue' }),
+    );
+    expect(live()).toHaveLength(0);
+  });
+
+  it('a writer that could not be loaded is loaded again with the next event; the first waits on the retry queue', async () => {
+    const { writer } = setup();
+    let loads = 0;
+    const t = triage({
+      load: async () => {
+        loads++;
+        if (loads === 1) throw new Error('Cannot find module lazy-cost-events.js');
+        return writer;
+      },
+    });
+    await t.page('action=expected&name=Dana');
+    expect(t.queued).toHaveLength(1);
+    expect(t.metrics.count('CostEvents', { outcome: 'queued' })).toBe(1);
+    await t.page('action=reopen&name=Dana');
+    await t.page('action=expected&name=Dana');
+    expect(loads).toBe(2);
+    expect(live()).toHaveLength(1);
+    expect(t.metrics.count('CostEvents', { outcome: 'written' })).toBe(1);
+  });
+
   it('a digest’s “all” queues one event per anomaly it changed, and asks the platform nothing while the page waits', async () => {
     const t = triage();
     const anomalies = [1, 2, 3].map((n) => ({
@@ -412,5 +469,57 @@ describe('delivery-retry writes the cost events the triage function queued', () 
     expect(output).not.toContain(platform.password);
     expect(output).not.toContain(platform.userKey);
     for (const token of platform.issuedTokens) expect(output).not.toContain(token);
+  });
+});
+
+describe('delivery-retry as deployed', () => {
+  const QUEUE = 'https://sqs.us-east-1.amazonaws.com/123456789012/delivery-retry';
+  const DLQ = 'https://sqs.us-east-1.amazonaws.com/123456789012/delivery-retry-dlq';
+
+  it('writes a queued cost event with the login from Secrets Manager, and parks a message that is no job at all', async () => {
+    const aws = memoryAws({ now: Date.now });
+    aws.sqs.create(QUEUE, { visibilityTimeoutSeconds: 30 });
+    aws.sqs.create(DLQ, { visibilityTimeoutSeconds: 30 });
+    aws.secrets.put('platform-login', JSON.stringify({ username: platform.username, password: platform.password }));
+    const readAt = Math.floor(Date.now() / 1000);
+    await dynamoOwnerStore(aws.table.call, aws.tableName).write({
+      accountId: ACCOUNT,
+      costCenters: [{ id: '7', name: 'Data' }],
+      readAt,
+      parts: [{ accountKey: PAYER, costCenters: [{ id: '7', name: 'Data' }], readAt }],
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'retry-cost-events-'));
+    writeFileSync(join(dir, 'relay.json'), JSON.stringify({ auth: { method: 'none' }, destinations: {}, platform: { costEvents: true } }));
+    const log = capturedLogger();
+    const metrics = memoryMetrics();
+    const worker = createRetryWorkerFromEnvironment(
+      {
+        RELAY_CONFIG_SECRET_ID: `file:${join(dir, 'relay.json')}`,
+        DELIVERY_QUEUE_URL: QUEUE,
+        DEAD_LETTER_QUEUE_URL: DLQ,
+        DEDUP_TABLE_NAME: aws.tableName,
+        COST_API_CREDENTIALS_SECRET_ID: 'platform-login',
+        COST_API_BASE_URL: platform.url,
+      },
+      { aws: aws.aws, logger: log.logger, metrics, services: chatServices({}) },
+    );
+    const job = JSON.stringify({ version: 2, kind: 'cost_event', change: 'write', subject: subject() });
+    const records: QueueRecord[] = [
+      { messageId: 'm1', receiptHandle: 'r1', body: job, attributes: { ApproximateReceiveCount: '1' } },
+      { messageId: 'm2', receiptHandle: 'r2', body: '{"kind":"cost_event",', attributes: { ApproximateReceiveCount: '1' } },
+    ];
+    expect(await worker(records, budgetOf(60_000))).toEqual({ batchItemFailures: [] });
+    expect(live()).toHaveLength(1);
+    expect(live()[0]).toMatchObject({ accountKey: Number(PAYER), body: { title: `Expected: ${TITLE}`, date: '2026-11-20' } });
+    expect(metrics.count('CostEvents', { outcome: 'written' })).toBe(1);
+    expect(aws.sqs.messages(DLQ)).toEqual([
+      expect.objectContaining({ body: '{"kind":"cost_event",', attributes: expect.objectContaining({ reason: 'malformed_message' }) }),
+    ]);
+    expect(log.lines.join('\n')).not.toContain(platform.password);
+
+    // A second copy of the job (SQS delivers at least once) finds the event written, in this container or another.
+    expect(await worker([{ ...records[0]!, messageId: 'm3' }], budgetOf(60_000))).toEqual({ batchItemFailures: [] });
+    expect(live()).toHaveLength(1);
+    expect(metrics.count('CostEvents', { outcome: 'skipped' })).toBe(1);
   });
 });

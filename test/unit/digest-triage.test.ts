@@ -24,9 +24,11 @@ import { inMemoryGroupStore } from '../../lib/group/store.js';
 import { anomalyRecordId } from '../../lib/message/anomaly.js';
 import type { CostCenterRef } from '../../lib/message/cost-center.js';
 import { type WebhookMessage, webhookMessageSchema } from '../../lib/message/schema.js';
+import { googleChatMessage } from '../../lib/notify/googlechat/lazy-googlechat-post.js';
 import { createChatServices, destinationType } from '../../lib/notify/kinds.js';
 import type { SlackAppPayload } from '../../lib/notify/slack/app-payload.js';
 import { formatSlackMessage, triageLinkBlock } from '../../lib/notify/slack/format.js';
+import { teamsMessage } from '../../lib/notify/teams/lazy-teams-post.js';
 import { createTriageHandler, type TriagePorts } from '../../lib/triage/handle.js';
 import { memoryTriageStore } from '../../lib/triage/store.js';
 import { triageControls } from '../../lib/triage-link/controls.js';
@@ -69,13 +71,16 @@ const alert = (n: number, extra: { title?: string; message?: string; account?: s
     },
   });
 
-/** The real formatters; each post recorded and answered delivered (a Slack app's with where its message is). */
-function recording(real: ChatService, app = false) {
+/**
+ * The real formatters; each post recorded and answered delivered (a Slack app's with where its message is). `sent`: what the service's
+ * poster sends for a payload, where it makes the message itself (Teams, Google Chat).
+ */
+function recording(real: ChatService, app = false, sent: (payload: never) => unknown = (payload) => payload) {
   const payloads: unknown[] = [];
   const service: ChatService = {
     ...real,
     post: async (_address, payload): Promise<PostOutcome> => {
-      payloads.push(payload);
+      payloads.push(sent(payload as never));
       return app ? { kind: 'delivered', opened: { channel: 'C0123ABCD', ts: `1700000000.${payloads.length}` } } : { kind: 'delivered' };
     },
   };
@@ -98,8 +103,8 @@ function setup(options: { app?: { botToken: string; signingSecret?: string }; ke
   const metrics = memoryMetrics();
   const real = createChatServices();
   const slack = recording(real.slack);
-  const teams = recording(real.teams);
-  const chat = recording(real.googlechat);
+  const teams = recording(real.teams, false, teamsMessage);
+  const chat = recording(real.googlechat, false, googleChatMessage);
   const slackApp = recording(real.slackApp, true);
   const services = { ...real, slack: slack.service, teams: teams.service, googlechat: chat.service, slackApp: slackApp.service };
   const triageStore = memoryTriageStore(clock.now);

@@ -435,12 +435,14 @@ describe('directory-sync never removes what it could not confirm', () => {
       const part = { accountKey: payer, costCenters: [{ id: 'old', name: 'Before' }], readAt: Math.floor(Date.now() / 1000) - 3_600 };
       return { costCenters: part.costCenters, readAt: part.readAt, parts: [part] };
     };
-    store.items.set('333333333333', { accountId: '333333333333', ...old('67890') });
+    // One record, compared with itself: a second reading of the clock may fall in the next second.
+    const failedPayers = { accountId: '333333333333', ...old('67890') };
+    store.items.set('333333333333', structuredClone(failedPayers));
     store.items.set('111111111111', { accountId: '111111111111', ...old('12345') });
     platform.setBehaviour('costCentersV1', { kind: 'error', status: 500 }, 67890);
     const s = setup({ store });
     expect(await s.run()).toMatchObject({ outcome: 'partial', skipped: [expect.objectContaining({ payer: '67890' })] });
-    expect(store.items.get('333333333333')).toEqual({ accountId: '333333333333', ...old('67890') });
+    expect(store.items.get('333333333333')).toEqual(failedPayers);
     expect(store.items.get('111111111111')?.costCenters).toEqual([{ id: 'cc-100', name: 'Data Platform' }]);
     expect(store.writes.map((w) => w.accountId)).not.toContain('333333333333');
   });

@@ -983,7 +983,7 @@ describe('an escalation job on the retry queue (delivery-retry)', () => {
     const short = {
       ...retryDeps(s, delivery),
       budget: budgetOf(3_000),
-      messages: { changeVisibility: async (_r: string, n: number) => void visibility.push(n) },
+      messages: { changeVisibility: async (_r: string, n: number) => void visibility.push(n), send: async () => undefined },
     };
     const late = record(JSON.stringify(job));
     expect(await processBatch([late], short)).toEqual({ batchItemFailures: [{ itemIdentifier: late.messageId }] });
@@ -1165,7 +1165,7 @@ function retryDeps(s: ReturnType<typeof setup>, delivery: ReturnType<typeof crea
   return {
     config: s.store,
     delivery,
-    messages: { changeVisibility: async () => undefined },
+    messages: { changeVisibility: async () => undefined, send: async () => undefined },
     pacer: createPacer(s.clock.now, s.clock.sleep),
     maxAttempts: 5,
     postTimeoutMs: 1_000,

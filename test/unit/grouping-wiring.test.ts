@@ -7,7 +7,7 @@ import { groupedFirst } from '../../lib/group/lazy-relay.js';
 import { entryBytes, MAX_GROUP_BYTES } from '../../lib/group/store.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
 import { KINDS } from '../../lib/notify/kinds.js';
-import { answerFor } from '../../lib/relay/answer.js';
+import { answerFor } from '../../lib/relay/lazy-relay-answer.js';
 import { budgetOf } from '../helpers/budget.js';
 import { capturedLogger, chatServices, fakeChatService } from '../helpers/fake-delivery-ports.js';
 import { memoryLedger } from '../helpers/memory-ledger.js';

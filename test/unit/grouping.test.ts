@@ -12,10 +12,12 @@ import { joinGroup } from '../../lib/group/join.js';
 import { entryBytes, inMemoryGroupStore, MAX_GROUP_BYTES } from '../../lib/group/store.js';
 import { anomalyRecordId } from '../../lib/message/anomaly.js';
 import { type WebhookMessage, webhookMessageSchema } from '../../lib/message/schema.js';
+import { googleChatMessage } from '../../lib/notify/googlechat/lazy-googlechat-post.js';
 import { createChatServices, KINDS } from '../../lib/notify/kinds.js';
 import type { SlackAppPayload } from '../../lib/notify/slack/app-payload.js';
 import type { SlackDestination } from '../../lib/notify/slack/config.js';
 import { formatSlackMessage, triageLinkBlock } from '../../lib/notify/slack/format.js';
+import { teamsMessage } from '../../lib/notify/teams/lazy-teams-post.js';
 import { createPacer } from '../../lib/retry/pacer.js';
 import { processBatch, type QueueRecord } from '../../lib/retry/process-batch.js';
 import { budgetOf } from '../helpers/budget.js';
@@ -53,14 +55,17 @@ const alert = (n: number, extra: { title?: string; message?: string; account?: s
     },
   });
 
-/** The real formatters, with posts recorded and answered from a script (then delivered); an Error in the script is thrown, as by a closer that dies. */
-function recording(real: ChatService, opened = false) {
+/**
+ * The real formatters, with posts recorded and answered from a script (then delivered); an Error in the script is thrown, as by a closer
+ * that dies. `sent`: what the service's poster sends for a payload, where it makes the message itself (Teams, Google Chat).
+ */
+function recording(real: ChatService, opened = false, sent: (payload: never) => unknown = (payload) => payload) {
   const payloads: unknown[] = [];
   const answers: Array<PostOutcome | Error> = [];
   const service: ChatService = {
     ...real,
     post: async (_address, payload) => {
-      payloads.push(payload);
+      payloads.push(sent(payload as never));
       const next = answers.shift();
       if (next instanceof Error) throw next;
       if (next) return next;
@@ -78,8 +83,8 @@ function setup() {
   const metrics = memoryMetrics();
   const real = createChatServices();
   const slack = recording(real.slack);
-  const teams = recording(real.teams);
-  const chat = recording(real.googlechat);
+  const teams = recording(real.teams, false, teamsMessage);
+  const chat = recording(real.googlechat, false, googleChatMessage);
   const app = recording(real.slackApp, true);
   const services = { ...real, slack: slack.service, teams: teams.service, googlechat: chat.service, slackApp: app.service };
   // Each message's triage link, for an alert that arrived on an origin.
@@ -117,7 +122,7 @@ function setup() {
     return processBatch(records, {
       config: memoryConfigStore({ config }),
       delivery,
-      messages: { changeVisibility: async (_handle, seconds) => void visibility.push(seconds) },
+      messages: { changeVisibility: async (_handle, seconds) => void visibility.push(seconds), send: async () => undefined },
       pacer: createPacer(clock.now, clock.sleep),
       maxAttempts: 5,
       postTimeoutMs: 5_000,
@@ -460,6 +465,37 @@ describe('grouping per destination: an alert storm becomes one message', () => {
     for (let i = 1; i <= 60; i++) {
       expect(teamsAll).toContain(`Spend spike ${i} in EC2`);
       expect(chatAll).toContain(`Spend spike ${i} in EC2`);
+    }
+  });
+
+  it('fills each Teams and Google Chat digest part as far as the message it posts allows, and cuts no line', async () => {
+    // Lone surrogates take six bytes each in JSON: the service's byte limit, not its characters,
+    // decides where a part ends, so a part measured on anything but the message as posted
+    // overflows and has its last lines cut. Storms of several line lengths (each title within a
+    // digest line's 60 characters) put the ends anywhere in a line.
+    for (const length of [49, 51, 53, 55]) {
+      const { send, close, teams, chat } = setup();
+      const title = (i: number) => `A${i} ${'\uDC00'.repeat(length)}`;
+      for (let i = 1; i <= 200; i++) {
+        const message = webhookMessageSchema.parse({ metadata: { object_type: 'anomaly_alert' }, payload: { title: title(i) } });
+        await send('teams', message);
+        await send('chat', message);
+      }
+      await close();
+      const parts = {
+        teams: teams.payloads.map((p) => ({ texts: teamsTexts(p), violations: teamsViolations(p) })),
+        googlechat: chat.payloads.map((p) => ({ texts: googleChatCardTexts(p), violations: googleChatViolations(p) })),
+      };
+      for (const [service, posted] of Object.entries(parts)) {
+        const which = `${service}, lines of ${length} lone surrogates`;
+        expect(posted.length, which).toBeGreaterThan(1);
+        for (const { texts, violations } of posted) {
+          expect(violations, which).toEqual([]);
+          expect(texts.join('\n'), which).not.toContain('…');
+        }
+        const shown = posted.flatMap((p) => p.texts).join('\n');
+        for (let i = 1; i <= 200; i++) expect(shown, `${which}: alert ${i} in full`).toContain(title(i));
+      }
     }
   });
 

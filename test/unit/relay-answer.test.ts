@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DeliveryResult } from '../../lib/delivery/deliver.js';
-import { answerFor } from '../../lib/relay/answer.js';
+import { settledAnswer } from '../../lib/relay/answer.js';
+import { answerFor } from '../../lib/relay/lazy-relay-answer.js';
 
 const r = (destination: string, result: DeliveryResult) => ({ destination, result });
 const body = (response: { body: string }) => JSON.parse(response.body) as Record<string, unknown>;
@@ -98,5 +99,33 @@ describe('one answer for the whole fan-out', () => {
       queued: ['finops'],
       duplicate: ['finops'],
     });
+  });
+
+  it('200 exactly when every destination has the alert, had it or holds it snoozed, or every one is a repeat; the cold path answers it alone', () => {
+    const variants: DeliveryResult[] = [
+      { kind: 'delivered' },
+      { kind: 'delivered', escalationUnscheduled: true },
+      { kind: 'snoozed' },
+      { kind: 'duplicate', state: 'delivered' },
+      { kind: 'duplicate', state: 'queued' },
+      { kind: 'duplicate', state: 'queued', escalationUnscheduled: true },
+      { kind: 'queued', reason: 'http_500' },
+      { kind: 'grouped' },
+      { kind: 'refused', reason: 'http_404' },
+      { kind: 'unheld', reason: 'timeout' },
+      { kind: 'in_progress', retryAfterSeconds: 5 },
+    ];
+    const has = (result: DeliveryResult) =>
+      !result.escalationUnscheduled &&
+      (result.kind === 'delivered' || result.kind === 'snoozed' || (result.kind === 'duplicate' && result.state === 'delivered'));
+    const fanOuts = [[], ...variants.map((a) => [a]), ...variants.flatMap((a) => variants.map((b) => [a, b]))];
+    for (const fanOut of fanOuts) {
+      const results = fanOut.map((result, i) => r(`d${i}`, result));
+      const repeats = fanOut.length > 0 && fanOut.every((result) => result.kind === 'duplicate' && !result.escalationUnscheduled);
+      const answer = answerFor(results);
+      expect(answer.response.statusCode === 200, JSON.stringify(fanOut)).toBe(fanOut.every(has) || repeats);
+      // What relay.ts answers without loading lazy-relay-answer.ts is exactly the 200s.
+      expect(settledAnswer(results), JSON.stringify(fanOut)).toEqual(answer.response.statusCode === 200 ? answer : undefined);
+    }
   });
 });

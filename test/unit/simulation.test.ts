@@ -12,6 +12,12 @@ const KEPT_SEEDS = [
   { seed: 2, days: 14 },
   // A Slack app button's value, read as a bare id, missed its anomaly: escalations of triaged ones (invariant 4).
   { seed: 4, days: 7 },
+  // Records sent back to wait for their slot spent their receives: SQS redrove them without a reason (invariant 4).
+  { seed: 2, days: 10 },
+  // A closing refused for long was redriven without its alerts: grouped alerts lost (invariant 1).
+  { seed: 3, days: 14 },
+  // Two copies of one delivery job in two containers at once both posted (invariant 2).
+  { seed: 1, days: 12 },
 ];
 
 /**

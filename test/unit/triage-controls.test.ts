@@ -10,15 +10,21 @@ import { parseDeliveryJob } from '../../lib/delivery/job-schema.js';
 import { fromHttpApiEvent } from '../../lib/inbound/api-gateway.js';
 import { anomalyRecordId } from '../../lib/message/anomaly.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
-import { formatGoogleChatMessage, threadKeyFor } from '../../lib/notify/googlechat/format.js';
+import { formatGoogleChatMessage } from '../../lib/notify/googlechat/format.js';
+import { googleChatMessage } from '../../lib/notify/googlechat/lazy-googlechat-post.js';
 import { googleChatService } from '../../lib/notify/googlechat/service.js';
+import { threadKeyFor } from '../../lib/notify/googlechat/thread.js';
+import { createChatServices } from '../../lib/notify/kinds.js';
 import { slackAppTools } from '../../lib/notify/slack/app-service.js';
 import { formatSlackMessage, triageLinkBlock, updateNote } from '../../lib/notify/slack/format.js';
 import { createSlackAppPoster } from '../../lib/notify/slack/lazy-app-post.js';
 import { slackService } from '../../lib/notify/slack/service.js';
 import { formatTeamsMessage } from '../../lib/notify/teams/format.js';
+import { teamsMessage } from '../../lib/notify/teams/lazy-teams-post.js';
 import { teamsService } from '../../lib/notify/teams/service.js';
 import { createRelayFromEnvironment } from '../../lib/relay/from-environment.js';
+import type { NodeFetch } from '../../lib/transport/fetch-over-node-http.js';
+import { verifyChartToken } from '../../lib/triage-link/chart.js';
 import { triageControls } from '../../lib/triage-link/controls.js';
 import { verifyTriageToken } from '../../lib/triage-link/token.js';
 import { budgetOf } from '../helpers/budget.js';
@@ -163,14 +169,16 @@ describe('links and marks in each chat', () => {
     const slack = slackService().format(alert(), webhook.destination, undefined, { link }) as ReturnType<typeof formatSlackMessage>;
     expect(slack.blocks.at(-1)).toEqual(triageLinkBlock(link));
     expect(JSON.stringify(slackService().format(alert(), webhook.destination))).not.toContain('Triage');
-    const card = teamsService().format(alert(), teams.destination, undefined, { link }) as ReturnType<typeof formatTeamsMessage>;
+    const card = teamsMessage(teamsService().format(alert(), teams.destination, undefined, { link }));
     expect(card.attachments[0].content.actions).toEqual([{ type: 'Action.OpenUrl', title: 'Triage', url: link }]);
     expect(formatTeamsMessage(alert()).attachments[0].content.actions).toBeUndefined();
-    const chat = googleChatService().format(alert(), gchat.destination, undefined, { link }) as ReturnType<typeof formatGoogleChatMessage>;
+    const chat = googleChatMessage(googleChatService().format(alert(), gchat.destination, undefined, { link }));
     expect(chat.cardsV2[0].card.sections[0].widgets.at(-1)).toEqual({
       buttonList: { buttons: [{ text: 'Triage', onClick: { openLink: { url: link } } }] },
     });
-    expect(JSON.stringify(googleChatService().format(alert(), gchat.destination, undefined, { buttons: 'x' }))).not.toContain('openLink');
+    expect(
+      JSON.stringify(googleChatMessage(googleChatService().format(alert(), gchat.destination, undefined, { buttons: 'x' }))),
+    ).not.toContain('openLink');
   });
 
   it('a follow-up of an acknowledged anomaly says so, with the name made inert in every chat', () => {
@@ -260,6 +268,102 @@ describe('the delivery core asks for the controls and never loses an alert over 
     expect(parseDeliveryJob(JSON.stringify({ ...job, origin: 'http://127.0.0.1:3000' }))?.origin).toBe('http://127.0.0.1:3000');
     const followUp: AnomalyPost = { kind: 'follow_up', firstSeenAt: '2026-11-22T10:00:00Z', updates: 1, triage: mark() };
     expect(parseDeliveryJob(JSON.stringify(newJob('r', 'teams', alert(), 'x', NOW, followUp)))?.anomaly).toEqual(followUp);
+  });
+});
+
+describe('a message’s cost-trend picture', () => {
+  const HOOK = 'https://hooks.slack.com/services/T0/B0/secret-part';
+  const chartToken = (link: string) => verifyChartToken(KEY, link.slice(`${ORIGIN}/chart/`.length), NOW);
+
+  it('its link is signed with the triage key and names the account, its name and the alert’s day; none without an account or key', async () => {
+    const port = triageControls({ keySecretId: 'k', secrets: secretsReturning(KEY), now: () => NOW });
+    const link = await port.chart?.({ message: alert(), origin: ORIGIN })?.(new AbortController().signal);
+    expect(link?.startsWith(`${ORIGIN}/chart/`)).toBe(true);
+    expect(chartToken(link ?? '')).toEqual({
+      ok: true,
+      token: { a: '123456789012', d: '2026-11-22', n: 'Production', e: Math.floor(NOW / 1000) + 30 * 86_400 },
+    });
+    expect(link).not.toContain(KEY);
+    const unnamed = webhookMessageSchema.parse({
+      metadata: { object_type: 'anomaly_alert' },
+      payload: { title: 'T', account_id: '210987654321' },
+    });
+    const unnamedLink = await port.chart?.({ message: unnamed, origin: ORIGIN })?.(new AbortController().signal);
+    expect(chartToken(unnamedLink ?? '')).toMatchObject({ ok: true, token: { a: '210987654321', d: '2026-11-22' } });
+    expect(chartToken(unnamedLink ?? '')).not.toHaveProperty('token.n');
+    const noAccount = webhookMessageSchema.parse({ metadata: { object_type: 'anomaly_alert' }, payload: { title: 'T', account_id: ' ' } });
+    expect(port.chart?.({ message: noAccount, origin: ORIGIN })).toBeUndefined();
+    expect(triageControls({ now: () => NOW }).chart?.({ message: alert(), origin: ORIGIN })).toBeUndefined();
+  });
+
+  it('a Slack message about an account the directory knows shows it; a test, an unknown account or a failing key, none', async () => {
+    const bodies: Array<Record<string, unknown>> = [];
+    const transport: NodeFetch = async (_url, init) => {
+      bodies.push(JSON.parse(String(init?.body)) as Record<string, unknown>);
+      return new Response('ok', { status: 200 }) as never;
+    };
+    const log = capturedLogger();
+    const core = (triage: TriageControlsPort) =>
+      createDelivery({
+        services: createChatServices(transport, {}),
+        postTimeoutMs: 5_000,
+        logger: log.logger,
+        now: () => NOW,
+        sleep: async () => {},
+        triage,
+      });
+    const images = () =>
+      ((bodies.at(-1)?.['blocks'] ?? []) as Array<{ type: string; image_url?: string }>).filter((block) => block.type === 'image');
+    const trend = { trend: true };
+    const target = targetOf('ops', { url: HOOK }, undefined, false, trend);
+    const costCenters = [{ id: '7', name: 'Data' }];
+    const signing = core(triageControls({ key: KEY, now: () => NOW }));
+
+    const delivered = await signing.first({ deliveryId: 'r1', target, message: alert(), origin: ORIGIN, costCenters }, budgetOf(10_000));
+    expect(delivered).toEqual({ kind: 'delivered' });
+    const [image] = images();
+    expect(image?.image_url?.startsWith(`${ORIGIN}/chart/`)).toBe(true);
+    expect(chartToken(image?.image_url ?? '')).toMatchObject({ ok: true, token: { a: '123456789012', d: '2026-11-22' } });
+
+    // A quiet test is about no account; an account the directory does not know (no cost centers), or no origin: no picture.
+    await signing.first(
+      { deliveryId: 'r2', target: targetOf('ops', { url: HOOK }, undefined, true, trend), message: alert(), origin: ORIGIN, costCenters },
+      budgetOf(10_000),
+    );
+    expect(images()).toEqual([]);
+    await signing.first({ deliveryId: 'r3', target, message: alert(), origin: ORIGIN }, budgetOf(10_000));
+    expect(images()).toEqual([]);
+    await signing.first({ deliveryId: 'r4', target, message: alert(), costCenters }, budgetOf(10_000));
+    expect(images()).toEqual([]);
+    // Without platform.trend the target carries none, whatever it knows.
+    await signing.first(
+      { deliveryId: 'r5', target: targetOf('ops', { url: HOOK }, undefined, false, {}), message: alert(), origin: ORIGIN, costCenters },
+      budgetOf(10_000),
+    );
+    expect(images()).toEqual([]);
+    // No key configured: nothing signs it.
+    await core(triageControls({ now: () => NOW })).first(
+      { deliveryId: 'r6', target, message: alert(), origin: ORIGIN, costCenters },
+      budgetOf(10_000),
+    );
+    expect(images()).toEqual([]);
+
+    // A key that cannot be read costs the message its picture, never the alert.
+    const failing = core(
+      triageControls({
+        keySecretId: 'k',
+        secrets: async () => {
+          throw new Error('AccessDeniedException');
+        },
+        now: () => NOW,
+      }),
+    );
+    expect(await failing.first({ deliveryId: 'r7', target, message: alert(), origin: ORIGIN, costCenters }, budgetOf(10_000))).toEqual({
+      kind: 'delivered',
+    });
+    expect(images()).toEqual([]);
+    expect(log.lines.join('\n')).toContain('message posted without its cost-trend picture');
+    expect(bodies).toHaveLength(7);
   });
 });
 

@@ -2,16 +2,22 @@ import { createHmac } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AwsJsonCall } from '../../lib/aws/json-client.js';
+import { parseCostEventJob } from '../../lib/cost-events/events.js';
 import { createLogger } from '../../lib/log/logger.js';
 import { triageButtons } from '../../lib/notify/slack/triage-blocks.js';
+import { dynamoOwnerStore } from '../../lib/owners/dynamodb.js';
 import type { NodeFetch } from '../../lib/transport/fetch-over-node-http.js';
+import { trendDays } from '../../lib/trend/lazy-trend.js';
 import { dynamoTriageStore } from '../../lib/triage/dynamodb.js';
 import { createTriageFromEnvironment } from '../../lib/triage/from-environment.js';
 import { memoryTriageStore } from '../../lib/triage/store.js';
+import { signChartToken } from '../../lib/triage-link/chart.js';
 import { signTriageToken } from '../../lib/triage-link/sign.js';
 import { budgetOf } from '../helpers/budget.js';
+import { type FakePlatform, startFakePlatform } from '../helpers/cost-platform.js';
+import { memoryAws } from '../helpers/memory-aws.js';
 import { memoryMetrics } from '../helpers/memory-metrics.js';
 
 const BOT_TOKEN = 'xoxb-wiring-bot-token';
@@ -160,5 +166,117 @@ describe('triage wiring', () => {
     expect((await w.triage({ method: 'GET', path: '/triage/x.y', headers: {}, body: '' }, budgetOf(1_000))).statusCode).toBe(404);
     const bad = wiring({ SLACK_API_URL: 'ftp://nope' });
     expect((await bad.triage({ method: 'GET', path: '/triage/x.y', headers: {}, body: '' }, budgetOf(1_000))).statusCode).toBe(503);
+  });
+});
+
+describe('triage wiring with the platform login', () => {
+  const NOW = Date.parse('2026-11-21T15:00:00Z');
+  const ACCOUNT = '247699517797';
+  const QUEUE = 'https://sqs.us-east-1.amazonaws.com/123456789012/delivery-retry';
+  let platform: FakePlatform;
+  beforeAll(async () => {
+    platform = await startFakePlatform();
+  });
+  afterAll(() => platform.close());
+
+  async function deployed(platformSettings: { trend?: boolean; costEvents?: boolean }) {
+    platform.reset();
+    platform.events.clear();
+    platform.dailyCosts.set(ACCOUNT, new Map(trendDays('2026-11-21').map((day): [string, number] => [day, 100])));
+    const dir = mkdtempSync(join(tmpdir(), 'triage-platform-'));
+    writeFileSync(
+      join(dir, 'relay.json'),
+      JSON.stringify({
+        auth: { method: 'none' },
+        destinations: { default: { url: 'https://hooks.slack.com/services/T000/B000/XXXX' } },
+        platform: platformSettings,
+      }),
+    );
+    const aws = memoryAws({ now: () => NOW });
+    aws.secrets.put('triage-key', KEY);
+    aws.secrets.put('platform-login', JSON.stringify({ username: platform.username, password: platform.password }));
+    aws.sqs.create(QUEUE, { visibilityTimeoutSeconds: 30 });
+    await dynamoOwnerStore(aws.table.call, aws.tableName, () => NOW).write({
+      accountId: ACCOUNT,
+      costCenters: [{ id: '7', name: 'Data' }],
+      readAt: Math.floor(NOW / 1000),
+      parts: [{ accountKey: '12345', costCenters: [{ id: '7', name: 'Data' }], readAt: Math.floor(NOW / 1000) }],
+    });
+    const lines: string[] = [];
+    const metrics = memoryMetrics();
+    const posted: string[] = [];
+    const triage = createTriageFromEnvironment(
+      {
+        RELAY_CONFIG_SECRET_ID: `file:${join(dir, 'relay.json')}`,
+        DEDUP_TABLE_NAME: aws.tableName,
+        TRIAGE_KEY_SECRET_ID: 'triage-key',
+        COST_API_CREDENTIALS_SECRET_ID: 'platform-login',
+        COST_API_BASE_URL: platform.url,
+        DELIVERY_QUEUE_URL: QUEUE,
+      },
+      {
+        aws: aws.aws,
+        now: () => NOW,
+        metrics,
+        logger: createLogger({ sink: (l) => lines.push(l) }),
+        transport: async (input) => {
+          posted.push(String(input));
+          return new Response('ok', { status: 200 }) as never;
+        },
+      },
+    );
+    const page = (anomalyId: string, body: string, title = 'EC2 spend up') => {
+      const token = signTriageToken(KEY, { a: anomalyId, d: 'default', t: title, c: `Analytics (${ACCOUNT})` }, NOW);
+      return triage({ method: 'POST', path: `/triage/${token}`, headers: {}, body }, budgetOf(10_000));
+    };
+    return { triage, page, aws, metrics, lines, posted };
+  }
+
+  it('serves the account’s picture from the platform, then from the table, counting each', async () => {
+    const d = await deployed({ trend: true });
+    const token = signChartToken(KEY, { a: ACCOUNT, d: '2026-11-21', n: 'Analytics' }, NOW);
+    for (let i = 0; i < 2; i++) {
+      const answer = await d.triage({ method: 'GET', path: `/chart/${token}`, headers: {}, body: '' }, budgetOf(10_000));
+      expect(answer.statusCode).toBe(200);
+      expect(answer.headers['content-type']).toBe('image/png');
+    }
+    expect(platform.requests.filter((r) => r.path === '/api/v2/invoices/cost-and-usage')).toHaveLength(1);
+    expect(d.metrics.count('Charts', { outcome: 'chart' })).toBe(1);
+    expect(d.metrics.count('Charts', { outcome: 'cached' })).toBe(1);
+    expect(d.lines.join('\n')).not.toContain(platform.password);
+  });
+
+  it('Expected writes the cost event and keeps it on the anomaly; one the platform cannot take waits on the retry queue', async () => {
+    const d = await deployed({ costEvents: true });
+    expect((await d.page('anomaly#1', 'action=expected&name=Dana&note=planned')).statusCode).toBe(200);
+    const events = [...platform.events.values()];
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      accountKey: 12345,
+      body: { title: 'Expected: EC2 spend up', createdBy: 'Dana', date: '2026-11-21' },
+    });
+    expect(d.metrics.count('CostEvents', { outcome: 'written' })).toBe(1);
+    // The anomaly's state and its event's uuid, both in the table.
+    const items = [...d.aws.table.items().values()];
+    expect(items.find((item) => item['id']?.S === 'anomaly#1')?.['triage']?.S).toBe('expected');
+    expect(items.find((item) => item['id']?.S?.startsWith('costevent#'))?.['uuid']?.S).toBe([...platform.events.keys()][0]);
+
+    platform.setBehaviour('events', { kind: 'hang' });
+    expect((await d.page('anomaly#2', 'action=expected&name=Dana', 'S3 spend up')).statusCode).toBe(200);
+    const [waiting] = d.aws.sqs.messages(QUEUE);
+    expect(waiting?.attributes).toMatchObject({ kind: 'cost_event' });
+    expect(waiting?.visibleAt).toBe(NOW + 30_000);
+    expect(parseCostEventJob(waiting?.body ?? '')).toMatchObject({
+      change: 'write',
+      subject: { title: 'S3 spend up', by: 'Dana', destination: 'default' },
+    });
+    expect(d.metrics.count('CostEvents', { outcome: 'queued' })).toBe(1);
+  });
+
+  it('without platform.costEvents in the configuration, Expected writes no event and queues none', async () => {
+    const d = await deployed({});
+    expect((await d.page('anomaly#1', 'action=expected&name=Dana')).statusCode).toBe(200);
+    expect(platform.events.size).toBe(0);
+    expect(d.aws.sqs.messages(QUEUE)).toHaveLength(0);
   });
 });

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Destination } from '../../lib/config/schema.js';
+import type { CostEventSubject } from '../../lib/cost-events/events.js';
 import { inMemoryLedger } from '../../lib/dedup/memory.js';
 import { escapeHtml } from '../../lib/format/html.js';
 import { triageLine, triageName } from '../../lib/format/triage.js';
@@ -226,6 +227,35 @@ describe('Slack clicks', () => {
     expect((await click(t, body, signed(body, T0))).statusCode).toBe(401);
   });
 
+  it('a signing secret that cannot be read refuses the click with 401 and tells the operator; nothing is recorded', async () => {
+    const t = setup({
+      slackSigningSecret: async () => {
+        throw new Error('AccessDeniedException');
+      },
+    });
+    const body = clickBody('acknowledge');
+    expect((await click(t, body, signed(body, T0))).statusCode).toBe(401);
+    expect(t.lines.join('\n')).toContain('cannot read the app signing secret');
+    expect(t.store.records.size).toBe(0);
+    expect(t.updates).toEqual([]);
+  });
+
+  it('a click on a button that is not a triage action (a link button) is answered, and changes nothing', async () => {
+    const t = setup();
+    const payload = {
+      type: 'block_actions',
+      user: { id: 'U042', username: 'dana' },
+      actions: [{ action_id: 'open_triage_page', url: 'https://example.com/triage/x' }],
+      container: { channel_id: 'C0123ABCD', message_ts: '1700000000.000100' },
+    };
+    const body = `payload=${encodeURIComponent(JSON.stringify(payload))}`;
+    const answer = await click(t, body, signed(body, T0));
+    expect(answer).toMatchObject({ statusCode: 200, body: '' });
+    expect(t.store.records.size).toBe(0);
+    expect(t.updates).toEqual([]);
+    expect(t.metrics.points).toEqual([]);
+  });
+
   it('the signing secret never appears in logs or answers', async () => {
     const t = setup();
     const body = clickBody('acknowledge');
@@ -382,6 +412,110 @@ describe('triage page', () => {
     const t = setup({ tokenKey: async () => undefined });
     expect((await page(t, 'GET', pageToken())).statusCode).toBe(404);
     expect((await t.handle({ method: 'GET', path: '/other', headers: {}, body: '' }, budgetOf(1000))).statusCode).toBe(404);
+  });
+
+  it('a key that cannot be read answers 503 and tells the operator, never with the error’s text', async () => {
+    const t = setup({
+      tokenKey: async () => {
+        throw new Error('secret arn:aws:secretsmanager:us-east-1:123456789012:secret:triage-key is unreadable');
+      },
+    });
+    const answer = await page(t, 'GET', pageToken());
+    expect(answer.statusCode).toBe(503);
+    expect(answer.body).not.toContain('arn:aws');
+    expect(t.lines.join('\n')).toContain('cannot read the triage key');
+  });
+
+  it('an action whose destination cannot be looked up is still counted, under an unknown type', async () => {
+    const t = setup({ destinationTypeOf: async () => Promise.reject(new Error('configuration unreadable')) });
+    expect((await page(t, 'POST', pageToken(), 'action=acknowledge&name=Dana')).statusCode).toBe(200);
+    expect(t.store.records.get(ANOMALY)?.triage.state).toBe('acknowledged');
+    expect(t.metrics.count('TriageActions', { action: 'acknowledge', destinationType: 'unknown' })).toBe(1);
+  });
+
+  it('GET /chart/<token> goes to the picture route with the token decoded; without a route, or by POST, it is 404', async () => {
+    const asked: string[] = [];
+    const chart: NonNullable<TriagePorts['chart']> = async (token) => {
+      asked.push(token);
+      return { statusCode: 200, headers: { 'content-type': 'image/png' }, body: 'iVBORw0KGgo=', isBase64Encoded: true };
+    };
+    const t = setup({ chart });
+    const answer = await t.handle({ method: 'GET', path: '/chart/abc%2Edef', headers: {}, body: '' }, budgetOf(3_000));
+    expect(answer).toMatchObject({ statusCode: 200, headers: { 'content-type': 'image/png' } });
+    expect(asked).toEqual(['abc.def']);
+    expect((await t.handle({ method: 'POST', path: '/chart/abc', headers: {}, body: '' }, budgetOf(3_000))).statusCode).toBe(404);
+    const without = setup();
+    expect((await without.handle({ method: 'GET', path: '/chart/abc', headers: {}, body: '' }, budgetOf(3_000))).statusCode).toBe(404);
+    expect(asked).toHaveLength(1);
+  });
+
+  it('Expected asks for a cost event dated the anomaly’s first sighting, or today where the table cannot say', async () => {
+    const asked: Array<{ change: string; subjects: readonly CostEventSubject[] }> = [];
+    const costEvents: NonNullable<TriagePorts['costEvents']> = {
+      enabled: async () => true,
+      apply: async (change, subjects) => {
+        asked.push({ change, subjects });
+      },
+    };
+    const t = setup({ costEvents });
+    const read = t.store.read;
+    let failed = false;
+    t.store.read = async (...args) => {
+      if (failed) return read(...args);
+      failed = true;
+      throw new Error('ProvisionedThroughputExceededException');
+    };
+    expect((await page(t, 'POST', pageToken(), 'action=expected&name=Dana&note=load%20test')).statusCode).toBe(200);
+    expect(asked).toEqual([
+      {
+        change: 'write',
+        subjects: [
+          {
+            title: 'EC2 <script>alert(1)</script> spend',
+            account: '123456789012',
+            destination: 'finops',
+            by: 'Dana',
+            note: 'load test',
+            day: '2026-11-24',
+          },
+        ],
+      },
+    ]);
+    // A reopen deletes it, and carries no note.
+    await page(t, 'POST', pageToken(), 'action=reopen&name=Dana&note=ignored');
+    expect(asked[1]).toMatchObject({ change: 'delete', subjects: [{ by: 'Dana', day: '2026-11-24' }] });
+    expect(asked[1]?.subjects[0]).not.toHaveProperty('note');
+  });
+
+  it('a cost event that fails in every way, or a setting that cannot be read, never costs the action its answer', async () => {
+    const failing = setup({
+      costEvents: {
+        enabled: async () => true,
+        apply: async () => {
+          throw new Error('the platform client could not be loaded');
+        },
+      },
+    });
+    const answer = await page(failing, 'POST', pageToken(), 'action=expected&name=Dana');
+    expect(answer.statusCode).toBe(200);
+    expect(failing.store.records.get(ANOMALY)?.triage.state).toBe('expected');
+    expect(failing.lines.join('\n')).toContain('cost event neither written nor queued');
+
+    let applied = 0;
+    const unreadable = setup({
+      costEvents: {
+        enabled: async () => Promise.reject(new Error('configuration unreadable')),
+        apply: async () => {
+          applied++;
+        },
+      },
+    });
+    const shown = await page(unreadable, 'POST', pageToken(), 'action=expected&name=Dana');
+    expect(shown.statusCode).toBe(200);
+    expect(unreadable.store.records.get(ANOMALY)?.triage.state).toBe('expected');
+    expect(applied).toBe(0);
+    // Without the setting, the page offers no note field.
+    expect(shown.body).not.toContain('name="note"');
   });
 
   it('a failing table answers 503, never with a secret', async () => {

@@ -1,13 +1,12 @@
-import { createHash } from 'node:crypto';
 import type { EscalationMark, TriageMark } from '../../chat/service.js';
 import { type AlertView, alertView, isoSeconds } from '../../format/alert.js';
 import { escalationLine } from '../../format/escalation.js';
 import { fitWithin } from '../../format/fit.js';
 import { escapeMrkdwn, escapeMrkdwnAndTruncate, truncate } from '../../format/text.js';
 import { triageName } from '../../format/triage.js';
-import { anomalyIdentity } from '../../message/anomaly.js';
 import type { CostCenterRef } from '../../message/cost-center.js';
 import type { WebhookMessage } from '../../message/schema.js';
+import { threadKeyFor } from './thread.js';
 
 export type Widget =
   | { decoratedText: { topLabel: string; text: string; wrapText?: boolean } }
@@ -38,15 +37,6 @@ export const escapeCardHtml = escapeMrkdwn;
 
 /** Escaped card text of at most `max` characters, never ending in half an entity; newlines as `<br>`. */
 const cardText = (text: string, max: number): string => escapeMrkdwnAndTruncate(text, max).replace(/\n/g, '<br>');
-
-/**
- * Alerts of one anomaly share a thread (`anomalyIdentity`, as lib/dedup identifies it), so a
- * follow-up is a reply under its opening. A hash, so that the key carries no text from the
- * alert and stays short.
- */
-export function threadKeyFor(message: WebhookMessage): string {
-  return `cost-alert-${createHash('sha256').update(anomalyIdentity(message)).digest('hex').slice(0, 32)}`;
-}
 
 function timeText(view: AlertView): string | undefined {
   if (view.epoch !== undefined) return isoSeconds(view.epoch).replace('T', ' ').replace('Z', ' UTC');
@@ -112,3 +102,9 @@ export function formatGoogleChatMessage(
     build(view, threadKey, mention, bodyLimit, update, link, escalation, chartUrl),
   );
 }
+
+/** An alert as the service's `format` gathers it: made into its message only by the poster (service.ts). */
+export type GoogleChatAlert = Parameters<typeof formatGoogleChatMessage>;
+
+/** What the Google Chat service posts: an alert still to be made into its message, or a message made already (a triage note, a summary). */
+export type GoogleChatPost = GoogleChatAlert | GoogleChatMessage;

@@ -1,7 +1,7 @@
 import type { ChatKind } from '../kind.js';
 import { type GoogleChatDestination, googleChatDestinationSchema } from './config.js';
-import { threadKeyFor } from './format.js';
 import { googleChatService } from './service.js';
+import { threadKeyFor } from './thread.js';
 /** Google Chat through a space's incoming webhook. */
 export const googleChatKind = {
   type: 'googlechat',

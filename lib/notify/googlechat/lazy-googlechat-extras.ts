@@ -4,7 +4,8 @@ import { withoutControls } from '../../format/fit.js';
 import { inertText } from '../../format/text.js';
 import type { ChatExtras } from '../kind.js';
 import type { GoogleChatDestination } from './config.js';
-import { escapeCardHtml, escapeGoogleChatText, GOOGLE_CHAT_LIMITS, GOOGLE_CHAT_MAX_BYTES } from './format.js';
+import { escapeCardHtml, escapeGoogleChatText, GOOGLE_CHAT_LIMITS, GOOGLE_CHAT_MAX_BYTES, type GoogleChatPost } from './format.js';
+import { googleChatMessage } from './lazy-googlechat-post.js';
 import { googleChatSummary } from './summary.js';
 
 export const extras: ChatExtras<GoogleChatDestination> = {
@@ -19,5 +20,6 @@ export const extras: ChatExtras<GoogleChatDestination> = {
     chars: GOOGLE_CHAT_LIMITS.body,
     maxBytes: GOOGLE_CHAT_MAX_BYTES,
     breakBytes: '<br>'.length,
+    sent: (payload) => googleChatMessage(payload as GoogleChatPost),
   }),
 };

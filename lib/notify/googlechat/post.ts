@@ -1,7 +1,4 @@
-import { classifyJsonErrorAnswer, createJsonPoster } from '../../chat/post-json.js';
-import type { PostOptions, PostOutcome } from '../../chat/service.js';
-import type { NodeFetch } from '../../transport/fetch-over-node-http.js';
-import type { GoogleChatMessage } from './format.js';
+import { classifyJsonErrorAnswer } from '../../chat/post-json.js';
 
 /**
  * Reduces Google Chat's answer to an outcome. Errors are Google API errors,
@@ -22,9 +19,4 @@ export function threadedUrl(url: string): string {
   const [beforeHash = url, hash] = url.split('#', 2);
   const joined = `${beforeHash}${beforeHash.includes('?') ? '&' : '?'}${REPLY_OPTION}`;
   return hash === undefined ? joined : `${joined}#${hash}`;
-}
-
-export function createGoogleChatPoster(transport?: NodeFetch) {
-  const post = createJsonPoster<GoogleChatMessage>(classifyGoogleChatAnswer, transport);
-  return (url: string, payload: GoogleChatMessage, options: PostOptions): Promise<PostOutcome> => post(threadedUrl(url), payload, options);
 }

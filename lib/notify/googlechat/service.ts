@@ -1,7 +1,7 @@
+import { createJsonPoster } from '../../chat/post-json.js';
 import type { ChatService } from '../../chat/service.js';
 import type { NodeFetch } from '../../transport/fetch-over-node-http.js';
-import { formatGoogleChatMessage, type GoogleChatMessage } from './format.js';
-import { createGoogleChatPoster } from './post.js';
+import type { GoogleChatPost } from './format.js';
 
 /** Writes are limited per space, shared by every webhook in it: about one message per second. */
 export const GOOGLE_CHAT_MIN_INTERVAL_MS = 1_100;
@@ -16,22 +16,29 @@ export function spaceOf(url: string): string {
   }
 }
 
-export function googleChatService(transport?: NodeFetch): ChatService<GoogleChatMessage> {
+/**
+ * Google Chat's one service. `format` only gathers what the message is made of; the message is
+ * made and posted by a module imported on the first post, so a configuration without Google Chat
+ * never loads or parses it.
+ */
+export function googleChatService(transport?: NodeFetch): ChatService<GoogleChatPost> {
   return {
     // The configuration only lets a Google Chat mention (<users/…>) reach a Google Chat destination.
     // A follow-up goes to the anomaly's thread (the thread key is the anomaly's) and says it is an update.
-    format: (message, destination, anomaly, triage, context) =>
-      formatGoogleChatMessage(
-        message,
-        typeof destination.mention === 'string' ? destination.mention : undefined,
-        anomaly?.kind === 'follow_up' ? anomaly : undefined,
-        triage && 'link' in triage ? triage.link : undefined,
-        context?.costCenters,
-        context?.escalation,
-        context?.thread,
-        context?.chartUrl,
-      ),
-    post: createGoogleChatPoster(transport),
+    format: (message, destination, anomaly, triage, context) => [
+      message,
+      typeof destination.mention === 'string' ? destination.mention : undefined,
+      anomaly?.kind === 'follow_up' ? anomaly : undefined,
+      triage && 'link' in triage ? triage.link : undefined,
+      context?.costCenters,
+      context?.escalation,
+      context?.thread,
+      context?.chartUrl,
+    ],
+    // The cold path's JSON poster is handed over, not bundled again: a redirect it refuses is an
+    // error of the cold path's own class, which only its own classifier recognises.
+    post: async (...post) =>
+      (await import('./lazy-googlechat-post.js')).postToGoogleChat({ transport, postJson: createJsonPoster }, ...post),
     minIntervalMs: GOOGLE_CHAT_MIN_INTERVAL_MS,
     paceKey: spaceOf,
   };

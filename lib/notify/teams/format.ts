@@ -192,3 +192,9 @@ export function formatTeamsMessage(
   const view = alertView(message, costCenters);
   return fitWithin(TEAMS_MAX_BYTES, TEAMS_LIMITS.body, (bodyLimit) => card(view, mention, bodyLimit, update, link, escalation, chartUrl));
 }
+
+/** An alert as the service's `format` gathers it: made into its card only by the poster (service.ts). */
+export type TeamsAlert = Parameters<typeof formatTeamsMessage>;
+
+/** What the Teams service posts: an alert still to be made into its card, or a message made already (a triage note, a summary). */
+export type TeamsPost = TeamsAlert | TeamsMessage;

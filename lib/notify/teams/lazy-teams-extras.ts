@@ -4,7 +4,8 @@ import { withoutControls } from '../../format/fit.js';
 import { inertText } from '../../format/text.js';
 import type { ChatExtras } from '../kind.js';
 import type { TeamsDestination } from './config.js';
-import { escapeTeamsText, TEAMS_LIMITS, TEAMS_MAX_BYTES, teamsCard } from './format.js';
+import { escapeTeamsText, TEAMS_LIMITS, TEAMS_MAX_BYTES, type TeamsPost, teamsCard } from './format.js';
+import { teamsMessage } from './lazy-teams-post.js';
 import { teamsSummary } from './summary.js';
 
 export const extras: ChatExtras<TeamsDestination> = {
@@ -16,5 +17,6 @@ export const extras: ChatExtras<TeamsDestination> = {
     chars: TEAMS_LIMITS.body,
     maxBytes: TEAMS_MAX_BYTES,
     breakBytes: 2,
+    sent: (payload) => teamsMessage(payload as TeamsPost),
   }),
 };

@@ -1,6 +1,4 @@
-import { classifyJsonErrorAnswer, createJsonPoster } from '../../chat/post-json.js';
-import type { NodeFetch } from '../../transport/fetch-over-node-http.js';
-import type { TeamsMessage } from './format.js';
+import { classifyJsonErrorAnswer } from '../../chat/post-json.js';
 
 /**
  * Reduces a Workflows webhook's answer to an outcome. 202 means only that the flow run was
@@ -9,5 +7,3 @@ import type { TeamsMessage } from './format.js';
  * (`workflow_trigger_is_not_enabled`: the flow is off, an operator must act).
  */
 export const classifyTeamsAnswer = classifyJsonErrorAnswer('code');
-
-export const createTeamsPoster = (transport?: NodeFetch) => createJsonPoster<TeamsMessage>(classifyTeamsAnswer, transport);
