@@ -75,11 +75,6 @@ export function postingOver(transport: NodeFetch = fetchOverNodeHttp): Posting {
   };
 }
 
-/** The Teams and Google Chat posters: JSON in, the service's classifier decides what the answer means. */
-export function createJsonPoster<Payload>(classify: AnswerClassifier, transport: NodeFetch = fetchOverNodeHttp) {
-  return postingOver(transport).json<Payload>(classify);
-}
-
 /** The `error` object of a JSON error answer, when the body is one. */
 export function errorObjectOf(body: string): Record<string, unknown> | undefined {
   try {

@@ -14,7 +14,7 @@ export const googleChatKind = {
   ownsHost: (host) => host === 'chat.googleapis.com',
   environment: {},
   addressOf: (destination) => destination.url,
-  services: ({ posting }) => ({ googlechat: googleChatService(posting.transport) }),
+  services: ({ posting }) => ({ googlechat: googleChatService(posting) }),
   serviceKey: () => 'googlechat',
   editsOpening: () => false,
   links: () => true,

@@ -15,7 +15,7 @@ export const teamsKind = {
   ownsHost: (host) => within(host, 'logic.azure.com') || within(host, 'powerplatform.com') || isRetiredConnectorHost(host),
   environment: {},
   addressOf: (destination) => destination.url,
-  services: ({ posting }) => ({ teams: teamsService(posting.transport) }),
+  services: ({ posting }) => ({ teams: teamsService(posting) }),
   serviceKey: () => 'teams',
   editsOpening: () => false,
   links: () => true,
