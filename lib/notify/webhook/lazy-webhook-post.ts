@@ -5,8 +5,8 @@ import { createHmac } from 'node:crypto';
 import type { PostAnswer, Posting } from '../../chat/post-json.js';
 import type { PostOptions, PostOutcome } from '../../chat/service.js';
 import { outcomeOfStatus } from '../../chat/status.js';
-import { SECRET_PREFIX } from './config.js';
 import { alertEvent, eventBody, MAX_BODY_BYTES, type WebhookPost } from './event.js';
+import { SECRET_PREFIX } from './secret.js';
 
 /**
  * The Standard Webhooks headers of one attempt: the message's id, the attempt's time (epoch
