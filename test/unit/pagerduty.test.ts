@@ -537,6 +537,19 @@ describe('PagerDuty under npm start', () => {
     expect(consolePathOf('/console/pagerduty')).toEqual({ type: 'pagerduty', rest: '' });
   });
 
+  it("its console and preview show the account's cost-trend picture: loaded from an https or loopback address only", () => {
+    const picture = 'https://api.example.com/chart/token-1';
+    const answer = tools.createConsole()('', event({ images: [{ src: picture, alt: 'Daily cost, 30 days' }] }));
+    expect(answer.show.join('\n')).toContain(`[picture]\x1b[0m ${picture}`);
+    const page = tools.preview(answer.record, '09:00:00').value;
+    expect(page).toContain(`<img class="picture" src="${picture}" alt="Daily cost, 30 days"`);
+    // Anyone on this machine may post to a console path: another address shows the alt text, never loads.
+    const elsewhere = tools.preview(event({ images: [{ src: 'javascript:alert(1)', alt: '<b>cost</b>' }, { src: 7 }] }), 't').value;
+    expect(elsewhere).not.toContain('<img');
+    expect(elsewhere).toContain('[picture: &lt;b&gt;cost&lt;/b&gt;]');
+    expect(elsewhere).toContain('[picture: no address]');
+  });
+
   it('its preview shows the incident with every value escaped, and follows only an https or loopback link', () => {
     const page = tools.preview(tools.createConsole()('', event()).record, '09:00:00').value;
     expect(page).toContain('EC2 spend rose &lt;script&gt;alert(1)&lt;/script&gt;');
