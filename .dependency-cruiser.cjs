@@ -50,6 +50,14 @@ module.exports = {
       to: { path: '^lib/notify/(?!$1/)[^/]+/' },
     },
     {
+      name: 'retry-jobs-listed-once',
+      comment:
+        'a kind of retry-queue job (lib/retry/jobs/<kind>.ts) is imported only by the one list of them, lib/retry/jobs.ts: the batch loop and every other kind know none by name',
+      severity: 'error',
+      from: { pathNot: '^lib/retry/jobs\\.ts$' },
+      to: { path: '^lib/retry/jobs/' },
+    },
+    {
       name: 'lib-imports-no-entry-point',
       comment: 'lib/ is imported by handlers, scripts, the bench and the simulation, never the other way round',
       severity: 'error',

@@ -1,19 +1,18 @@
 // The console destinations of `npm start`: each destination kind plays its service on loopback
-// and prints what the service would show (lib/notify/<kind>/lazy-<kind>-tools.ts); the preview
+// and prints what the service would show (lib/notify/<kind>/tools.ts); the preview
 // page (scripts/preview) shows the same deliveries in a browser.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { KindTools } from '../lib/notify/kind.js';
-import { KINDS, typeFromUrl } from '../lib/notify/kinds.js';
+import { DESTINATION_TYPES, type DestinationType, typeFromUrl } from '../lib/notify/kinds.js';
+import { allKindTools } from '../lib/notify/tools.js';
 import { parseJson } from '../lib/shared/json.js';
-import { DESTINATION_TYPES, type DestinationType } from '../lib/vocabulary/destinations.js';
 
 export const CONSOLE_TYPES = DESTINATION_TYPES;
 export type ConsoleType = DestinationType;
 
 /** Every kind's tools, loaded once: the console and the preview page ask them. */
 export async function loadKindTools(): Promise<Readonly<Record<ConsoleType, KindTools>>> {
-  const loaded = await Promise.all(DESTINATION_TYPES.map(async (type) => [type, await KINDS[type].tools()] as const));
-  return Object.fromEntries(loaded) as Record<ConsoleType, KindTools>;
+  return allKindTools();
 }
 
 /**

@@ -14,8 +14,7 @@ import {
   type Stack,
   waitUntilStackDeleteComplete,
 } from '@aws-sdk/client-cloudformation';
-import { typeFromUrl } from '../lib/notify/kinds.js';
-import type { DestinationType } from '../lib/vocabulary/destinations.js';
+import { type DestinationType, typeFromUrl } from '../lib/notify/kinds.js';
 import { runSamWithPrivateConfig, samconfigWithOverrides } from './private-samconfig.js';
 import { type Asker, createAsker, PromptCancelled } from './prompt.js';
 import { awsClientOptions, awsErrorMessage, regionFrom, UsageError } from './stack.js';
@@ -46,7 +45,8 @@ const DEFAULT_STACK = 'cost-alert-relay';
 const WEBHOOK_URL = /^https:\/\/[^\s"\\]+$/;
 const NO_QUOTES = /^[^"\\]*$/;
 const NO_SPACES_OR_QUOTES = /^[^\s"\\]+$/;
-// The kinds a webhook URL can be; a kind without a URL (a pager, a bus) is configured by hand.
+// The kinds a chat webhook URL alone can be; a kind that needs more (a pager, a bus, a signed
+// webhook and its secret) is configured by hand.
 const SERVICE: Readonly<Partial<Record<DestinationType, string>>> = {
   slack: 'a Slack incoming webhook',
   teams: 'a Microsoft Teams workflow webhook',

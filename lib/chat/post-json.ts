@@ -12,33 +12,66 @@ export interface PostAnswer {
 
 export type AnswerClassifier = (answer: PostAnswer) => PostOutcome;
 
+// By its reason rather than its class: a lazily bundled module has copies of our classes, and
+// `instanceof` against a copy is false for the cold path's own errors (and the other way round).
+const isRedirectRefused = (error: unknown): boolean =>
+  error instanceof RedirectRefusedError || (error instanceof Error && (error as { reason?: unknown }).reason === 'redirect_refused');
+
 /**
  * What a post that got no answer means: a redirect is refused for good (the URL is not where
  * the service takes posts, and following it would hand the URL's secret to someone else);
  * a timeout or a broken connection may succeed later.
  */
 export function outcomeWithoutAnswer(error: unknown): PostOutcome {
-  if (error instanceof RedirectRefusedError) return { kind: 'refused', reason: error.reason };
+  if (isRedirectRefused(error)) return { kind: 'refused', reason: 'redirect_refused' };
   return { kind: 'retryable', reason: isTimeout(error) ? 'timeout' : 'network_error' };
 }
 
-/** The Teams and Google Chat posters: JSON in, the service's classifier decides what the answer means. */
-export function createJsonPoster<Payload>(classify: AnswerClassifier, transport: NodeFetch = fetchOverNodeHttp) {
-  return async (url: string, payload: Payload, options: PostOptions): Promise<PostOutcome> => {
+/** What a post sends besides its JSON body: headers of the kind's own (a signature), never a content type or length. */
+export interface SendOptions extends PostOptions {
+  headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * How every kind posts over HTTP, handed to each by the port (`KindSettings.posting`): the cold
+ * path's transport (no redirect followed, one timer per request, the answer read within a cap)
+ * and the one reading of a post that got no answer. A kind's lazily bundled poster takes these
+ * rather than importing them, so it can never carry copies that read the cold path's errors
+ * otherwise; the contract suite runs against the built bundles too (test/integration/kinds-bundle.test.ts).
+ */
+export interface Posting {
+  transport: NodeFetch;
+  /** What a post that got no answer (a redirect, a timeout, a broken connection) comes to. */
+  withoutAnswer(error: unknown): PostOutcome;
+  /** Posts `body`, JSON already (a signature may cover its exact bytes); the classifier reads the answer. */
+  send(url: string, body: string, options: SendOptions, classify: AnswerClassifier): Promise<PostOutcome>;
+  /** A poster of JSON payloads whose answers the classifier reads (Teams, Google Chat, PagerDuty). */
+  json<Payload>(classify: AnswerClassifier): (url: string, payload: Payload, options: PostOptions) => Promise<PostOutcome>;
+}
+
+/** The posting of the cold path, over `transport` (node:http(s) unless a test or the benchmark gives another). */
+export function postingOver(transport: NodeFetch = fetchOverNodeHttp): Posting {
+  const send: Posting['send'] = async (url, body, { timeoutMs, headers }, classify) => {
     try {
       const response = await transport(url, {
         method: 'POST',
         // The charset matters: without it, emoji in a card arrive mangled.
-        headers: { 'content-type': 'application/json; charset=utf-8' },
-        body: JSON.stringify(payload),
+        headers: { ...headers, 'content-type': 'application/json; charset=utf-8' },
+        body,
         redirect: 'error',
-        timeoutMs: options.timeoutMs,
+        timeoutMs,
       });
-      const body = await response.text();
-      return classify({ status: response.status, body, retryAfter: response.headers.get('retry-after') });
+      const text = await response.text();
+      return classify({ status: response.status, body: text, retryAfter: response.headers.get('retry-after') });
     } catch (error) {
       return outcomeWithoutAnswer(error);
     }
+  };
+  return {
+    transport,
+    withoutAnswer: outcomeWithoutAnswer,
+    send,
+    json: (classify) => (url, payload, options) => send(url, JSON.stringify(payload), { timeoutMs: options.timeoutMs }, classify),
   };
 }
 

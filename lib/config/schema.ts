@@ -3,11 +3,10 @@
 import * as z from 'zod/mini';
 import '../validation/messages.js';
 import type { DestinationKind } from '../notify/kind.js';
-import { KINDS, type Destination as KindDestination, kindOf, serviceOfHost } from '../notify/kinds.js';
+import { DESTINATION_TYPES, KINDS, type Destination as KindDestination, kindOf, serviceOfHost } from '../notify/kinds.js';
 import { DESTINATION_OPTION_KEYS, type DestinationOptions, destinationOptionsSchema } from '../notify/options.js';
 import { closestKey, type PathProblem, pathProblems } from '../shared/zod-issues.js';
 import { isHttpsOrLoopbackUrl } from '../transport/allowed-url.js';
-import { DESTINATION_TYPES } from '../vocabulary/destinations.js';
 
 /** https everywhere; plain http only towards this machine, for local use and tests. */
 const endpoint = z.string().check(z.refine(isHttpsOrLoopbackUrl, { message: 'must be an https URL (plain http only for loopback hosts)' }));
@@ -66,7 +65,9 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 function dispatchProblems(destination: Record<string, unknown>, kind: DestinationKind<object>): PathProblem[] {
   const { type, url } = destination;
   if (type !== undefined && !(DESTINATION_TYPES as readonly unknown[]).includes(type)) {
-    return [{ path: ['type'], problem: `must be one of ${DESTINATION_TYPES.map((t) => `"${t}"`).join(', ')}` }];
+    const hint = typeof type === 'string' ? closestKey(type, DESTINATION_TYPES) : undefined;
+    const types = DESTINATION_TYPES.map((t) => `"${t}"`).join(', ');
+    return [{ path: ['type'], problem: `must be one of ${types}${hint ? `; did you mean "${hint}"?` : ''}` }];
   }
   const hostType = typeof url === 'string' ? serviceOfHost(url) : undefined;
   if (hostType !== undefined && hostType !== kind.type) {
@@ -89,6 +90,26 @@ function dispatchProblems(destination: Record<string, unknown>, kind: Destinatio
       ];
     }
     return [{ path: [foreign], problem: `is for ${KINDS[other].label} destinations only; use "${kind.addressKeys[0]}"` }];
+  }
+  return type === undefined ? typeMissing(destination, kind) : [];
+}
+
+/** The keys a kind's schema takes (its strict object's shape). */
+const keysOf = (kind: DestinationKind<object>): readonly string[] => Object.keys((kind.schema as { shape?: object }).shape ?? {});
+
+/**
+ * A destination without `type` is read as the kind its URL names (Slack for any other host):
+ * a key that kind does not take, but a kind that is never inferred does (a webhook's `secret`),
+ * says which type was left out rather than only that the key is unknown.
+ */
+function typeMissing(destination: Record<string, unknown>, kind: DestinationKind<object>): PathProblem[] {
+  const own = new Set([...keysOf(kind), ...DESTINATION_OPTION_KEYS]);
+  for (const key of Object.keys(destination)) {
+    if (own.has(key)) continue;
+    const meant = DESTINATION_TYPES.map((t) => KINDS[t] as DestinationKind<object>).find(
+      (other) => !other.ownsHost && keysOf(other).includes(key),
+    );
+    if (meant) return [{ path: [], problem: `unknown key "${key}"; a ${meant.label} destination needs "type": "${meant.type}"` }];
   }
   return [];
 }
@@ -128,7 +149,7 @@ export const destinationSchema = z.pipe(
     const early = dispatchProblems(value, kind);
     const summaryRefused: PathProblem[] =
       !kind.summaries && options['summary'] !== undefined
-        ? [{ path: ['summary'], problem: `is not for ${kind.label} destinations: a pager takes no weekly summary` }]
+        ? [{ path: ['summary'], problem: `is not for ${kind.label} destinations, which take no weekly summary` }]
         : [];
     const result = early.length === 0 ? kind.schema.safeParse(own) : undefined;
     const shared = destinationOptionsSchema.safeParse(options);

@@ -72,7 +72,7 @@ export function createRelayConfigStore(options: RelayConfigStoreOptions): RelayC
     if (document.loadPrevious) previousReaders.set(loaded, document.loadPrevious);
     if (loaded.config.auth.method === 'none' && !warnedNoAuth) {
       warnedNoAuth = true;
-      logger.warn('auth.method is "none": anyone who knows the URL can post to your chat channels');
+      logger.warn('auth.method is "none": anyone who knows the URL can send alerts to your destinations');
     }
     return loaded;
   };

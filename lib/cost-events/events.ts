@@ -70,6 +70,9 @@ export class CostEventSkippedError extends ReasonedError<'no_account' | 'no_owne
 /** Another writer holds the anomaly's event for now: try again later, never beside it. */
 export class CostEventBusyError extends ReasonedError<'busy'> {}
 
+/** What one queued cost event may take in delivery-retry: a token, the directory, a claim, the platform's answer and its record. */
+export const COST_EVENT_CALL_MS = 10_000;
+
 export interface CostEventWriter {
   /** Writes the anomaly's event unless it has one, or deletes the one it has; `skipped` when there is nothing to do. */
   apply(change: CostEventChange, subject: CostEventSubject, signal: AbortSignal): Promise<CostEventOutcome>;

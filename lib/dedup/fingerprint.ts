@@ -1,17 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { WebhookMessage } from '../message/schema.js';
-
-/** JSON with object keys sorted at every level, so the same content always gives the same text. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
+import { canonicalJson } from '../shared/json.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 

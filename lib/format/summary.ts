@@ -10,9 +10,14 @@ import { triageName } from './triage.js';
 
 /** One anomaly as a summary names it; its texts came from a sender or a person and are shown inert. */
 export interface SummaryAnomaly {
+  /** Its record id (`anomaly#…`): the `anomaly.id` its alerts carried where they are data (EventBridge, webhook). */
+  id: string;
   title: string;
   /** "Name (id)", or whichever of the two is known. */
   account: string;
+  /** The cloud account's id as the platform sent it, and its name where it sent one: for layouts that are data. */
+  accountId: string;
+  accountName?: string | undefined;
   /** Epoch seconds. */
   firstSeen: number;
   /** Follow-ups delivered after its opening. */

@@ -1,27 +1,48 @@
 import type * as z from 'zod/mini';
+import type { Posting } from '../chat/post-json.js';
 import type { ChatService, ClickSubject, MessageRef } from '../chat/service.js';
 import type { SummaryWeek } from '../format/summary.js';
 import type { WebhookMessage } from '../message/schema.js';
-import type { NodeFetch } from '../transport/fetch-over-node-http.js';
-import type { DestinationType } from '../vocabulary/destinations.js';
 import type { TriageAction, TriageStateName } from '../vocabulary/triage.js';
 import type { SafeHtml } from './preview.js';
 
 /** A function's environment as read (lib/shared/environment.ts), with the variables the kinds declare. */
 export type KindEnvironment = Readonly<Record<string, unknown>>;
 
-/** What a kind's services are built with: the transport to post over, and the function's environment. */
+/** What a kind's services are built with: how to post, and the function's environment. */
 export interface KindSettings {
-  /** node:http(s) unless a test or the benchmark gives another. */
-  transport?: NodeFetch | undefined;
+  /**
+   * The cold path's one way to post over HTTP (lib/chat/post-json.ts), over node:http(s) unless a
+   * test or the benchmark gives another transport. A kind posts with it, and hands it to its
+   * lazily bundled poster rather than letting that import its own copies.
+   */
+  posting: Posting;
   env?: KindEnvironment | undefined;
 }
 
+/**
+ * The `type` a kind's schema takes: the literal its configuration names it by. A kind's `type` must
+ * be this very literal, so a kind whose schema spells its type otherwise does not compile; a
+ * schema without `type` (which its strict object would then refuse) leaves no type to give.
+ */
+export type KindTypeOf<Destination> = 'type' extends keyof Destination
+  ? Exclude<Destination['type' & keyof Destination], undefined>
+  : Record<never, never> extends Destination
+    ? string
+    : never;
+
 /** What every kind declares, chat or not (DestinationKind). */
 interface KindBase<Destination extends object> {
-  readonly type: DestinationType;
+  /** Its name in a configuration's `type`, and its key in the registry: the literal its schema's `type` takes. */
+  readonly type: KindTypeOf<Destination>;
   /** How messages and configuration errors name the service: "Slack", "Teams", "Google Chat". */
   readonly label: string;
+  /**
+   * Who reads its posts. People (a chat, a pager, a tracker): sender text is made inert and laid
+   * out within the service's limits. Programs (a bus, a webhook receiver): each post is data, the
+   * alert as the platform sent it, for rules and code. The contract suite chooses its checks by it.
+   */
+  readonly readBy: 'people' | 'programs';
   /** One destination's configuration: a strict object (an unknown key is an error naming its path). */
   readonly schema: z.ZodMiniType<Destination, unknown>;
   /**
@@ -72,8 +93,6 @@ interface KindBase<Destination extends object> {
   threadOf?(message: WebhookMessage): string;
   /** The API path its app posts clicks to (Slack's interactivity); `extras().interactions` handles them. */
   readonly interactionPath?: string;
-  /** How `npm start` and its preview page show it, bundled on its own (`lazy-<type>-tools.ts`). */
-  tools(): Promise<KindTools>;
 }
 
 /**
@@ -107,7 +126,9 @@ export type DestinationKind<Destination extends object = object> = ChatKind<Dest
 
 /**
  * How `npm start` and its preview page show a kind, and what the kinds' contract suite
- * (test/unit/kinds-contract.test.ts) drives it with: for the scripts and tests, never loaded in Lambda.
+ * (test/unit/kinds-contract.test.ts) drives it with: the `tools` export of the kind's
+ * `lib/notify/<type>/tools.ts`, which `toolsOf` (lib/notify/tools.ts) loads for the scripts and
+ * tests. No function imports it, so no deployed bundle carries it.
  */
 export interface KindTools {
   /** The kind as the contract suite meets it: it registers, and the suite runs against it. */
@@ -141,6 +162,11 @@ export interface Conformance {
    * inert there. None for a kind whose posts no person reads (a bus: the event is data for rules).
    */
   shown(body: unknown): string[];
+  /**
+   * What a receiver's code gets of a received body (an event's detail, a webhook's `data`): for a
+   * kind read by programs, which the suite checks where it checks what people are shown elsewhere.
+   */
+  data?(body: unknown): unknown;
   /** The values of a destination that are secrets: never in a reason, a log or an answer. */
   secrets(destination: object): string[];
   /** The most bytes of JSON the service takes in one post. */

@@ -1,6 +1,7 @@
+import type * as z from 'zod/mini';
+import { postingOver } from '../chat/post-json.js';
 import type { ChatService } from '../chat/service.js';
 import type { NodeFetch } from '../transport/fetch-over-node-http.js';
-import { DESTINATION_TYPES, type DestinationType } from '../vocabulary/destinations.js';
 import { eventBridgeKind } from './eventbridge/kind.js';
 import { googleChatKind } from './googlechat/kind.js';
 import { jiraKind } from './jira/kind.js';
@@ -8,19 +9,37 @@ import type { DestinationKind, KindEnvironment } from './kind.js';
 import { pagerDutyKind } from './pagerduty/kind.js';
 import { slackKind } from './slack/kind.js';
 import { teamsKind } from './teams/kind.js';
+import { webhookKind } from './webhook/kind.js';
 
 /**
- * Every destination kind, one line each. A type in DESTINATION_TYPES without its kind, or a
- * kind that leaves a part of DestinationKind out, does not compile.
+ * Every destination kind, one line each: the one place a kind is registered. Its type, its key
+ * here and in DESTINATION_TYPES come from the kind itself (whose `type` is its schema's literal,
+ * KindTypeOf), so nothing else names it. A kind that leaves a part of DestinationKind out does not
+ * compile; two kinds of one type fail the contract suite (test/unit/kinds-contract.test.ts).
  */
-export const KINDS = {
-  slack: slackKind,
-  teams: teamsKind,
-  googlechat: googleChatKind,
-  pagerduty: pagerDutyKind,
-  jira: jiraKind,
-  eventbridge: eventBridgeKind,
-} as const satisfies { readonly [T in DestinationType]: DestinationKind<object> & { type: T } };
+const REGISTERED = registry(slackKind, teamsKind, googleChatKind, pagerDutyKind, jiraKind, eventBridgeKind, webhookKind);
+
+/** A kind as its own schema's destinations make it: anything else is no DestinationKind and does not compile here. */
+type OfItsSchema<Kind> = Kind extends { schema: z.ZodMiniType<infer Read extends object, unknown> }
+  ? Kind extends DestinationKind<Read>
+    ? Kind
+    : DestinationKind<Read>
+  : DestinationKind;
+
+function registry<const Kinds extends readonly object[]>(...kinds: Kinds & { readonly [I in keyof Kinds]: OfItsSchema<Kinds[I]> }): Kinds {
+  return kinds;
+}
+
+type RegisteredKind = (typeof REGISTERED)[number];
+
+/** The destination kinds a configuration may name, in the order the registry lists them. */
+export type DestinationType = RegisteredKind['type'];
+export const DESTINATION_TYPES: readonly DestinationType[] = REGISTERED.map((kind) => kind.type);
+
+/** Every kind by its type. */
+export const KINDS = Object.fromEntries(REGISTERED.map((kind) => [kind.type, kind])) as {
+  readonly [Kind in RegisteredKind as Kind['type']]: Kind;
+};
 
 /** One destination, as its kind's schema validated it. */
 export type Destination = { [T in DestinationType]: (typeof KINDS)[T] extends DestinationKind<infer D> ? D : never }[DestinationType];
@@ -28,7 +47,8 @@ export type Destination = { [T in DestinationType]: (typeof KINDS)[T] extends De
 /** The kind of a URL with no `type`: the contract's rule for a host that names no service. */
 const URL_FALLBACK: DestinationType = 'slack';
 
-const kindsOf = () => DESTINATION_TYPES.map((type) => KINDS[type] as DestinationKind<object>);
+/** The registered kinds as the port has them, each with its type. */
+const kindsOf = () => REGISTERED as ReadonlyArray<DestinationKind<object> & { type: DestinationType }>;
 
 const hostOf = (url: string): string | undefined => {
   try {
@@ -110,7 +130,7 @@ export const KIND_ENVIRONMENT = Object.assign({}, ...kindsOf().map((kind) => kin
 
 /** Every service of every kind; they post over node:http(s) unless given another transport. */
 export function createChatServices(transport?: NodeFetch, env?: KindEnvironment): ChatServices {
-  const settings = { transport, env };
+  const settings = { posting: postingOver(transport), env };
   return Object.assign({}, ...kindsOf().map((kind) => kind.services(settings))) as ChatServices;
 }
 

@@ -1,4 +1,4 @@
-// What every kind's preview (lazy-<kind>-tools.ts) and the preview page (scripts/preview) share:
+// What every kind's preview (lib/notify/<kind>/tools.ts) and the preview page (scripts/preview) share:
 // server-rendered HTML whose every interpolation is escaped unless it is itself rendered `html`.
 // Everything a console destination received came from a sender (or from whoever posted to a
 // console path), so the shapes are read defensively, never trusted.

@@ -28,7 +28,7 @@ function waitSeconds(result: DeliveryResult): number | undefined {
  * One answer for the whole fan-out. 503 when some destination has neither taken the alert
  * nor had it stored for later (the sender trying again can still help), including one that
  * another live attempt is posting to right now, or one whose escalation could not be set
- * waiting (its re-send sets it, and posts nothing again); 502 when a chat service refused for
+ * waiting (its re-send sets it, and posts nothing again); 502 when a destination refused for
  * good; 202 only when the rest waits on the durable queue; 200 when every destination has it.
  * Every answer but 200 names each failed destination with its class; never a URL.
  */
@@ -69,7 +69,7 @@ function unsettledAnswer(results: readonly DestinationResult[]): { outcome: Deli
     const outcome: 'retryable' | 'in_progress' | typeof ESCALATION_UNSCHEDULED =
       unheld.length > 0 ? 'retryable' : inProgress.length > 0 ? 'in_progress' : ESCALATION_UNSCHEDULED;
     const why = {
-      retryable: { error: 'chat_unavailable', message: 'A chat service could not take the alert right now; send it again later.' },
+      retryable: { error: 'chat_unavailable', message: 'A destination could not take the alert right now; send it again later.' },
       in_progress: {
         error: 'in_progress',
         message: 'Another attempt is delivering this alert right now; send it again after Retry-After.',
@@ -100,7 +100,7 @@ function unsettledAnswer(results: readonly DestinationResult[]): { outcome: Deli
       outcome: 'refused',
       response: jsonResponse(502, {
         error: 'chat_refused',
-        message: 'A chat service refused the alert for good; check the named destinations.',
+        message: 'A destination refused the alert for good; check the named destinations.',
         destinations: failed.map(({ name, reason }) => ({ name, reason })),
         failed,
         ...where,

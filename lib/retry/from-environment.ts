@@ -3,7 +3,7 @@ import { DYNAMODB, SECRETS_MANAGER } from '../aws/json-client.js';
 import { DYNAMODB_LIMITS, SECRETS_MANAGER_READ_LIMITS } from '../aws/limits.js';
 import { type AwsPorts, jsonClientFor } from '../aws/ports.js';
 import { configSourceFor, createRelayConfigStore } from '../config/store.js';
-import type { CostEventWriter } from '../cost-events/events.js';
+import { COST_EVENT_CALL_MS, type CostEventWriter } from '../cost-events/events.js';
 import type { CostEventWiring } from '../cost-events/lazy-cost-events.js';
 import { dynamoLedger } from '../dedup/dynamodb.js';
 import type { DeliveryLedger } from '../dedup/ledger.js';
@@ -24,7 +24,7 @@ import { sleep } from '../shared/sleep.js';
 import { triageControls } from '../triage-link/controls.js';
 import { retryEnvironmentSchema } from './environment.js';
 import { createPacer, pacedServices } from './pacer.js';
-import { type BatchResult, COST_EVENT_CALL_MS, processBatch, type QueueRecord, type RetryDependencies } from './process-batch.js';
+import { type BatchResult, processBatch, type QueueRecord, type RetryDependencies } from './process-batch.js';
 
 export type RetryWorker = (records: readonly QueueRecord[], budget: InvocationBudget, requestId?: string) => Promise<BatchResult>;
 

@@ -44,3 +44,15 @@ export function parseJsonAsWritten(text: string): JsonResult {
 export async function whereJsonFails(text: string): Promise<JsonSyntaxProblem | undefined> {
   return (await import('./lazy-json-syntax.js')).jsonSyntaxError(text);
 }
+
+/** JSON with object keys sorted at every level, so the same content always gives the same text. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

@@ -257,7 +257,7 @@ export function createSummaryRun(ports: SummaryPorts) {
               }),
             );
         }
-        log.warn('weekly summary may not have reached the chat: its answer came too late; it is not posted again', {
+        log.warn('weekly summary may not have reached the destination: its answer came too late; it is not posted again', {
           destination: name,
           destinationType: type,
           reason,

@@ -72,8 +72,11 @@ export function summaryWeek(
       const decided = state !== 'open' && triage ? { by: triage.by, at: triage.at, until: triage.until } : {};
       const link = state === 'open' ? linkOf(record) : undefined;
       const anomaly: SummaryAnomaly = {
+        id: record.id,
         title: record.title,
         account: accountOf(record),
+        accountId: record.accountId,
+        ...(record.accountName ? { accountName: record.accountName } : {}),
         firstSeen: record.firstSeen,
         updates: record.followUps,
         state,

@@ -8,14 +8,13 @@ import { coldStartTracker, createLogger, type Logger, logLevelFrom } from '../lo
 import { metricsFromEnvironment } from '../metrics/emf.js';
 import { chartMetric, type Metrics } from '../metrics/metrics.js';
 import type { DestinationKind } from '../notify/kind.js';
-import { addressOf, createChatServices, destinationType, KINDS, kindOf, serviceFor } from '../notify/kinds.js';
+import { addressOf, createChatServices, DESTINATION_TYPES, destinationType, KINDS, kindOf, serviceFor } from '../notify/kinds.js';
 import { sendMessage } from '../queue/sqs.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { readEnvironment } from '../shared/environment.js';
 import { ReasonedError } from '../shared/errors.js';
 import { fetchOverNodeHttp, type NodeFetch } from '../transport/fetch-over-node-http.js';
 import { triageKeyReader } from '../triage-link/key.js';
-import { DESTINATION_TYPES } from '../vocabulary/destinations.js';
 import { COST_EVENT_BUDGET_MS, costEventsPort } from './cost-events.js';
 import { dynamoTriageStore } from './dynamodb.js';
 import { triageEnvironmentSchema } from './environment.js';
@@ -133,7 +132,7 @@ export function createTriageFromEnvironment(
   const services = createChatServices(transport, settings);
   const post = async (service: ChatService, address: string, payload: unknown, botToken: string | undefined, timeoutMs: number) => {
     const outcome = await service.post(address, payload, { timeoutMs, ...(botToken ? { botToken } : {}) });
-    if (outcome.kind !== 'delivered') throw new TriagePostRefusedError('The chat did not take the post.', outcome.reason);
+    if (outcome.kind !== 'delivered') throw new TriagePostRefusedError('The destination did not take the post.', outcome.reason);
   };
   // Which kind's app posts clicks to which path: known without loading any kind's extras.
   const appPaths = new Map(

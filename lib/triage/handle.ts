@@ -265,14 +265,14 @@ export function createTriageHandler(ports: TriagePorts) {
     log.info('triage action', { action, destinationType: type, ...(changed > 1 ? { anomalies: changed } : {}) });
   }
 
-  /** Posts the short follow-up at the destination; the notice says what was done, and whether the chat could be told. */
+  /** Posts the short follow-up at the destination; the notice says what was done, and whether the destination could be told. */
   async function told(budget: InvocationBudget, token: TriageToken, note: Parameters<TriagePorts['postFollowUp']>[1]): Promise<string> {
     try {
       await budget.step('follow_up', 3_000, (signal) => ports.postFollowUp(token, note, signal));
       return note.line;
     } catch (error) {
       log.warn('cannot post the triage follow-up', { reason: errorReason(error) });
-      return `${note.line} (the chat could not be told)`;
+      return `${note.line} (the destination could not be told)`;
     }
   }
 

@@ -1,6 +1,6 @@
 // The preview page's HTML, rendered on the server so that all escaping happens in one typed
-// place (lib/notify/preview.ts). Each kind draws its own messages (lib/notify/<kind>/
-// lazy-<kind>-tools.ts): Slack and Google Chat as approximations, Teams cards left to
+// place (lib/notify/preview.ts). Each kind draws its own messages
+// (lib/notify/<kind>/tools.ts): Slack and Google Chat as approximations, Teams cards left to
 // Microsoft's renderer in the browser (page.js), which gets the card JSON in an escaped data attribute.
 import { html, type SafeHtml } from '../../lib/notify/preview.js';
 import { loadKindTools } from '../console-chat.js';

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DESTINATION_TYPES } from '../../lib/notify/kinds.js';
 import { httpApiEvent } from '../../scripts/http-api-event.js';
 import { createSecret, motoUrl, secretsClient } from '../helpers/aws.js';
 import { type AwsProxy, startAwsProxy } from '../helpers/aws-proxy.js';
@@ -288,6 +289,16 @@ describe('the relay bundle’s cold path, as its esbuild metafile lists it (what
         'lib/notify/googlechat/lazy-googlechat-post.ts',
       ]),
     );
+  });
+
+  it("a kind's lazily loaded poster and extras carry no second zod: its schema is the cold path's, and they never need it", () => {
+    const meta = JSON.parse(readFileSync(join(root, 'dist', 'meta', 'webhook-relay.json'), 'utf8')) as Metafile;
+    const bundles = readdirSync(join(root, 'dist', 'webhook-relay')).filter((file) =>
+      DESTINATION_TYPES.some((type) => file.startsWith(`lazy-${type}-`) || file === `lazy-${type}.mjs`),
+    );
+    expect(bundles.length).toBeGreaterThanOrEqual(DESTINATION_TYPES.length);
+    const withZod = bundles.filter((file) => bundledInputs(meta, file, false).some((input) => input.includes('node_modules/zod/')));
+    expect(withZod).toEqual([]);
   });
 
   it("holds a Jira destination's schema and descriptor only: its formatter and poster load with its first post", () => {

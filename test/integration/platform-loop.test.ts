@@ -25,6 +25,7 @@ import { createDedupTable } from '../helpers/relay-stack.js';
 import { type FakeSlackApi, startFakeSlackApi } from '../helpers/slack-api-server.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/slack-server.js';
 import { createQueues, receiveAll, sqsClient, type TestQueues, toEvent, waitFor } from '../helpers/sqs.js';
+import { type FakeWebhookReceiver, startWebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const moto = motoUrl();
 const DOMAIN = 'cost-alerts.loop.example';
@@ -37,6 +38,7 @@ const HOOK = '/services/T0/B0/LOOP-HOOK-SECRET';
 const PD_KEY = 'R0LOOP0SECRET0KEY0123456789abcde';
 const JIRA_EMAIL = 'finops-bot@loop.example';
 const JIRA_TOKEN = 'ATATT3xLOOP-JIRA-TOKEN-SECRET';
+const HOOKS_SECRET = `whsec_${Buffer.from('LOOP-WEBHOOK-SIGNING-SECRET-0123456789').toString('base64')}`;
 /** Cloud accounts: two the directory knows under one payer, one under a payer whose platform hangs, one it does not know. */
 const ACCOUNTS = { a: '410000000001', b: '410000000002', hung: '410000000003', unknown: '410000000004' } as const;
 const PAYERS = { main: 12345, hanging: 67890 } as const;
@@ -48,7 +50,7 @@ const DAY = dayOf(Date.now() - 86_400_000);
 const DAYS = Array.from({ length: 30 }, (_, i) => dayOf(Date.parse(`${DAY}T00:00:00Z`) - (29 - i) * 86_400_000));
 const CHART_LINK = new RegExp(`^${ORIGIN.replaceAll('.', '\\.')}/chart/[\\w-]+\\.[\\w-]+$`);
 const LINKS = (route: 'chart' | 'triage') => new RegExp(`${ORIGIN.replaceAll('.', '\\.')}/${route}/[\\w.%-]+`, 'g');
-const DESTINATIONS = ['default', 'app', 'teams', 'gchat', 'pager', 'jira', 'bus'] as const;
+const DESTINATIONS = ['default', 'app', 'teams', 'gchat', 'pager', 'jira', 'bus', 'hooks'] as const;
 
 interface Answer {
   statusCode: number;
@@ -110,6 +112,7 @@ describe.skipIf(!moto)('the platform in the loop: relay, triage and delivery-ret
   let gchat: FakeChat;
   let pagerDuty: FakePagerDuty;
   let jira: FakeJira;
+  let hooks: FakeWebhookReceiver;
   let table: Awaited<ReturnType<typeof createDedupTable>>;
   let queues: TestQueues;
   let busQueueUrl: string;
@@ -149,7 +152,11 @@ describe.skipIf(!moto)('the platform in the loop: relay, triage and delivery-ret
     for (const m of await receiveAll(sqs, busQueueUrl)) busEvents.push(JSON.parse(m.Body ?? '{}') as (typeof busEvents)[number]);
     return busEvents.filter((e) => e.detail.payload?.title === title);
   };
-  /** What every chat, PagerDuty, Jira and the bus were sent, in one list. */
+  /**
+   * What every chat, PagerDuty, Jira, the bus and the webhook receiver were sent, in one list, each
+   * body the same object on every call (a test tells new posts from earlier ones by identity): a
+   * webhook's as its receiver verified it, or as it came where verification refused it.
+   */
   const everythingPosted = () => [
     ...slack.requests.map((r) => r.body),
     ...api.calls.map((c) => c.body),
@@ -158,6 +165,7 @@ describe.skipIf(!moto)('the platform in the loop: relay, triage and delivery-ret
     ...pagerDuty.requests.map((r) => r.body),
     ...jira.requests.map((r) => r.body),
     ...busEvents,
+    ...hooks.received('loop').map((r) => r.event ?? r.body),
   ];
   const costAndUsage = () => platform.requests.filter((r) => r.path === '/api/v2/invoices/cost-and-usage');
   const eventWrites = () => platform.requests.filter((r) => r.path === '/api/v1/users/events' && r.method === 'POST');
@@ -177,7 +185,7 @@ describe.skipIf(!moto)('the platform in the loop: relay, triage and delivery-ret
     let busQueue: { QueueUrl?: string };
     // Queues made through it have it in their URL, and the SDK sends each call on a queue to its URL's host.
     queueHost = await startAwsProxy(moto as string);
-    [platform, slack, api, teams, gchat, pagerDuty, jira, table, queues, busQueue] = await Promise.all([
+    [platform, slack, api, teams, gchat, pagerDuty, jira, hooks, table, queues, busQueue] = await Promise.all([
       startFakePlatform(),
       startFakeSlack(),
       startFakeSlackApi(BOT_TOKEN),
@@ -185,6 +193,7 @@ describe.skipIf(!moto)('the platform in the loop: relay, triage and delivery-ret
       startFakeGoogleChat(),
       startFakePagerDuty(),
       startFakeJira({ [JIRA_EMAIL]: JIRA_TOKEN }),
+      startWebhookReceiver({ loop: HOOKS_SECRET }),
       createDedupTable(moto as string),
       createQueues(sqsClient(queueHost.url), 30),
       sqs.send(new CreateQueueCommand({ QueueName: `loop-bus-${randomUUID().slice(0, 8)}` })),
@@ -228,6 +237,7 @@ describe.skipIf(!moto)('the platform in the loop: relay, triage and delivery-ret
       pager: { type: 'pagerduty', routingKey: PD_KEY },
       jira: { type: 'jira', site: jira.url, project: 'FIN', email: JIRA_EMAIL, apiToken: JIRA_TOKEN },
       bus: { type: 'eventbridge', eventBus: bus },
+      hooks: { type: 'webhook', url: hooks.url('loop'), secret: HOOKS_SECRET },
     };
     const config = {
       auth: { method: 'none' },
@@ -279,6 +289,7 @@ describe.skipIf(!moto)('the platform in the loop: relay, triage and delivery-ret
       gchat?.close(),
       pagerDuty?.close(),
       jira?.close(),
+      hooks?.close(),
     ]);
   });
 
@@ -305,6 +316,9 @@ describe.skipIf(!moto)('the platform in the loop: relay, triage and delivery-ret
     const trendLink = objects(issue?.fields['description']).find((n) => n['type'] === 'text' && n['text'] === 'Cost trend');
     pictures.set('jira', String((trendLink?.['marks'] as Array<{ attrs?: { href?: string } }> | undefined)?.[0]?.attrs?.href));
     pictures.set('bus', String((await busEventsAbout(title))[0]?.detail['chartUrl']));
+    const [hooked] = hooks.received('loop');
+    expect(hooked?.refusal).toBeUndefined();
+    pictures.set('hooks', String(hooked?.event?.data['chartUrl']));
 
     expect([...pictures.keys()].sort()).toEqual([...DESTINATIONS].sort());
     for (const [destination, link] of pictures) {
@@ -312,7 +326,7 @@ describe.skipIf(!moto)('the platform in the loop: relay, triage and delivery-ret
       expect(chartFields(link), destination).toMatchObject({ a: ACCOUNTS.a, d: DAY, n: ACCOUNT_NAME });
     }
     // Each message has the one picture, where its kind shows it, and no other.
-    for (const body of [webhook?.body, appMessage?.blocks, card?.body, chatMessage?.body, page?.body, issue?.fields])
+    for (const body of [webhook?.body, appMessage?.blocks, card?.body, chatMessage?.body, page?.body, issue?.fields, hooked?.event])
       expect(linksIn(body, 'chart')).toHaveLength(1);
     expect(platform.requests).toEqual([]);
   });
@@ -607,6 +621,7 @@ describe.skipIf(!moto)('the platform in the loop: relay, triage and delivery-ret
       'GCHAT-TOKEN-SECRET',
       PD_KEY,
       JIRA_TOKEN,
+      HOOKS_SECRET.slice('whsec_'.length),
     ];
     for (const secret of platformSecrets)
       expect(`${seen}\n${JSON.stringify(everythingPosted())}`, secret.slice(0, 6)).not.toContain(secret);

@@ -3,7 +3,7 @@ import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigInvalidError } from '../../lib/config/errors.js';
 import { parseRelayConfig } from '../../lib/config/load.js';
-import { DESTINATION_TYPES } from '../../lib/vocabulary/destinations.js';
+import { DESTINATION_TYPES } from '../../lib/notify/kinds.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const pages = [

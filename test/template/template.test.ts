@@ -132,6 +132,18 @@ describe('functions deploy what npm run build produced', () => {
     },
   );
 
+  it.each(functions.map(([id, r]) => [id, String(r.Properties?.['CodeUri']).replace(/^dist\//, '')]))(
+    '%s deploys none of the code only `npm start` and the tests use: consoles, previews, scripts',
+    (_id, name) => {
+      // Every input of the function's bundles, the lazily imported ones included (dist/meta/<name>.json).
+      const meta = JSON.parse(readFileSync(join(root, 'dist', 'meta', `${name}.json`), 'utf8')) as { inputs: Record<string, unknown> };
+      const ours = Object.keys(meta.inputs).filter((path) => !path.includes('node_modules') && !path.includes('/lazy:'));
+      expect(ours.length).toBeGreaterThan(10);
+      expect(ours.filter((path) => /^lib\/notify\/(?:[^/]+\/)?(?:tools|preview)\.ts$|^(?:scripts|test|bench)\//.test(path))).toEqual([]);
+      expect(readdirSync(join(root, 'dist', name)).filter((file) => /tools|preview|console/.test(file))).toEqual([]);
+    },
+  );
+
   it("the relay's deadline budget fits its timeout, which fits inside API Gateway's 30 s", () => {
     const properties = effectiveFunctionProperties(template, relayId as string);
     const timeoutMs = Number(properties['Timeout']) * 1000;

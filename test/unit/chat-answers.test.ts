@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import anomaly from '../../events/anomaly-alert.json' with { type: 'json' };
-import { reasonWord } from '../../lib/chat/post-json.js';
+import { outcomeWithoutAnswer, reasonWord } from '../../lib/chat/post-json.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
 import { formatGoogleChatMessage } from '../../lib/notify/googlechat/format.js';
 import { classifyGoogleChatAnswer, threadedUrl } from '../../lib/notify/googlechat/post.js';
@@ -10,6 +10,7 @@ import { googleChatService, spaceOf } from '../../lib/notify/googlechat/service.
 import { formatTeamsMessage } from '../../lib/notify/teams/format.js';
 import { classifyTeamsAnswer } from '../../lib/notify/teams/post.js';
 import { teamsService } from '../../lib/notify/teams/service.js';
+import { RedirectRefusedError } from '../../lib/transport/fetch-over-node-http.js';
 import { type FakeChat, startFakeGoogleChat, startFakeTeams } from '../helpers/chat-servers.js';
 import { closeServer } from '../helpers/loopback-server.js';
 
@@ -158,5 +159,25 @@ describe('posting to loopback Teams and Google Chat webhooks', () => {
     const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/v1/spaces/A/messages`;
     await closeServer(closed);
     expect(await chatPost.post(url, chatMessage, { timeoutMs: 1_000 })).toEqual({ kind: 'retryable', reason: 'network_error' });
+  });
+});
+
+describe('a post that got no answer, whichever bundle threw', () => {
+  // A lazily bundled poster (lazy-*.mjs) has its own copies of our error classes: the cold path's
+  // reading must know a redirect and a timeout by what they say, not by which copy of a class they are.
+  class CopiedRedirectRefusedError extends Error {
+    readonly reason = 'redirect_refused';
+  }
+
+  it('a redirect refused by another copy of the transport is refused, not a network error to retry', () => {
+    expect(outcomeWithoutAnswer(new CopiedRedirectRefusedError('Redirect refused (HTTP 302)'))).toEqual({
+      kind: 'refused',
+      reason: 'redirect_refused',
+    });
+    expect(outcomeWithoutAnswer(new RedirectRefusedError(307))).toEqual({ kind: 'refused', reason: 'redirect_refused' });
+  });
+
+  it('anything else without an answer may pass: a network error to retry', () => {
+    expect(outcomeWithoutAnswer(new Error('socket hang up'))).toEqual({ kind: 'retryable', reason: 'network_error' });
   });
 });

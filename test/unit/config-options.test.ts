@@ -52,7 +52,7 @@ describe('escalate and summary, on any destination', () => {
         { path: 'destinations.default.summary.weekday', problem: expect.stringContaining('"monday"') },
         { path: 'destinations.default.summary.hour', problem: 'must be a whole hour, 0 to 23' },
         { path: 'destinations.default.summary.timeZone', problem: 'must be an IANA time zone such as Europe/Berlin' },
-        { path: 'destinations.oncall.summary', problem: 'is not for PagerDuty destinations: a pager takes no weekly summary' },
+        { path: 'destinations.oncall.summary', problem: 'is not for PagerDuty destinations, which take no weekly summary' },
         { path: 'destinations.oncall.escalate.afterMinutes', problem: 'must be a whole number of minutes, 1 to 10080 (a week)' },
         { path: 'destinations.late.escalate.afterMinutes', problem: 'must be a whole number of minutes, 1 to 10080 (a week)' },
         { path: 'destinations.half.escalate.afterMinutes', problem: 'must be a whole number of minutes, 1 to 10080 (a week)' },
@@ -103,6 +103,35 @@ describe('a kind that no URL names', () => {
       { path: 'destinations.tickets.type', problem: 'is required: "site" belongs to Jira destinations; add "type": "jira"' },
       { path: 'destinations.oncall.type', problem: 'is required: "routingKey" belongs to PagerDuty destinations; add "type": "pagerduty"' },
       { path: 'destinations.bus.type', problem: 'is required: "eventBus" belongs to EventBridge destinations; add "type": "eventbridge"' },
+    ]);
+  });
+
+  it('a key only such a kind takes, on a destination read as the kind its URL names, says which type was left out', () => {
+    // Read as Slack (a URL of no known host): Slack's "unknown key" alone would not say what is wrong.
+    expect(
+      problemsOf({
+        default: { url: slack('a') },
+        oncall: { url: 'https://events.example.com/v2/enqueue', severity: 'error' },
+        tickets: { url: slack('b'), labels: ['cost'] },
+      }),
+    ).toEqual([
+      { path: 'destinations.oncall', problem: 'unknown key "severity"; a PagerDuty destination needs "type": "pagerduty"' },
+      { path: 'destinations.tickets', problem: 'unknown key "labels"; a Jira destination needs "type": "jira"' },
+    ]);
+    // A key no kind takes is a typo, as before.
+    expect(problemsOf({ default: { url: slack('a'), mentoin: '<!here>' } })).toEqual([
+      { path: 'destinations.default.mentoin', problem: 'unknown key; did you mean "mention"?' },
+    ]);
+  });
+
+  it('a misspelt type names the types and the one it is closest to', () => {
+    expect(
+      problemsOf({ default: { url: slack('a') }, oncall: { type: 'pagerduti', routingKey: 'R0123456789abcdef0123456789abcde' } }),
+    ).toEqual([
+      {
+        path: 'destinations.oncall.type',
+        problem: expect.stringMatching(/^must be one of "slack", "teams", .*"eventbridge".*; did you mean "pagerduty"\?$/),
+      },
     ]);
   });
 });

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { PostOutcome } from '../../lib/chat/service.js';
-import { canonicalJson, deliveryRecordId } from '../../lib/dedup/fingerprint.js';
+import { deliveryRecordId } from '../../lib/dedup/fingerprint.js';
 import { CLAIM_MARGIN_SECONDS } from '../../lib/dedup/ledger.js';
 import { deliverOnce, retryLedger } from '../../lib/dedup/once.js';
 import { createDelivery } from '../../lib/delivery/deliver.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
 import { answerFor } from '../../lib/relay/lazy-relay-answer.js';
+import { canonicalJson } from '../../lib/shared/json.js';
 import { budgetOf } from '../helpers/budget.js';
 import {
   capturedLogger,

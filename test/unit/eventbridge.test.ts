@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthenticator } from '../../lib/auth/authenticate.js';
 import { createRequestAuthenticator } from '../../lib/auth/request-authenticator.js';
 import { awsJsonClient } from '../../lib/aws/json-client.js';
+import { postingOver } from '../../lib/chat/post-json.js';
 import { type AnomalyPost, OPENING, type PostOutcome } from '../../lib/chat/service.js';
 import { ConfigInvalidError } from '../../lib/config/errors.js';
 import { parseRelayConfig } from '../../lib/config/load.js';
@@ -26,6 +27,7 @@ import {
 } from '../../lib/notify/eventbridge/lazy-eventbridge-post.js';
 import type { DestinationKind } from '../../lib/notify/kind.js';
 import { createChatServices, KINDS, serviceFor } from '../../lib/notify/kinds.js';
+import { toolsOf } from '../../lib/notify/tools.js';
 import type { QueueMessageOps } from '../../lib/queue/sqs.js';
 import { createRelay } from '../../lib/relay/relay.js';
 import { createPacer } from '../../lib/retry/pacer.js';
@@ -71,7 +73,7 @@ const awsEnv = { AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'AKIDFROMENV', AWS_
 const FIXED_NOW = Date.parse('2026-11-26T10:15:42.123Z');
 const poster = (env: Record<string, string | undefined> = awsEnv, kindSettings: Record<string, unknown> | undefined = settings()) =>
   createPoster(awsJsonClient, kindSettings, { env, now: () => FIXED_NOW });
-const service = () => KINDS.eventbridge.services({ env: settings() }).eventbridge;
+const service = () => KINDS.eventbridge.services({ posting: postingOver(), env: settings() }).eventbridge;
 
 /** The one entry a PutEvents call carried, its detail parsed. */
 function entryOf(call: AwsCall | undefined) {
@@ -277,16 +279,20 @@ describe('the weekly summary', () => {
       counts: { open: 1, acknowledged: 1, expected: 0, snoozed: 0 },
       anomalies: [
         {
+          id: 'anomaly#ec2',
           title: 'EC2 up',
           account: 'Prod (111111111111)',
+          accountId: '111111111111',
           firstSeen: from + 3_600,
           updates: 2,
           state: 'open' as const,
           link: 'https://x/t',
         },
         {
+          id: 'anomaly#s3',
           title: 'S3 up',
           account: '222222222222',
+          accountId: '222222222222',
           firstSeen: from + 7_200,
           updates: 0,
           state: 'acknowledged' as const,
@@ -618,7 +624,7 @@ describe('npm start and the preview page', () => {
   });
 
   it('the preview page shows each event as a labelled JSON card, every value escaped', async () => {
-    const tools = await KINDS.eventbridge.tools();
+    const tools = await toolsOf('eventbridge');
     const body = {
       Entries: [
         { Source: 'cost-alert-relay', DetailType: 'Cost Alert', EventBusName: BUS, Detail: JSON.stringify({ payload: received.payload }) },
@@ -633,7 +639,7 @@ describe('npm start and the preview page', () => {
   });
 
   it('posts no person reads: nothing of them is shown as text, and the alert travels exactly as received', async () => {
-    const tools = await KINDS.eventbridge.tools();
+    const tools = await toolsOf('eventbridge');
     expect(tools.conformance.shown({ Entries: [{ Detail: '{}' }] })).toEqual([]);
     const payload = serviceFor(createChatServices(undefined, settings()), destination).format(message, destination, OPENING);
     expect(payload).toEqual({ alert: [message, destination, OPENING] });

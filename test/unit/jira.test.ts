@@ -4,7 +4,7 @@
 import { inspect } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import anomaly from '../../events/anomaly-alert.json' with { type: 'json' };
-import { outcomeWithoutAnswer } from '../../lib/chat/post-json.js';
+import { postingOver } from '../../lib/chat/post-json.js';
 import { type AnomalyPost, type ChatService, type MessageRef, OPENING, type PostOutcome } from '../../lib/chat/service.js';
 import { ConfigInvalidError } from '../../lib/config/errors.js';
 import { parseRelayConfig } from '../../lib/config/load.js';
@@ -21,6 +21,7 @@ import { jiraKind } from '../../lib/notify/jira/kind.js';
 import { classifyJiraAnswer, issueKeyOf, issueRef, postToJira, restApi } from '../../lib/notify/jira/lazy-jira-post.js';
 import type { JiraPost } from '../../lib/notify/jira/payload.js';
 import { addressOf, createChatServices, destinationType, kindOf, serviceFor } from '../../lib/notify/kinds.js';
+import { toolsOf } from '../../lib/notify/tools.js';
 import { fetchOverNodeHttp } from '../../lib/transport/fetch-over-node-http.js';
 import { budgetOf } from '../helpers/budget.js';
 import { capturedLogger, chatServices, manualClock, memoryDeadLetters, memoryRetryQueue } from '../helpers/fake-delivery-ports.js';
@@ -393,7 +394,7 @@ describe('what a Jira answer means', () => {
 
   it('a network error is retryable', async () => {
     const payload: JiraPost = () => [message, destinationOf('http://127.0.0.1:1'), OPENING];
-    expect(await postToJira(fetchOverNodeHttp, outcomeWithoutAnswer, 'http://127.0.0.1:1', payload, { timeoutMs: 1_000 })).toEqual({
+    expect(await postToJira(postingOver(fetchOverNodeHttp), 'http://127.0.0.1:1', payload, { timeoutMs: 1_000 })).toEqual({
       kind: 'retryable',
       reason: 'network_error',
     });
@@ -455,7 +456,16 @@ describe('a weekly summary at a Jira destination', () => {
   it('is one issue: the heading as its summary, the counts and each anomaly, the open ones with their Triage link', async () => {
     const destination = destinationOf(jira.url);
     const week = weekOf([
-      { title: 'EC2 <!here> up', account: 'Prod (111111111111)', firstSeen: from, updates: 1, state: 'open', link: LINK },
+      {
+        id: 'anomaly#ec2',
+        title: 'EC2 <!here> up',
+        account: 'Prod (111111111111)',
+        accountId: '111111111111',
+        firstSeen: from,
+        updates: 1,
+        state: 'open',
+        link: LINK,
+      },
     ]);
     const summary = (await jiraKind.extras()).summary(destination, week);
     expect(await service.post(addressOf(destination), summary, { timeoutMs: 2_000 })).toMatchObject({ kind: 'delivered' });
@@ -480,7 +490,7 @@ describe('a weekly summary at a Jira destination', () => {
 
 describe('Jira under npm start and on the preview page', () => {
   it('the console plays issues and comments: 201 with a key, 404 for an unknown issue, 400 naming a refused field', async () => {
-    const tools = await jiraKind.tools();
+    const tools = await toolsOf('jira');
     const play = tools.createConsole();
     const fields = {
       project: { key: 'FIN' },
@@ -509,7 +519,7 @@ describe('Jira under npm start and on the preview page', () => {
   });
 
   it('the console takes what the relay posts, and the preview shows it escaped, with the Triage link as a button', async () => {
-    const tools = await jiraKind.tools();
+    const tools = await toolsOf('jira');
     const play = tools.createConsole();
     const posts: unknown[] = [];
     const destination = destinationOf('http://127.0.0.1:3000/console/jira');
@@ -564,7 +574,7 @@ describe('Jira under npm start and on the preview page', () => {
   });
 
   it('conformance names the token and the Basic credentials as secrets', async () => {
-    const { conformance } = await jiraKind.tools();
+    const { conformance } = await toolsOf('jira');
     const [variant] = conformance.variants('http://127.0.0.1:9');
     expect(conformance.secrets(variant!.destination)).toEqual([
       'JIRA-TOKEN-SECRET',

@@ -5,12 +5,21 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EscalationMark, OPENING, type PostOutcome } from '../../lib/chat/service.js';
+import { destinationSchema } from '../../lib/config/schema.js';
 import type { SummaryAnomaly, SummaryWeek } from '../../lib/format/summary.js';
 import { type WebhookMessage, webhookMessageSchema } from '../../lib/message/schema.js';
 import type { DestinationKind, KindTools } from '../../lib/notify/kind.js';
-import { addressOf, createChatServices, KINDS, kindOf, serviceFor } from '../../lib/notify/kinds.js';
+import {
+  addressOf,
+  createChatServices,
+  DESTINATION_TYPES,
+  type DestinationType,
+  KINDS,
+  kindOf,
+  serviceFor,
+} from '../../lib/notify/kinds.js';
+import { toolsOf } from '../../lib/notify/tools.js';
 import { fetchOverNodeHttp } from '../../lib/transport/fetch-over-node-http.js';
-import { DESTINATION_TYPES } from '../../lib/vocabulary/destinations.js';
 import { closeServer } from '../helpers/loopback-server.js';
 
 /** How the loopback service answers the next post. */
@@ -97,8 +106,10 @@ const longWeek = (count: number): SummaryWeek => {
   const anomalies: SummaryAnomaly[] = Array.from({ length: count }, (_, i) => {
     const state = STATES[i % STATES.length] ?? 'open';
     return {
+      id: `anomaly#${String(i).padStart(64, '0')}`,
       title: `A${String(i).padStart(4, '0')} ${HOSTILE.title} ${'&<>{{'.repeat(20)}`,
       account: HOSTILE.account,
+      accountId: '123456789012',
       firstSeen: WEEK_END - 3_600 * (i + 1),
       updates: i % 4,
       state,
@@ -119,10 +130,24 @@ const quietWeek: SummaryWeek = {
   anomalies: [],
 };
 const SUMMARY_TYPES = DESTINATION_TYPES.filter((type) => KINDS[type].summaries);
+/** Every value in a tree of JSON, objects and arrays included: where a kind read by programs carries something. */
+const valuesIn = (value: unknown): unknown[] =>
+  Array.isArray(value)
+    ? [value, ...value.flatMap(valuesIn)]
+    : typeof value === 'object' && value !== null
+      ? [value, ...Object.values(value).flatMap(valuesIn)]
+      : [value];
+const readByPrograms = (type: DestinationType) => KINDS[type].readBy === 'programs';
+/** The data a program gets of each body, for a kind read by programs (Conformance.data). */
+const dataOf = (type: DestinationType, bodies: string[]): unknown[] => {
+  const { data } = (tools[type] as KindTools).conformance;
+  if (!data) throw new Error(`${type} is read by programs, and its conformance names no data`);
+  return bodies.map((body) => data(JSON.parse(body)));
+};
 
 const tools: Partial<Record<string, KindTools>> = {};
 beforeAll(async () => {
-  for (const type of DESTINATION_TYPES) tools[type] = await KINDS[type].tools();
+  for (const type of DESTINATION_TYPES) tools[type] = await toolsOf(type);
 });
 
 describe.each(DESTINATION_TYPES)('the %s kind keeps the destination-kind contract', (type) => {
@@ -160,24 +185,37 @@ describe.each(DESTINATION_TYPES)('the %s kind keeps the destination-kind contrac
     return { outcome, received: service.received.map((r) => r.body) };
   }
 
-  it('is registered under its own type, and every variant is a destination of it', () => {
+  it('is registered under its own type, and every variant is a destination of it that the configuration reads as one', () => {
     expect(KINDS[type].type).toBe(type);
-    for (const variant of variants()) expect(kindOf(variant.destination).type, variant.name).toBe(type);
+    expect(DESTINATION_TYPES.filter((other) => other === type)).toHaveLength(1);
+    for (const variant of variants()) {
+      expect(kindOf(variant.destination).type, variant.name).toBe(type);
+      // The configuration reads it through the kind's own schema: a schema whose `type` is spelt
+      // otherwise than the kind's refuses every destination of the kind.
+      const read = destinationSchema.safeParse(variant.destination);
+      expect(read.success ? [] : read.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`), variant.name).toEqual([]);
+      expect(read.success && kindOf(read.data).type, variant.name).toBe(type);
+    }
   });
 
-  it('shows hostile and bidirectional sender text as it reads, with nothing that pings, links or formats', async () => {
+  it('shows hostile and bidirectional sender text as it reads, with nothing that pings, links or formats; programs get it as sent', async () => {
     for (const variant of variants()) {
       const { outcome, received } = await post(variant);
       expect(outcome, variant.name).toMatchObject({ kind: 'delivered' });
       expect(received.length, variant.name).toBeGreaterThan(0);
       const shown = received.flatMap((body) => (tools[type] as KindTools).conformance.shown(JSON.parse(body))).join('\n');
-      // A kind whose posts no person reads (a bus: the event is data for rules) shows nothing, but still carries the alert.
-      expect(shown || received.join('\n'), `${variant.name} carries the alert`).toMatch(/bold/);
+      if (readByPrograms(type)) {
+        // Data for rules and code: nobody is shown anything, and the text is there exactly as the sender wrote it.
+        expect(shown, variant.name).toBe('');
+        expect(valuesIn(dataOf(type, received)), `${variant.name} carries the title as sent`).toContain(HOSTILE.title);
+        continue;
+      }
+      expect(shown, `${variant.name} carries the alert`).toMatch(/bold/);
       for (const live of LIVE) expect(shown, `${variant.name} shows ${JSON.stringify(live)} as written`).not.toContain(live);
     }
   });
 
-  it('carries the body as the platform sent it only on a bus; every other kind formats the validated message', async () => {
+  it('carries the body as the platform sent it exactly where the kind passes it on (passesOnReceived); others the validated message', async () => {
     const marker = 'ONLY-IN-THE-BODY-AS-SENT';
     const received = {
       metadata: { object_type: 'anomaly_alert', platform_event_id: marker },
@@ -186,33 +224,43 @@ describe.each(DESTINATION_TYPES)('the %s kind keeps the destination-kind contrac
     for (const variant of variants()) {
       const { outcome, received: bodies } = await post(variant, { ...hostileAlert, received } as WebhookMessage);
       expect(outcome, variant.name).toMatchObject({ kind: 'delivered' });
-      // The contract's: a bus's detail holds metadata and payload exactly as received.
-      expect(bodies.join('\n').includes(marker), variant.name).toBe(type === 'eventbridge');
+      // The contract's: a bus's detail and a webhook's data hold metadata and payload exactly as received.
+      expect(bodies.join('\n').includes(marker), variant.name).toBe(Boolean((KINDS[type] as DestinationKind).passesOnReceived));
     }
   });
 
-  it("names the account's cost centers, where the owner directory knows them, as cleaned as sender text", async () => {
+  it("names the account's cost centers, where the owner directory knows them, as cleaned as sender text (as data for programs)", async () => {
     const { conformance } = tools[type] as KindTools;
     for (const variant of variants()) {
       const { received } = await post(variant);
+      if (readByPrograms(type)) {
+        // As data, each with its id, as the directory has them.
+        expect(valuesIn(dataOf(type, received)), variant.name).toContainEqual(COST_CENTERS);
+        continue;
+      }
       const shown = received.flatMap((body) => conformance.shown(JSON.parse(body))).join('\n');
-      // A kind whose posts no person reads carries them as data.
-      expect(shown || received.join('\n'), variant.name).toContain(shown ? 'Data Platform' : 'cc-42');
+      expect(shown, variant.name).toContain('Data Platform');
       expect(shown, variant.name).not.toMatch(/\p{Bidi_Control}/u);
     }
   });
 
-  it('says an escalation where people read it: where the anomaly waited, inert, and for how long', async () => {
+  it('says an escalation: where the anomaly waited and for how long, inert where people read it, as data for programs', async () => {
     const { conformance } = tools[type] as KindTools;
     const shownOf = (received: string[]) => received.flatMap((body) => conformance.shown(JSON.parse(body))).join('\n');
+    const from = 'finops <!here> *ops*';
     for (const variant of variants()) {
       const plain = await post(variant);
-      expect(shownOf(plain.received), `${variant.name} without an escalation`).not.toContain('Not acknowledged');
-      const { outcome, received } = await post(variant, hostileAlert, undefined, 2_000, { from: 'finops <!here> *ops*', afterMinutes: 90 });
+      const { outcome, received } = await post(variant, hostileAlert, undefined, 2_000, { from, afterMinutes: 90 });
       expect(outcome, variant.name).toMatchObject({ kind: 'delivered' });
+      if (readByPrograms(type)) {
+        // Data for rules and code: where it waited, as named, and the minutes it was given there.
+        expect(valuesIn(dataOf(type, plain.received)), `${variant.name} without an escalation`).not.toContain(from);
+        expect(valuesIn(dataOf(type, received)), variant.name).toEqual(expect.arrayContaining([from, 90]));
+        continue;
+      }
+      expect(shownOf(plain.received), `${variant.name} without an escalation`).not.toContain('Not acknowledged');
       const shown = shownOf(received);
-      // A kind whose posts no person reads carries the escalation as data for rules instead.
-      expect(shown || received.join('\n'), variant.name).toMatch(/Not acknowledged at finops .*within 1 h 30 min/);
+      expect(shown, variant.name).toMatch(/Not acknowledged at finops .*within 1 h 30 min/);
       for (const live of ['<!here>', '*ops*']) expect(shown, `${variant.name} shows ${live} as written`).not.toContain(live);
     }
   });
@@ -283,7 +331,7 @@ describe.each(DESTINATION_TYPES)('the %s kind keeps the destination-kind contrac
 // Making a date format costs far more than using one, and a layout builds its lines again on every
 // try at fitting: a format made per line made a long week take seconds, time a run may not have.
 // Timing it would depend on the machine, so what is counted is the formats made.
-describe.each(SUMMARY_TYPES.filter((type) => type !== 'eventbridge'))('the %s kind lays out a long weekly summary', (type) => {
+describe.each(SUMMARY_TYPES.filter((type) => !readByPrograms(type)))('the %s kind lays out a long weekly summary', (type) => {
   const Made = Intl.DateTimeFormat;
   let made = 0;
   beforeAll(() => {
@@ -304,8 +352,10 @@ describe.each(SUMMARY_TYPES.filter((type) => type !== 'eventbridge'))('the %s ki
     const extras = await kind.extras();
     // Short lines, so that many fit; each tells two times on the destination's clock.
     const anomalies = Array.from({ length: 2_000 }, (_, i) => ({
+      id: `anomaly#${i}`,
       title: `A${i}`,
       account: '1',
+      accountId: '1',
       firstSeen: WEEK_END - 60 * (i + 1),
       updates: 0,
       state: 'snoozed' as const,
@@ -354,37 +404,64 @@ describe.each(SUMMARY_TYPES)('the %s kind lays out a weekly summary within its l
     return posted;
   }
   const shownIn = (bodies: string[]) => bodies.flatMap((body) => (tools[type] as KindTools).conformance.shown(JSON.parse(body)));
-  // A kind whose posts no person reads (a bus) shows nothing: its summary is data, read as sent.
-  const readOrSent = (bodies: string[]) => shownIn(bodies).join('\n') || bodies.join('\n');
+  /**
+   * The anomalies a summary names (by the number each title carries) and how many it says it left
+   * out: in the lines people read, or, for a kind read by programs, in its data (its records'
+   * titles, and the count under `notShown`).
+   */
+  const namedIn = (bodies: string[]) => {
+    if (readByPrograms(type)) {
+      const values = valuesIn(dataOf(type, bodies));
+      const titles = values.filter((value): value is string => typeof value === 'string');
+      const notShown = values.flatMap((value) => {
+        const count = (value as { notShown?: unknown } | null)?.notShown;
+        return typeof count === 'number' ? [count] : [];
+      });
+      return { named: new Set(titles.flatMap((t) => [...(/^A(\d{4}) /.exec(t) ?? [])].slice(1))), hidden: notShown[0] ?? 0, values };
+    }
+    const shown = shownIn(bodies).join('\n');
+    return {
+      named: new Set([...shown.matchAll(/A(\d{4})/g)].map((m) => m[1])),
+      hidden: Number(/… and (\d+) more not shown/.exec(shown)?.[1] ?? 0),
+      values: [shown],
+    };
+  };
 
   it('a 500-anomaly week stays within the service’s size, names what fits, open ones first, and says how many are not shown', async () => {
     for (const { name, outcome, bodies } of await postSummary(longWeek(500))) {
       expect(outcome, name).toMatchObject({ kind: 'delivered' });
       expect(bodies, name).toHaveLength(1);
       for (const body of bodies) expect(Buffer.byteLength(body), name).toBeLessThanOrEqual((tools[type] as KindTools).conformance.maxBytes);
-      const shown = readOrSent(bodies);
-      const named = new Set([...shown.matchAll(/A(\d{4})/g)].map((m) => m[1]));
-      const hidden = Number(/… and (\d+) more not shown/.exec(shown)?.[1] ?? 0);
+      const { named, hidden, values } = namedIn(bodies);
       expect(named.size, name).toBeGreaterThan(10);
       expect(named.size + hidden, `${name}: named ${named.size}, not shown ${hidden}`).toBe(500);
-      expect(shown, name).toContain('200 open, 100 acknowledged, 100 expected, 100 snoozed');
+      // The counts: a line people read, or data.
+      if (readByPrograms(type)) expect(values, name).toContainEqual({ open: 200, acknowledged: 100, expected: 100, snoozed: 100 });
+      else expect(values.join('\n'), name).toContain('200 open, 100 acknowledged, 100 expected, 100 snoozed');
     }
   });
 
-  it('shows hostile titles, accounts and triagers’ names as they read, with nothing that pings, links or formats', async () => {
+  it('shows hostile titles, accounts and triagers’ names as they read, with nothing that pings, links or formats; programs get them as kept', async () => {
     for (const { name, bodies } of await postSummary(longWeek(12))) {
       const shown = shownIn(bodies).join('\n');
-      expect(readOrSent(bodies), name).toMatch(/bold/);
+      if (readByPrograms(type)) {
+        // Data: nobody is shown anything, and every title is there as it was kept.
+        expect(shown, name).toBe('');
+        expect(valuesIn(dataOf(type, bodies)), name).toContain(longWeek(12).anomalies[0]?.title);
+        continue;
+      }
+      expect(shown, name).toMatch(/bold/);
       for (const live of LIVE) expect(shown, `${name} shows ${JSON.stringify(live)} as written`).not.toContain(live);
     }
   });
 
-  it('a quiet week is one line', async () => {
+  it('a quiet week is one line where people read it, data without an anomaly for programs', async () => {
     for (const { name, outcome, bodies } of await postSummary(quietWeek)) {
       expect(outcome, name).toMatchObject({ kind: 'delivered' });
-      if (shownIn(bodies).length === 0) {
-        // Data for rules: the line is there, and no anomaly.
-        expect(bodies.join('\n'), name).toMatch(/Weekly summary · finops: no anomalies in the 7 days to 23 Nov 2026\./);
+      if (readByPrograms(type)) {
+        // Data: the week, counted, and no anomaly.
+        const values = valuesIn(dataOf(type, bodies));
+        expect(values, name).toContainEqual({ open: 0, acknowledged: 0, expected: 0, snoozed: 0 });
         expect(bodies.join('\n'), name).not.toMatch(/A\d{4}/);
         continue;
       }

@@ -15,6 +15,7 @@ import { PAGERDUTY_TRIAGE_EVENTS } from '../../lib/notify/pagerduty/lazy-pagerdu
 import { classifyPagerDutyAnswer, DEFAULT_PAGERDUTY_EVENTS_URL } from '../../lib/notify/pagerduty/lazy-pagerduty-post.js';
 import type { PagerDutyEvent } from '../../lib/notify/pagerduty/payload.js';
 import { pagerDutyPaceKey } from '../../lib/notify/pagerduty/service.js';
+import { toolsOf } from '../../lib/notify/tools.js';
 import { relayEnvironmentSchema } from '../../lib/relay/environment.js';
 import { retryEnvironmentSchema } from '../../lib/retry/environment.js';
 import { readEnvironment } from '../../lib/shared/environment.js';
@@ -58,7 +59,7 @@ let fake: FakePagerDuty;
 let tools: KindTools;
 beforeAll(async () => {
   fake = await startFakePagerDuty();
-  tools = await KINDS.pagerduty.tools();
+  tools = await toolsOf('pagerduty');
 });
 afterAll(() => fake.close());
 beforeEach(() => {
@@ -534,6 +535,19 @@ describe('PagerDuty under npm start', () => {
       PAGERDUTY_EVENTS_URL: 'http://127.0.0.1:3000/console/pagerduty',
     });
     expect(consolePathOf('/console/pagerduty')).toEqual({ type: 'pagerduty', rest: '' });
+  });
+
+  it("its console and preview show the account's cost-trend picture: loaded from an https or loopback address only", () => {
+    const picture = 'https://api.example.com/chart/token-1';
+    const answer = tools.createConsole()('', event({ images: [{ src: picture, alt: 'Daily cost, 30 days' }] }));
+    expect(answer.show.join('\n')).toContain(`[picture]\x1b[0m ${picture}`);
+    const page = tools.preview(answer.record, '09:00:00').value;
+    expect(page).toContain(`<img class="picture" src="${picture}" alt="Daily cost, 30 days"`);
+    // Anyone on this machine may post to a console path: another address shows the alt text, never loads.
+    const elsewhere = tools.preview(event({ images: [{ src: 'javascript:alert(1)', alt: '<b>cost</b>' }, { src: 7 }] }), 't').value;
+    expect(elsewhere).not.toContain('<img');
+    expect(elsewhere).toContain('[picture: &lt;b&gt;cost&lt;/b&gt;]');
+    expect(elsewhere).toContain('[picture: no address]');
   });
 
   it('its preview shows the incident with every value escaped, and follows only an https or loopback link', () => {

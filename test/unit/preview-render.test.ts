@@ -2,9 +2,10 @@
 // sender text never becomes markup whatever shape a console delivery has.
 import { describe, expect, it } from 'vitest';
 import { relayConfigSchema } from '../../lib/config/schema.js';
-import { chatCardHtml } from '../../lib/notify/googlechat/lazy-googlechat-tools.js';
+import { chatCardHtml } from '../../lib/notify/googlechat/tools.js';
 import { html } from '../../lib/notify/preview.js';
-import { slackMrkdwn } from '../../lib/notify/slack/lazy-slack-tools.js';
+import { renderSlack, slackMrkdwn } from '../../lib/notify/slack/tools.js';
+import { tools as teamsTools } from '../../lib/notify/teams/tools.js';
 import { createConsoles, loadKindTools } from '../../scripts/console-chat.js';
 import { DeliveryLog, destinationsAt } from '../../scripts/preview/deliveries.js';
 import { previewPage } from '../../scripts/preview/render.js';
@@ -35,6 +36,23 @@ describe('the preview page renderer', () => {
       '<span class="link">x</span><span>z</span>',
     );
     expect(chatCardHtml(HOSTILE).value).not.toMatch(/<(script|img)/);
+  });
+
+  it("the terminal shows a link button with its address, any other button as its label, whatever the chat's form", () => {
+    const shown = renderSlack({
+      blocks: [
+        {
+          type: 'actions',
+          elements: [{ text: { text: 'Triage' }, url: 'https://api.example.com/triage/t' }, { text: { text: 'Acknowledge' } }],
+        },
+      ],
+    });
+    expect(shown).toBe('\x1b[1m[Triage]\x1b[0m https://api.example.com/triage/t  \x1b[1m[Acknowledge]\x1b[0m');
+    const teams = {
+      attachments: [{ content: { body: [], actions: [{ title: 'Triage', url: 'https://api.example.com/triage/t' }, { title: 'Open' }] } }],
+    };
+    const printed = teamsTools.createConsole()('', teams).show.join('\n');
+    expect(printed).toContain('\x1b[1m[Triage]\x1b[0m https://api.example.com/triage/t\n\x1b[1m[Open]\x1b[0m\n');
   });
 
   it('draws any JSON a console path received without throwing, and never unescaped', () => {

@@ -96,7 +96,14 @@ describe('the week of one destination', () => {
 
 describe('what a summary says, in words', () => {
   const week = { asOf: NOW, timeZone: 'Europe/Berlin' };
-  const base = { title: 'EC2 spend rose', account: 'Production payer (123456789012)', firstSeen: NOW - 2 * DAY - 3 * HOUR, updates: 0 };
+  const base = {
+    id: 'anomaly#ec2',
+    title: 'EC2 spend rose',
+    account: 'Production payer (123456789012)',
+    accountId: '123456789012',
+    firstSeen: NOW - 2 * DAY - 3 * HOUR,
+    updates: 0,
+  };
 
   it('an open anomaly: title, account, how long open and its updates', () => {
     expect(summaryLine({ ...base, state: 'open' }, week)).toBe(

@@ -390,7 +390,7 @@ describe('triage page', () => {
   it('a chat that cannot take the follow-up is said so on the page', async () => {
     const t = setup({ postFollowUp: async () => Promise.reject(new Error('down')) });
     const answer = await page(t, 'POST', pageToken(), 'action=acknowledge');
-    expect(answer.body).toContain('the chat could not be told');
+    expect(answer.body).toContain('the destination could not be told');
   });
 
   it.each([

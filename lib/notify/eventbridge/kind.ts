@@ -9,6 +9,7 @@ export const eventBridgeKind = {
   label: 'EventBridge',
   chat: false as const,
   summaries: true,
+  readBy: 'programs',
   schema: eventBridgeDestinationSchema,
   addressKeys: ['eventBus'],
   /** Where PutEvents goes instead of AWS (`npm start`'s console, a test's fake); unset: the AWS endpoint settings. */
@@ -21,5 +22,4 @@ export const eventBridgeKind = {
   // A rule may match any member the platform sends, known to the relay or not.
   passesOnReceived: true,
   extras: async () => (await import('./lazy-eventbridge-extras.js')).extras,
-  tools: async () => (await import('./lazy-eventbridge-tools.js')).tools,
 } satisfies OtherKind<EventBridgeDestination>;

@@ -1,6 +1,5 @@
-import { createJsonPoster } from '../../chat/post-json.js';
+import { type Posting, postingOver } from '../../chat/post-json.js';
 import type { ChatService } from '../../chat/service.js';
-import type { NodeFetch } from '../../transport/fetch-over-node-http.js';
 import type { GoogleChatPost } from './format.js';
 
 /** Writes are limited per space, shared by every webhook in it: about one message per second. */
@@ -21,7 +20,7 @@ export function spaceOf(url: string): string {
  * made and posted by a module imported on the first post, so a configuration without Google Chat
  * never loads or parses it.
  */
-export function googleChatService(transport?: NodeFetch): ChatService<GoogleChatPost> {
+export function googleChatService(posting: Posting = postingOver()): ChatService<GoogleChatPost> {
   return {
     // The configuration only lets a Google Chat mention (<users/…>) reach a Google Chat destination.
     // A follow-up goes to the anomaly's thread (the thread key is the anomaly's) and says it is an update.
@@ -35,10 +34,9 @@ export function googleChatService(transport?: NodeFetch): ChatService<GoogleChat
       context?.thread,
       context?.chartUrl,
     ],
-    // The cold path's JSON poster is handed over, not bundled again: a redirect it refuses is an
-    // error of the cold path's own class, which only its own classifier recognises.
-    post: async (...post) =>
-      (await import('./lazy-googlechat-post.js')).postToGoogleChat({ transport, postJson: createJsonPoster }, ...post),
+    // The port's posting is handed over, not bundled again (KindSettings.posting): a redirect it
+    // refuses is an error of the cold path's own class, which only its own reading recognises.
+    post: async (...post) => (await import('./lazy-googlechat-post.js')).postToGoogleChat(posting, ...post),
     minIntervalMs: GOOGLE_CHAT_MIN_INTERVAL_MS,
     paceKey: spaceOf,
   };

@@ -1,6 +1,4 @@
-import { outcomeWithoutAnswer } from '../../chat/post-json.js';
 import type { ChatService } from '../../chat/service.js';
-import { fetchOverNodeHttp } from '../../transport/fetch-over-node-http.js';
 import type { OtherKind } from '../kind.js';
 import { type JiraDestination, jiraDestinationSchema } from './config.js';
 import type { JiraPost } from './payload.js';
@@ -11,6 +9,7 @@ export const jiraKind = {
   label: 'Jira',
   chat: false as const,
   summaries: true,
+  readBy: 'people',
   schema: jiraDestinationSchema,
   addressKeys: ['site'],
   environment: {},
@@ -18,14 +17,14 @@ export const jiraKind = {
   // Formatting (issue fields and comments in ADF), the REST calls and their answers are in the
   // poster, imported on the first post: a configuration without a Jira destination never loads
   // them. `format` hands over what it was given, behind a function (payload.ts says why).
-  services: ({ transport = fetchOverNodeHttp }) => ({
+  services: ({ posting }) => ({
     jira: {
       format:
         (...alert) =>
         () =>
           alert,
-      // The cold path's own transport, and the classifier of what it throws (its error classes).
-      post: async (...post) => (await import('./lazy-jira-post.js')).postToJira(transport, outcomeWithoutAnswer, ...post),
+      // The port's posting: the cold path's transport, and its reading of a post that got no answer.
+      post: async (...post) => (await import('./lazy-jira-post.js')).postToJira(posting, ...post),
       // Jira Cloud limits each site by a cost it does not publish: a few posts a second stay clear of it.
       minIntervalMs: 250,
       paceKey: (site) => site,
@@ -36,5 +35,4 @@ export const jiraKind = {
   editsOpening: () => true,
   links: () => true,
   extras: async () => (await import('./lazy-jira-extras.js')).extras,
-  tools: async () => (await import('./lazy-jira-tools.js')).tools,
 } satisfies OtherKind<JiraDestination>;

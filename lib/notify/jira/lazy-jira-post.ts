@@ -1,14 +1,14 @@
 // Imported with import() by kind.ts on the first post to a Jira destination, and bundled on its
-// own (a lazy-*.ts module). The transport and the classifier of what it throws come from the
-// cold path: its own instances, whose error classes are the ones thrown.
+// own (a lazy-*.ts module). The transport and the reading of what it throws come from the port
+// (KindSettings.posting): the cold path's own, whose errors are the ones thrown.
 //
 // Two REST calls over our transport (no redirect followed, one timer per request, the answer read
 // within a cap) rather than Atlassian's client libraries (jira.js and the like): those are large,
 // retry and follow redirects on their own, and the delivery core must decide both.
+import type { Posting } from '../../chat/post-json.js';
 import { type MessageRef, OPENING, type PostOptions, type PostOutcome } from '../../chat/service.js';
 import { outcomeOfStatus } from '../../chat/status.js';
 import { alertView } from '../../format/alert.js';
-import type { NodeFetch } from '../../transport/fetch-over-node-http.js';
 import type { AdfDoc } from './adf.js';
 import type { JiraDestination } from './config.js';
 import { alertDocument, DEFAULT_ISSUE_TYPE, issueFields, type JiraUpdate, noteDocument } from './format.js';
@@ -81,8 +81,7 @@ const basic = ({ email, apiToken }: JiraDestination) => `Basic ${Buffer.from(`${
  * A triage note comments on the issue the table knows, and is refused without one.
  */
 export async function postToJira(
-  transport: NodeFetch,
-  outcomeWithoutAnswer: (error: unknown) => PostOutcome,
+  { transport, withoutAnswer }: Pick<Posting, 'transport' | 'withoutAnswer'>,
   site: string,
   payload: JiraPost,
   options: PostOptions,
@@ -106,7 +105,7 @@ export async function postToJira(
       });
       return { status: response.status, body: await response.text(), retryAfter: response.headers.get('retry-after') };
     } catch (error) {
-      return outcomeWithoutAnswer(error);
+      return withoutAnswer(error);
     }
   }
   const outcomeOf = (answer: Answer | PostOutcome) => ('kind' in answer ? answer : classifyJiraAnswer(answer));

@@ -9,6 +9,7 @@ export const pagerDutyKind = {
   label: 'PagerDuty',
   chat: false as const,
   summaries: false,
+  readBy: 'people',
   schema: pagerDutyDestinationSchema,
   addressKeys: ['routingKey'],
   /** The Events API endpoint; the routing key travels there. */
@@ -21,5 +22,4 @@ export const pagerDutyKind = {
   // A follow-up after Expected sends nothing, and the first after a snooze pages again (format.ts).
   followUpsReadTriage: true,
   extras: async () => (await import('./lazy-pagerduty-extras.js')).extras,
-  tools: async () => (await import('./lazy-pagerduty-tools.js')).tools,
 } satisfies OtherKind<PagerDutyDestination>;

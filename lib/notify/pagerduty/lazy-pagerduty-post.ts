@@ -1,9 +1,8 @@
 // Imported with import() by service.ts on the first post to a PagerDuty destination, and bundled
-// on its own (a lazy-*.ts module). The JSON poster comes from the cold path (service.ts says why).
-import type { createJsonPoster, PostAnswer } from '../../chat/post-json.js';
+// on its own (a lazy-*.ts module). It posts with the port's posting (KindSettings.posting).
+import type { PostAnswer, Posting } from '../../chat/post-json.js';
 import type { PostOptions, PostOutcome } from '../../chat/service.js';
 import { outcomeOfStatus } from '../../chat/status.js';
-import type { NodeFetch } from '../../transport/fetch-over-node-http.js';
 import type { KindEnvironment } from '../kind.js';
 import { pagerDutyEvents } from './format.js';
 import type { PagerDutyEvent, PagerDutyPost } from './payload.js';
@@ -37,8 +36,7 @@ export function classifyPagerDutyAnswer({ status, body, retryAfter }: PostAnswer
 export interface PagerDutyTools {
   /** The function's environment as read: PAGERDUTY_EVENTS_URL, when set, is where events go. */
   env?: KindEnvironment | undefined;
-  postJson: typeof createJsonPoster;
-  transport?: NodeFetch | undefined;
+  posting: Posting;
 }
 
 /** The event as posted: the routing key first, from the destination's address, never from a payload. */
@@ -58,7 +56,7 @@ export async function postEvent(
   const configured = tools.env?.['PAGERDUTY_EVENTS_URL'];
   const url = typeof configured === 'string' ? configured : DEFAULT_PAGERDUTY_EVENTS_URL;
   const events = Array.isArray(payload) ? pagerDutyEvents(payload) : payload.events;
-  const post = tools.postJson<PagerDutyBody>(classifyPagerDutyAnswer, tools.transport);
+  const post = tools.posting.json<PagerDutyBody>(classifyPagerDutyAnswer);
   const end = performance.now() + options.timeoutMs;
   for (const event of events) {
     const timeoutMs = Math.max(1, Math.floor(end - performance.now()));

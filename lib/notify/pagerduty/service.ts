@@ -1,5 +1,4 @@
 import { hash } from 'node:crypto';
-import { createJsonPoster } from '../../chat/post-json.js';
 import type { ChatService } from '../../chat/service.js';
 import type { KindSettings } from '../kind.js';
 import type { PagerDutyDestination } from './config.js';
@@ -17,13 +16,12 @@ export const pagerDutyPaceKey = (routingKey: string): string => hash('sha256', r
  * configuration without PagerDuty never loads or parses it. The API is one POST: a small poster
  * over our transport (no redirect followed, one deadline per post) rather than @pagerduty/pdjs.
  */
-export const pagerDutyServices = ({ transport, env }: KindSettings): { pagerduty: ChatService<PagerDutyPost, PagerDutyDestination> } => ({
+export const pagerDutyServices = ({ posting, env }: KindSettings): { pagerduty: ChatService<PagerDutyPost, PagerDutyDestination> } => ({
   pagerduty: {
     // The anomaly's id is hashed only when the poster reads it.
     format: (message, { severity }, ...rest) => [message, severity, ...rest],
-    // The cold path's JSON poster is handed over, not bundled again: a redirect it refuses is an
-    // error of the cold path's own class, which only its own classifier recognises.
-    post: async (...post) => (await import('./lazy-pagerduty-post.js')).postEvent({ env, transport, postJson: createJsonPoster }, ...post),
+    // The port's posting is handed over, not bundled again (KindSettings.posting).
+    post: async (...post) => (await import('./lazy-pagerduty-post.js')).postEvent({ env, posting }, ...post),
     // PagerDuty asks for about 120 events a minute per integration key; the margin absorbs jitter.
     minIntervalMs: 550,
     paceKey: pagerDutyPaceKey,

@@ -9,17 +9,19 @@ export const slackKind = {
   label: 'Slack',
   chat: true as const,
   summaries: true,
+  readBy: 'people',
   schema: slackDestinationSchema,
   addressKeys: ['url', 'channel'],
   ownsHost: (host) => host === 'hooks.slack.com',
   /** Slack's Web API for app destinations; the bot token travels there. */
   environment: { SLACK_API_URL: endpointVariable },
   addressOf: (destination) => destination.url ?? destination.channel ?? '',
-  services: ({ transport, env }) => {
+  services: ({ posting, env }) => {
     const apiUrl = env?.['SLACK_API_URL'];
+    const { transport } = posting;
     return {
       slack: slackService(transport),
-      slackApp: slackAppService({ ...(transport ? { transport } : {}), ...(typeof apiUrl === 'string' ? { apiUrl } : {}) }),
+      slackApp: slackAppService({ transport, ...(typeof apiUrl === 'string' ? { apiUrl } : {}) }),
     };
   },
   serviceKey: (destination) => (destination.channel === undefined ? 'slack' : 'slackApp'),
@@ -30,5 +32,4 @@ export const slackKind = {
   links: (destination) => destination.channel === undefined,
   interactionPath: '/slack/interactions',
   extras: async () => (await import('./lazy-slack-extras.js')).extras,
-  tools: async () => (await import('./lazy-slack-tools.js')).tools,
 } satisfies ChatKind<SlackDestination>;

@@ -8,16 +8,16 @@ export const teamsKind = {
   label: 'Teams',
   chat: true as const,
   summaries: true,
+  readBy: 'people',
   schema: teamsDestinationSchema,
   addressKeys: ['url'],
   // Workflows webhooks live on Logic Apps and Power Platform hosts; retired connectors are still Teams', to be refused.
   ownsHost: (host) => within(host, 'logic.azure.com') || within(host, 'powerplatform.com') || isRetiredConnectorHost(host),
   environment: {},
   addressOf: (destination) => destination.url,
-  services: ({ transport }) => ({ teams: teamsService(transport) }),
+  services: ({ posting }) => ({ teams: teamsService(posting) }),
   serviceKey: () => 'teams',
   editsOpening: () => false,
   links: () => true,
   extras: async () => (await import('./lazy-teams-extras.js')).extras,
-  tools: async () => (await import('./lazy-teams-tools.js')).tools,
 } satisfies ChatKind<TeamsDestination>;

@@ -1,6 +1,5 @@
-import { createJsonPoster } from '../../chat/post-json.js';
+import { type Posting, postingOver } from '../../chat/post-json.js';
 import type { ChatService } from '../../chat/service.js';
-import type { NodeFetch } from '../../transport/fetch-over-node-http.js';
 import type { TeamsMention } from './config.js';
 import type { TeamsPost } from './format.js';
 
@@ -11,7 +10,7 @@ export const TEAMS_MIN_INTERVAL_MS = 260;
  * Teams' one service. `format` only gathers what the card is made of; the card is made and posted
  * by a module imported on the first post, so a configuration without Teams never loads or parses it.
  */
-export function teamsService(transport?: NodeFetch): ChatService<TeamsPost> {
+export function teamsService(posting: Posting = postingOver()): ChatService<TeamsPost> {
   return {
     // The configuration only lets a Teams mention ({id, name}) reach a Teams destination.
     format: (message, destination, anomaly, triage, context) => [
@@ -23,9 +22,9 @@ export function teamsService(transport?: NodeFetch): ChatService<TeamsPost> {
       context?.escalation,
       context?.chartUrl,
     ],
-    // The cold path's JSON poster is handed over, not bundled again: a redirect it refuses is an
-    // error of the cold path's own class, which only its own classifier recognises.
-    post: async (...post) => (await import('./lazy-teams-post.js')).postToTeams({ transport, postJson: createJsonPoster }, ...post),
+    // The port's posting is handed over, not bundled again (KindSettings.posting): a redirect it
+    // refuses is an error of the cold path's own class, which only its own reading recognises.
+    post: async (...post) => (await import('./lazy-teams-post.js')).postToTeams(posting, ...post),
     minIntervalMs: TEAMS_MIN_INTERVAL_MS,
     paceKey: (url) => url,
   };

@@ -1,5 +1,6 @@
 // How `npm start` and its preview page show Teams: a console that plays a Workflows webhook, and
-// the card left to Microsoft's Adaptive Cards renderer in the browser. Bundled on its own; scripts load it.
+// the card left to Microsoft's Adaptive Cards renderer in the browser. Loaded by the scripts and
+// tests (lib/notify/tools.ts), never by a function.
 import type { KindTools } from '../kind.js';
 import { arr, bold, html, obj, type SafeHtml, terminalButton, textsIn, unsupported } from '../preview.js';
 

@@ -1,5 +1,5 @@
 // How `npm start` and its preview page show Google Chat: a console that plays a space's incoming
-// webhook, and an HTML approximation of a cardsV2 message. Bundled on its own; scripts load it.
+// webhook, and an HTML approximation of a cardsV2 message. Loaded by the scripts and tests (lib/notify/tools.ts), never by a function.
 import type { KindTools } from '../kind.js';
 import {
   arr,

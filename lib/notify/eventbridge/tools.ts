@@ -1,5 +1,5 @@
 // How `npm start` and its preview page show EventBridge: a console that plays PutEvents and
-// prints each event, and the event as a labelled JSON card. Bundled on its own; scripts load it.
+// prints each event, and the event as a labelled JSON card. Loaded by the scripts and tests (lib/notify/tools.ts), never by a function.
 import { randomUUID } from 'node:crypto';
 import type { KindTools } from '../kind.js';
 import { arr, bold, html, obj, type SafeHtml, str, unsupported } from '../preview.js';
@@ -55,6 +55,7 @@ export const tools: KindTools = {
     },
     // No person reads an event: its detail is data for rules and their targets, the alert exactly as received.
     shown: () => [],
+    data: (body) => detailOf(entriesOf(body)[0] ?? {}),
     // Nothing in the configuration is secret; what the requests are signed with is.
     secrets: () =>
       [LOCAL_CREDENTIALS.secretAccessKey, process.env['AWS_SECRET_ACCESS_KEY'], process.env['AWS_SESSION_TOKEN']].filter(

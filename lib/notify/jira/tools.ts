@@ -1,6 +1,6 @@
 // How `npm start` and its preview page show Jira: a console that plays Jira Cloud's REST API
 // (creating issues and comments), and an HTML approximation of an issue and its comments.
-// Bundled on its own; scripts load it.
+// Loaded by the scripts and tests (lib/notify/tools.ts), never by a function.
 import type { ConsoleAnswer, KindTools } from '../kind.js';
 import { arr, bold, dim, html, type Json, link, linkButton, obj, type SafeHtml, str, textsIn, unsupported } from '../preview.js';
 

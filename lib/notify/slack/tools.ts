@@ -1,5 +1,5 @@
 // How `npm start` and its preview page show Slack: a console that plays an incoming webhook and
-// the Web API, and an HTML approximation of Block Kit. Bundled on its own; scripts load it.
+// the Web API, and an HTML approximation of Block Kit. Loaded by the scripts and tests (lib/notify/tools.ts), never by a function.
 import type { ConsoleAnswer, KindTools } from '../kind.js';
 import {
   arr,

@@ -1,5 +1,5 @@
 // How `npm start` and its preview page show PagerDuty: a console that plays the Events API, and
-// an HTML approximation of the incident an event opens. Bundled on its own; scripts load it.
+// an HTML approximation of the incident an event opens. Loaded by the scripts and tests (lib/notify/tools.ts), never by a function.
 import { randomBytes } from 'node:crypto';
 import type { KindTools } from '../kind.js';
 import { arr, bold, dim, html, linkButton, obj, previewImage, type SafeHtml, str, unsupported } from '../preview.js';
