@@ -51,10 +51,15 @@ function world() {
   const ledger = memoryLedger(clock.now);
   const groups = inMemoryGroupStore(clock.now);
   const store = memoryConfigStore({ config });
+  // Set by the test: the dead-letter queue refuses every message, as it would without its permission.
+  let deadLetterQueueDown = false;
+  const dlq = sqsDeadLetters(sqs.lazySqs, DLQ);
   const ports = {
     postTimeoutMs: 5_000,
     retryQueue: sqsRetryQueue(sqs.lazySqs, QUEUE),
-    deadLetters: sqsDeadLetters(sqs.lazySqs, DLQ),
+    deadLetters: {
+      park: (...args: Parameters<typeof dlq.park>) => (deadLetterQueueDown ? Promise.reject(new Error('AccessDenied')) : dlq.park(...args)),
+    },
     logger: log.logger,
     now: clock.now,
     sleep: clock.sleep,
@@ -139,6 +144,7 @@ function world() {
     deadLetters,
     posted,
     duplicating: (on: boolean) => (duplicate = on),
+    deadLetterQueueDown: (down: boolean) => (deadLetterQueueDown = down),
     queued: () => sqs.messages(QUEUE).length,
   };
 }
@@ -334,6 +340,23 @@ describe('a job whose twin parked it', () => {
     await w.drain(5);
     expect(w.posted('sent again')).toBe(MAX_ATTEMPTS + 1);
     expect(w.ledger.entries.get(deliveryRecordId(message('sent again'), 'default'))?.state).toBe('delivered');
+  });
+
+  it('a job whose parking the dead-letter queue refused is neither dropped as parked nor lost: its next receive parks it', async () => {
+    const w = world();
+    await w.send('unparked', { kind: 'retryable', reason: 'http_500' });
+    w.slack.answer(...Array.from({ length: MAX_ATTEMPTS }, (): PostOutcome => ({ kind: 'retryable', reason: 'http_500' })));
+    await w.drain(MAX_ATTEMPTS - 2);
+    w.deadLetterQueueDown(true);
+    await w.drain(1);
+    expect(w.posted('unparked')).toBe(MAX_ATTEMPTS);
+    expect(w.deadLetters()).toEqual([]);
+    expect(w.queued()).toBe(1);
+    w.deadLetterQueueDown(false);
+    await w.drain(5);
+    expect(w.posted('unparked')).toBe(MAX_ATTEMPTS + 1);
+    expect(w.deadLetters().map((d) => d.reason)).toEqual(['attempts_exhausted:http_500']);
+    expect(w.queued()).toBe(0);
   });
 
   it("a group closing's parked alerts: each posted once by a redrive, or by the platform sending it again", async () => {
