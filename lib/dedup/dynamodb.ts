@@ -1,5 +1,12 @@
 import { type AwsJsonCall, isConditionFailure } from '../aws/json-client.js';
-import { type AnomalyTable, anomalyStartOf, type Claim, type ClaimOutcome, type DeliveryLedger } from './ledger.js';
+import {
+  type AnomalyTable,
+  anomalyStartOf,
+  type Claim,
+  type ClaimOutcome,
+  type DeliveryLedger,
+  type QueuedClaimOutcome,
+} from './ledger.js';
 
 export interface DynamoLedgerOptions {
   tableName: string;
@@ -13,9 +20,9 @@ const seconds = (ms: number) => Math.floor(ms / 1000);
 type StoredItem = { state?: { S?: string }; claimToken?: { S?: string }; claimUntil?: { N?: string } };
 
 /** What a claim that failed its condition found in the table. */
-function foundOutcome(item: StoredItem | undefined, token: string, t: number): ClaimOutcome {
+function foundOutcome(item: StoredItem | undefined, token: string, t: number): QueuedClaimOutcome {
   const state = item?.state?.S;
-  if (state === 'delivered' || state === 'queued') return { kind: 'done', state };
+  if (state === 'delivered' || state === 'queued' || state === 'parked') return { kind: 'done', state };
   // The client retries a write whose answer was lost; the retry then meets the write itself.
   if (item?.claimToken?.S === token) return { kind: 'claimed' };
   const until = Number(item?.claimUntil?.N);
@@ -24,7 +31,8 @@ function foundOutcome(item: StoredItem | undefined, token: string, t: number): C
 
 /**
  * The ledger in a DynamoDB table (partition key `id`, TTL attribute `expiresAt`). Each item
- * holds only the hashed id, a state, an attempt's random token and two times. A claim is one
+ * holds only the hashed id, a state, an attempt's random token and two times (or, parked, the
+ * time of the parked job's first attempt and its parking's random token). A claim is one
  * conditional write that returns the existing item when it fails, so the first post waits
  * for one round trip at most.
  */
@@ -46,7 +54,7 @@ export function dynamoLedger(dynamo: AwsJsonCall, options: DynamoLedgerOptions):
     condition: string,
     values: Record<string, { S: string }>,
     signal: AbortSignal | undefined,
-  ): Promise<ClaimOutcome> => {
+  ): Promise<QueuedClaimOutcome> => {
     const t = seconds(now());
     try {
       await dynamo(
@@ -75,25 +83,62 @@ export function dynamoLedger(dynamo: AwsJsonCall, options: DynamoLedgerOptions):
   };
 
   return {
-    // Free when new, past its window (TTL deletes lazily), or a claim that outlived its attempt.
-    claim: (id, claim, signal) =>
-      claimWhere(id, claim, 'attribute_not_exists(id) OR expiresAt < :now OR (#state = :claimed AND claimUntil < :now)', {}, signal),
-
-    // As a first attempt's claim, and free too while the alert waits on the queue.
-    claimQueued: (id, claim, signal) =>
-      claimWhere(
+    // Free when new, past its window (TTL deletes lazily), parked (the platform sent it again), or
+    // a claim that outlived its attempt.
+    async claim(id, claim, signal): Promise<ClaimOutcome> {
+      const found = await claimWhere(
         id,
         claim,
-        'attribute_not_exists(id) OR expiresAt < :now OR #state = :queued OR (#state = :claimed AND claimUntil < :now)',
-        { ':queued': { S: 'queued' } },
+        'attribute_not_exists(id) OR expiresAt < :now OR #state = :parked OR (#state = :claimed AND claimUntil < :now)',
+        { ':parked': { S: 'parked' } },
         signal,
-      ),
+      );
+      // A parked record meets this condition, so a failed claim never finds one; were it so, the record changed meanwhile.
+      return found.kind === 'done' && found.state === 'parked' ? { kind: 'in_progress', retryAfterSeconds: 1 } : found;
+    },
+
+    // As a first attempt's claim, and free too while the alert waits on the queue; parked, free
+    // but for a stale copy of the parked job (staleCopy in ledger.ts).
+    claimQueued: (id, claim, signal) => {
+      const { firstAttemptAt, parkToken } = claim.job;
+      const parked = parkToken === undefined ? 'parkedFirst <> :first' : '(parkedFirst <> :first OR parkToken = :park)';
+      return claimWhere(
+        id,
+        claim,
+        `attribute_not_exists(id) OR expiresAt < :now OR #state = :queued OR (#state = :parked AND ${parked}) OR (#state = :claimed AND claimUntil < :now)`,
+        {
+          ':queued': { S: 'queued' },
+          ':parked': { S: 'parked' },
+          ':first': { S: firstAttemptAt },
+          ...(parkToken === undefined ? {} : { ':park': { S: parkToken } }),
+        },
+        signal,
+      );
+    },
 
     async record(id, state, signal) {
       const t = seconds(now());
       await dynamo(
         'PutItem',
         { TableName, Item: { id: { S: id }, state: { S: state }, expiresAt: { N: String(t + options.windowSeconds) } } },
+        signal,
+      );
+    },
+
+    async park(id, parking, signal) {
+      const t = seconds(now());
+      await dynamo(
+        'PutItem',
+        {
+          TableName,
+          Item: {
+            id: { S: id },
+            state: { S: 'parked' },
+            parkedFirst: { S: parking.firstAttemptAt },
+            parkToken: { S: parking.parkToken },
+            expiresAt: { N: String(t + options.windowSeconds) },
+          },
+        },
         signal,
       );
     },

@@ -11,6 +11,33 @@ export type ClaimOutcome =
   /** Another live attempt holds a claim; it ends at the latest after `retryAfterSeconds`. */
   | { kind: 'in_progress'; retryAfterSeconds: number };
 
+/**
+ * A queued alert's later attempt (`claimQueued`) may also find that another copy of its own job
+ * parked the alert: a stale copy, which must not post what waits for a human.
+ */
+export type QueuedClaimOutcome = ClaimOutcome | { kind: 'done'; state: 'parked' };
+
+/**
+ * Which job a queued alert's attempt belongs to, as its body says: every copy of one job (SQS's
+ * duplicates, the job sent again as a new message) carries the time of its first attempt; another
+ * job of the alert (the platform sent it again) has its own. A parked body carries its parking's
+ * random `parkToken` too, and so does its redrive.
+ */
+export interface QueuedJob {
+  firstAttemptAt: string;
+  parkToken?: string | undefined;
+}
+
+/** A parking of a job, as its parked body says. */
+export type Parking = Required<QueuedJob>;
+
+/**
+ * A parked record is done for a stale copy of the job that parked it: the same job, without the
+ * parked body's token. Free for any other job of the alert, and for the parked body's redrive.
+ */
+export const staleCopy = (parked: Parking | undefined, job: QueuedJob): boolean =>
+  parked !== undefined && parked.firstAttemptAt === job.firstAttemptAt && parked.parkToken !== job.parkToken;
+
 /** What the table knows of an anomaly at one destination: ids and times, never its text. */
 export interface AnomalyState {
   /** Epoch seconds of its opening. */
@@ -101,15 +128,22 @@ export interface Claim {
 export interface DeliveryLedger {
   claim(id: string, claim: Claim, signal?: AbortSignal): Promise<ClaimOutcome>;
   /**
-   * The claim of a queued alert's later attempt (delivery-retry): free when the alert waits on the
-   * queue (`queued`), when its record is gone (parked and forgotten, or expired), or when a claim
-   * outlived its attempt. SQS may hand one job to two workers at once: the other one finds this
-   * claim (`in_progress`), or the alert delivered (`done`).
+   * The claim of a queued alert's later attempt (delivery-retry) by its job `claim.job`: free when
+   * the alert waits on the queue (`queued`), when its record is gone (expired), when a claim
+   * outlived its attempt, or when it is parked but for a stale copy of the parked job (`staleCopy`).
+   * SQS may hand one job to two workers at once: the other one finds this claim (`in_progress`),
+   * the alert delivered (`done`), or parked by this copy's twin (`done`, `parked`).
    */
-  claimQueued(id: string, claim: Claim, signal?: AbortSignal): Promise<ClaimOutcome>;
+  claimQueued(id: string, claim: Claim & { job: QueuedJob }, signal?: AbortSignal): Promise<QueuedClaimOutcome>;
   record(id: string, state: 'delivered' | 'queued', signal?: AbortSignal): Promise<void>;
   /**
-   * Forgets a claim or a queued record, so that the next send tries again; a delivered record
+   * The alert waits in the dead-letter queue, parked as its body says. A first attempt (the
+   * platform sending it again) finds the record free, and so does that body's redrive; a stale
+   * copy of the job finds it done. It expires as any record does.
+   */
+  park(id: string, parking: Parking, signal?: AbortSignal): Promise<void>;
+  /**
+   * Forgets a claim, a queued or a parked record, so that the next send tries again; a delivered record
    * stays. With a token, only that attempt's own claim is forgotten, never a later attempt's.
    */
   release(id: string, token?: string, signal?: AbortSignal): Promise<void>;

@@ -6,7 +6,10 @@ import {
   type ClaimOutcome,
   type DeliveryLedger,
   type EscalationLedger,
+  type Parking,
+  type QueuedClaimOutcome,
   type StoredAnomaly,
+  staleCopy,
 } from './ledger.js';
 import { summaryFields } from './summary-fields.js';
 import type { SummaryFields } from './summary-record.js';
@@ -32,8 +35,13 @@ const storedOf = ({ escalatedAt, escalationUnscheduled, ...item }: MemoryAnomaly
   return { ...item, ...(escalation ? { escalation } : {}) };
 };
 
-/** One alert at one destination: claimed by an attempt until `claimUntil`, or done. */
-export type MemoryEntry = { state: 'claimed' | 'delivered' | 'queued'; claimUntil?: number; token?: string };
+/** One alert at one destination: claimed by an attempt until `claimUntil`, done, or parked as `parking` says. */
+export type MemoryEntry = {
+  state: 'claimed' | 'delivered' | 'queued' | 'parked';
+  claimUntil?: number;
+  token?: string;
+  parking?: Parking;
+};
 
 /**
  * The ledger in this process's memory, with the DynamoDB adapter's rules: for `npm start`, so
@@ -118,9 +126,10 @@ export function inMemoryLedger(
       entries.set(id, { state: 'claimed', claimUntil: now() + claim.holdSeconds * 1000, token: claim.token });
       return { kind: 'claimed' };
     },
-    async claimQueued(id, claim): Promise<ClaimOutcome> {
+    async claimQueued(id, claim): Promise<QueuedClaimOutcome> {
       const entry = entries.get(id);
       if (entry?.state === 'delivered') return { kind: 'done', state: entry.state };
+      if (entry?.state === 'parked' && staleCopy(entry.parking, claim.job)) return { kind: 'done', state: entry.state };
       if (entry?.state === 'claimed' && entry.token !== claim.token && (entry.claimUntil ?? 0) > now()) {
         return { kind: 'in_progress', retryAfterSeconds: Math.max(1, Math.ceil(((entry.claimUntil ?? 0) - now()) / 1000)) };
       }
@@ -129,6 +138,9 @@ export function inMemoryLedger(
     },
     async record(id, state) {
       entries.set(id, { state });
+    },
+    async park(id, { firstAttemptAt, parkToken }) {
+      entries.set(id, { state: 'parked', parking: { firstAttemptAt, parkToken } });
     },
     async release(id, token) {
       const entry = entries.get(id);

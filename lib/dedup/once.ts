@@ -15,10 +15,12 @@ import {
   type AnomalyStart,
   type AnomalyState,
   type AnomalyTriage,
-  type ClaimOutcome,
   claimHoldSeconds,
   type DeliveryLedger,
   LEDGER_CALL_BUDGET_MS,
+  type Parking,
+  type QueuedClaimOutcome,
+  type QueuedJob,
   snoozeEndedUnposted,
   snoozeHolds,
 } from './ledger.js';
@@ -274,15 +276,18 @@ export async function followUpDelivered(held: AnomalyHeld | undefined, alert: Al
   await held(alert, { kind: 'existing', state }, 'delivered', budget);
 }
 
-/** What became of a queued alert at one destination, as delivery-retry tells the ledger; `queued`: it waits on the queue again. */
-export interface Settlement {
+/**
+ * What became of a queued alert at one destination, as delivery-retry tells the ledger; `queued`:
+ * it waits on the queue again; `parked`: it waits in the dead-letter queue, as its body says
+ * (`parked`: the time of its job's first attempt and its parking's token).
+ */
+export type Settlement = {
   message: WebhookMessage;
   destination: string;
-  outcome: 'delivered' | 'parked' | 'queued';
   /** The job's place in its anomaly (an opening when absent), and where a new opening message is. */
   anomaly?: AnomalyPost;
   opened?: MessageRef;
-}
+} & ({ outcome: 'delivered' | 'queued' } | { outcome: 'parked'; parked: Parking });
 
 /** For delivery-retry: what became of a queued alert, so that a re-send knows. */
 export function retryLedger(deps: LedgerDependencies & { now?: () => number }) {
@@ -304,15 +309,23 @@ export function retryLedger(deps: LedgerDependencies & { now?: () => number }) {
    * that a second copy of its job (SQS delivers at least once) neither posts it while this one
    * does nor after. A table that cannot say lets the attempt go ahead: at least once stays the floor.
    */
-  const claim = async (message: WebhookMessage, destination: string, budget: InvocationBudget): Promise<ClaimOutcome> => {
+  const claim = async (
+    message: WebhookMessage,
+    destination: string,
+    job: QueuedJob,
+    budget: InvocationBudget,
+  ): Promise<QueuedClaimOutcome> => {
     const id = deliveryRecordId(message, destination);
-    const hold = { token: randomUUID(), holdSeconds: claimHoldSeconds(budget.remainingMs()) };
+    const hold = { token: randomUUID(), holdSeconds: claimHoldSeconds(budget.remainingMs()), job };
     return (await step(budget, destination, (signal) => deps.ledger.claimQueued(id, hold, signal))) ?? { kind: 'claimed' };
   };
-  const settle = async ({ message, destination, outcome, anomaly, opened }: Settlement, budget: InvocationBudget): Promise<void> => {
+  const settle = async (settlement: Settlement, budget: InvocationBudget): Promise<void> => {
+    const { message, destination, outcome, anomaly, opened } = settlement;
     const id = deliveryRecordId(message, destination);
     await step(budget, destination, (signal) =>
-      outcome === 'parked' ? deps.ledger.release(id, undefined, signal) : deps.ledger.record(id, outcome, signal),
+      settlement.outcome === 'parked'
+        ? deps.ledger.park(id, settlement.parked, signal)
+        : deps.ledger.record(id, settlement.outcome, signal),
     );
     // Still waiting: nothing became of the anomaly yet.
     if (outcome === 'queued') return;

@@ -76,6 +76,11 @@ export const deliveryJobSchema = z.strictObject({
   costCenters: z.optional(costCentersSchema),
   /** An escalation from another destination: every attempt says where the anomaly waited. */
   escalation: z.optional(escalationMarkSchema),
+  /**
+   * A parked job's random token, which its record in the dedup table keeps too: the parked body's
+   * redrive posts it, a copy of the job from before its parking does not (lib/dedup's `staleCopy`).
+   */
+  parkToken: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
 });
 
 export type DeliveryJob = z.infer<typeof deliveryJobSchema>;

@@ -21,7 +21,7 @@ export interface CloseDependencies {
   delivery: Delivery;
   logger: Logger;
   metrics?: Metrics;
-  /** Told what became of each grouped alert (delivered, or parked and forgotten), and where an anomaly's opening message now is. */
+  /** Told what became of each grouped alert (delivered, or parked), and where an anomaly's opening message now is. */
   ledger?: RetryLedger;
   /** The relay's escalation watcher, told of each follow-up the group delivered, as the relay tells it of one it delivers. */
   held?: AnomalyHeld;
@@ -118,13 +118,18 @@ export async function closeGroup(
     });
   };
 
-  // As delivery-retry parks a single alert: forgotten by the ledger, so that the platform
-  // sending it again is posted, and its own delivery job in the dead-letter queue.
+  // As delivery-retry parks a single alert: its own delivery job in the dead-letter queue, and
+  // parked as that body says in the ledger, so that the platform sending it again is posted, and
+  // so is a redrive of the body. Not parked, it stays in the group, its record as it was.
   const parkOne = async ({ key, message, anomaly, origin, costCenters }: GroupEntry, reason: string): Promise<boolean> => {
     metrics.add(deliveryMetric('parked', type));
-    await deps.ledger?.settle({ message, destination, outcome: 'parked', ...(anomaly ? { anomaly } : {}) }, budget);
-    const body = JSON.stringify(newJob(key, destination, message, reason, deps.now(), anomaly, origin, false, costCenters));
-    return (deps.park ?? deps.delivery.park)({ body, reason, destination }, budget);
+    const job = { ...newJob(key, destination, message, reason, deps.now(), anomaly, origin, false, costCenters), parkToken: randomUUID() };
+    const done = await (deps.park ?? deps.delivery.park)({ body: JSON.stringify(job), reason, destination }, budget);
+    if (done) {
+      const parked = { firstAttemptAt: job.firstAttemptAt, parkToken: job.parkToken };
+      await deps.ledger?.settle({ message, destination, outcome: 'parked', parked, ...(anomaly ? { anomaly } : {}) }, budget);
+    }
+    return done;
   };
 
   const kind = kindOf(target.destination);

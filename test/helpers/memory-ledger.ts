@@ -1,5 +1,5 @@
 import type { MessageRef } from '../../lib/chat/service.js';
-import type { Claim, DeliveryLedger, EscalationClaim, EscalationLedger } from '../../lib/dedup/ledger.js';
+import type { Claim, DeliveryLedger, EscalationClaim, EscalationLedger, Parking, QueuedJob } from '../../lib/dedup/ledger.js';
 import { inMemoryLedger } from '../../lib/dedup/memory.js';
 
 /**
@@ -59,8 +59,9 @@ export function memoryLedger(now: () => number = Date.now, triageOf?: Parameters
     forgetAnomaly: (id: string) => called('forget anomaly', () => inner.forgetAnomaly(id)),
     readAnomaly: (id: string) => called('read anomaly', () => inner.readAnomaly(id)),
     claim: (id: string, claim: Claim) => called(`claim ${id.slice(0, 8)}`, () => inner.claim(id, claim)),
-    claimQueued: (id: string, claim: Claim) => called('claim queued', () => inner.claimQueued(id, claim)),
+    claimQueued: (id: string, claim: Claim & { job: QueuedJob }) => called('claim queued', () => inner.claimQueued(id, claim)),
     record: (id: string, state: 'delivered' | 'queued') => called(`record ${state}`, () => inner.record(id, state)),
+    park: (id: string, parking: Parking) => called('park', () => inner.park(id, parking)),
     release: (id: string, token?: string) => called('release', () => inner.release(id, token)),
     escalations: async () => {
       const own = await inner.escalations();

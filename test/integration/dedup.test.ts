@@ -1,6 +1,9 @@
 import { type DynamoDBClient, GetItemCommand, ScanCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { awsJsonClient, DYNAMODB } from '../../lib/aws/json-client.js';
+import { DYNAMODB_LIMITS } from '../../lib/aws/limits.js';
+import { dynamoLedger } from '../../lib/dedup/dynamodb.js';
 import { deliveryRecordId } from '../../lib/dedup/fingerprint.js';
 import { CLAIM_MARGIN_SECONDS } from '../../lib/dedup/ledger.js';
 import { webhookMessageSchema } from '../../lib/message/schema.js';
@@ -208,7 +211,7 @@ describe.skipIf(!moto)('no alert twice: the relay and delivery-retry with a dedu
       const anomaly = item['id']?.S?.startsWith('anomaly#');
       const allowed = anomaly
         ? ['id', 'firstSeen', 'followUps', 'lastUpdate', 'channel', 'ts', 'expiresAt']
-        : ['id', 'state', 'expiresAt', 'claimUntil', 'claimToken'];
+        : ['id', 'state', 'expiresAt', 'claimUntil', 'claimToken', 'parkedFirst', 'parkToken'];
       expect(Object.keys(item).sort()).toEqual(
         expect.arrayContaining(anomaly ? ['expiresAt', 'firstSeen', 'id'] : ['expiresAt', 'id', 'state']),
       );
@@ -268,5 +271,45 @@ describe.skipIf(!moto)('no alert twice: a claim whose answer is lost on the way 
     const again = await stack.send('Lost claim answer');
     expect(JSON.parse(again.body)).toMatchObject({ duplicate: ['default'] });
     expect(stack.slack.accepted().filter((r) => titleOf(r.body).includes('Lost claim answer'))).toHaveLength(1);
+  });
+});
+
+describe.skipIf(!moto)('no alert twice: a parked alert in moto_server', () => {
+  let table: { name: string; dynamo: DynamoDBClient };
+  let ledger: ReturnType<typeof dynamoLedger>;
+  beforeAll(async () => {
+    table = await createDedupTable(moto as string);
+    const client = awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS, env: awsEnvironment(moto as string) });
+    ledger = dynamoLedger(client, { tableName: table.name, windowSeconds: 3600 });
+  });
+  const first = '2026-11-22T10:00:00.000Z';
+  const hold = (token: string) => ({ token, holdSeconds: 60 });
+  /** A record parked by the job whose first attempt was `first`, its parked body carrying `parkToken`. */
+  const parked = async (id: string) => {
+    expect(await ledger.claimQueued(id, { ...hold('twin'), job: { firstAttemptAt: first } })).toEqual({ kind: 'claimed' });
+    await ledger.park(id, { firstAttemptAt: first, parkToken: 'parking' });
+  };
+
+  it('is done for a stale copy of the job that parked it, and free for its redrive', async () => {
+    await parked('parked-redrive');
+    const stale = { firstAttemptAt: first };
+    expect(await ledger.claimQueued('parked-redrive', { ...hold('stale'), job: stale })).toEqual({ kind: 'done', state: 'parked' });
+    const older = { firstAttemptAt: first, parkToken: 'an earlier parking' };
+    expect(await ledger.claimQueued('parked-redrive', { ...hold('older'), job: older })).toEqual({ kind: 'done', state: 'parked' });
+    const { Item } = await table.dynamo.send(
+      new GetItemCommand({ TableName: table.name, Key: { id: { S: 'parked-redrive' } }, ConsistentRead: true }),
+    );
+    expect(Object.keys(Item ?? {}).sort()).toEqual(['expiresAt', 'id', 'parkToken', 'parkedFirst', 'state']);
+    expect(Item?.['state']?.S).toBe('parked');
+    const redrive = { firstAttemptAt: first, parkToken: 'parking' };
+    expect(await ledger.claimQueued('parked-redrive', { ...hold('redrive'), job: redrive })).toEqual({ kind: 'claimed' });
+  });
+
+  it("is free for the platform's re-send, and for another job of the alert", async () => {
+    await parked('parked-resent');
+    expect(await ledger.claim('parked-resent', hold('relay'))).toEqual({ kind: 'claimed' });
+    await parked('parked-other-job');
+    const other = { firstAttemptAt: '2026-11-22T11:00:00.000Z' };
+    expect(await ledger.claimQueued('parked-other-job', { ...hold('other'), job: other })).toEqual({ kind: 'claimed' });
   });
 });

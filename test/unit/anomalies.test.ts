@@ -250,7 +250,8 @@ describe('opening, follow-ups and duplicates at one destination', () => {
     await ledger.settle({ message: alert(), destination: 'finops', outcome: 'delivered', opened: { channel: 'C1', ts: '5.5' } }, plenty);
     expect(s.ledger.anomalies.get(anomalyRecordId(alert(), 'finops'))?.opening).toEqual({ channel: 'C1', ts: '5.5' });
     await s.ledger.startAnomaly(anomalyRecordId(alert('other'), 'finops'));
-    await ledger.settle({ message: alert('other'), destination: 'finops', outcome: 'parked' }, plenty);
+    const parked = { firstAttemptAt: '2026-11-22T10:00:00.000Z', parkToken: 'parking' };
+    await ledger.settle({ message: alert('other'), destination: 'finops', outcome: 'parked', parked }, plenty);
     expect(s.ledger.anomalies.has(anomalyRecordId(alert('other'), 'finops'))).toBe(false);
   });
 });

@@ -155,10 +155,10 @@ describe('the DynamoDB dedup ledger', () => {
         expiresAt: { N: String(t + 86_400) },
       },
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      ExpressionAttributeValues: { ':now': { N: String(t) }, ':claimed': { S: 'claimed' } },
+      ExpressionAttributeValues: { ':now': { N: String(t) }, ':claimed': { S: 'claimed' }, ':parked': { S: 'parked' } },
     });
     expect(call?.body['ConditionExpression']).toBe(
-      'attribute_not_exists(id) OR expiresAt < :now OR (#state = :claimed AND claimUntil < :now)',
+      'attribute_not_exists(id) OR expiresAt < :now OR #state = :parked OR (#state = :claimed AND claimUntil < :now)',
     );
   });
 
@@ -184,25 +184,61 @@ describe('the DynamoDB dedup ledger', () => {
     expect(await ledger().claim('abc', mine)).toEqual({ kind: 'claimed' });
   });
 
-  it("a queued alert's later attempt claims it while it waits on the queue; a copy of its job finds the claim or the alert delivered", async () => {
+  it("a queued alert's later attempt claims it while it waits on the queue; a copy of its job finds the claim, the alert delivered or parked", async () => {
+    const job = { firstAttemptAt: '2026-11-22T11:00:00.000Z' };
+    const queued = { ...mine, job };
     aws.answer('DynamoDB_20120810.PutItem', {});
-    expect(await ledger().claimQueued('abc', mine)).toEqual({ kind: 'claimed' });
+    expect(await ledger().claimQueued('abc', queued)).toEqual({ kind: 'claimed' });
     expect(aws.calls[0]?.body['ConditionExpression']).toBe(
-      'attribute_not_exists(id) OR expiresAt < :now OR #state = :queued OR (#state = :claimed AND claimUntil < :now)',
+      'attribute_not_exists(id) OR expiresAt < :now OR #state = :queued' +
+        ' OR (#state = :parked AND parkedFirst <> :first) OR (#state = :claimed AND claimUntil < :now)',
     );
     expect(aws.calls[0]?.body).toMatchObject({
       Item: { state: { S: 'claimed' }, claimToken: { S: 'token-of-this-attempt' }, claimUntil: { N: String(t + 20) } },
-      ExpressionAttributeValues: { ':now': { N: String(t) }, ':claimed': { S: 'claimed' }, ':queued': { S: 'queued' } },
+      ExpressionAttributeValues: {
+        ':now': { N: String(t) },
+        ':claimed': { S: 'claimed' },
+        ':queued': { S: 'queued' },
+        ':parked': { S: 'parked' },
+        ':first': { S: '2026-11-22T11:00:00.000Z' },
+      },
     });
     aws.answer('DynamoDB_20120810.PutItem', failed('claimed', { claimToken: { S: 'another copy' }, claimUntil: { N: String(t + 30) } }));
-    expect(await ledger().claimQueued('abc', mine)).toEqual({ kind: 'in_progress', retryAfterSeconds: 30 });
+    expect(await ledger().claimQueued('abc', queued)).toEqual({ kind: 'in_progress', retryAfterSeconds: 30 });
     aws.answer('DynamoDB_20120810.PutItem', failed('delivered'));
-    expect(await ledger().claimQueued('abc', mine)).toEqual({ kind: 'done', state: 'delivered' });
+    expect(await ledger().claimQueued('abc', queued)).toEqual({ kind: 'done', state: 'delivered' });
+    aws.answer('DynamoDB_20120810.PutItem', failed('parked', { parkedFirst: { S: job.firstAttemptAt }, parkToken: { S: 'parking' } }));
+    expect(await ledger().claimQueued('abc', queued)).toEqual({ kind: 'done', state: 'parked' });
     aws.answer(
       'DynamoDB_20120810.PutItem',
       failed('claimed', { claimToken: { S: 'token-of-this-attempt' }, claimUntil: { N: String(t + 20) } }),
     );
-    expect(await ledger().claimQueued('abc', mine)).toEqual({ kind: 'claimed' });
+    expect(await ledger().claimQueued('abc', queued)).toEqual({ kind: 'claimed' });
+  });
+
+  it("a parked body's redrive claims with its parking's token as well", async () => {
+    aws.answer('DynamoDB_20120810.PutItem', {});
+    await ledger().claimQueued('abc', { ...mine, job: { firstAttemptAt: '2026-11-22T11:00:00.000Z', parkToken: 'parking' } });
+    expect(aws.calls[0]?.body['ConditionExpression']).toBe(
+      'attribute_not_exists(id) OR expiresAt < :now OR #state = :queued' +
+        ' OR (#state = :parked AND (parkedFirst <> :first OR parkToken = :park)) OR (#state = :claimed AND claimUntil < :now)',
+    );
+    expect(aws.calls[0]?.body).toMatchObject({ ExpressionAttributeValues: { ':park': { S: 'parking' } } });
+  });
+
+  it("parks with the time of the parked job's first attempt and its parking's token, expiring as any record", async () => {
+    aws.answer('DynamoDB_20120810.PutItem', {});
+    await ledger().park('abc', { firstAttemptAt: '2026-11-22T11:00:00.000Z', parkToken: 'parking' });
+    expect(aws.calls[0]?.body).toEqual({
+      TableName: 'seen',
+      Item: {
+        id: { S: 'abc' },
+        state: { S: 'parked' },
+        parkedFirst: { S: '2026-11-22T11:00:00.000Z' },
+        parkToken: { S: 'parking' },
+        expiresAt: { N: String(t + 86_400) },
+      },
+    });
   });
 
   it("releases only its own claim: a later attempt's claim or a delivered record stays", async () => {

@@ -184,18 +184,22 @@ describe('answers with repeats', () => {
 });
 
 describe('delivery-retry tells the ledger', () => {
-  it('a delivered retry is recorded; a parked one is forgotten so a re-send tries again', async () => {
-    const clock = manualClock();
-    const ledger = memoryLedger(clock.now);
+  it('a delivered retry is recorded; a parked one is kept as parked, and a re-send still tries again', async () => {
+    const { first, slack, ledger } = setup();
     const settle = retryLedger({ ledger, logger: capturedLogger().logger }).settle;
     const id = deliveryRecordId(alert(), 'ops');
     await ledger.record(id, 'queued');
     await settle({ message: alert(), destination: 'ops', outcome: 'delivered' }, plenty);
     expect(ledger.entries.get(id)).toEqual({ state: 'delivered' });
-    const other = deliveryRecordId(alert('2026-11-23T00:00:00Z'), 'ops');
+    const later = alert('2026-11-23T00:00:00Z');
+    const other = deliveryRecordId(later, 'ops');
     await ledger.record(other, 'queued');
-    await settle({ message: alert('2026-11-23T00:00:00Z'), destination: 'ops', outcome: 'parked' }, plenty);
-    expect(ledger.entries.has(other)).toBe(false);
+    const parked = { firstAttemptAt: '2026-11-23T00:00:01.000Z', parkToken: 'parking' };
+    await settle({ message: later, destination: 'ops', outcome: 'parked', parked }, plenty);
+    expect(ledger.entries.get(other)).toEqual({ state: 'parked', parking: parked });
+    expect(await first({ deliveryId: 'req-again', target: ops, message: later }, plenty)).toEqual({ kind: 'delivered' });
+    expect(slack.posts).toHaveLength(1);
+    expect(ledger.entries.get(other)).toEqual({ state: 'delivered' });
     ledger.fail = new Error('down');
     const metrics = memoryMetrics();
     await retryLedger({ ledger, logger: capturedLogger().logger, metrics }).settle(

@@ -51,10 +51,15 @@ function world() {
   const ledger = memoryLedger(clock.now);
   const groups = inMemoryGroupStore(clock.now);
   const store = memoryConfigStore({ config });
+  // Set by the test: the dead-letter queue refuses every message, as it would without its permission.
+  let deadLetterQueueDown = false;
+  const dlq = sqsDeadLetters(sqs.lazySqs, DLQ);
   const ports = {
     postTimeoutMs: 5_000,
     retryQueue: sqsRetryQueue(sqs.lazySqs, QUEUE),
-    deadLetters: sqsDeadLetters(sqs.lazySqs, DLQ),
+    deadLetters: {
+      park: (...args: Parameters<typeof dlq.park>) => (deadLetterQueueDown ? Promise.reject(new Error('AccessDenied')) : dlq.park(...args)),
+    },
     logger: log.logger,
     now: clock.now,
     sleep: clock.sleep,
@@ -139,6 +144,7 @@ function world() {
     deadLetters,
     posted,
     duplicating: (on: boolean) => (duplicate = on),
+    deadLetterQueueDown: (down: boolean) => (deadLetterQueueDown = down),
     queued: () => sqs.messages(QUEUE).length,
   };
 }
@@ -229,7 +235,11 @@ describe('delivery-retry against the retry queue and its redrive', () => {
     await w.send('claimed', { kind: 'retryable', reason: 'http_500' });
     const [queued] = w.sqs.messages(QUEUE);
     // Another container holds the claim for a minute; this copy's message was received many times before.
-    await w.ledger.claimQueued(deliveryRecordId(message('claimed'), 'default'), { token: 'elsewhere', holdSeconds: 60 });
+    await w.ledger.claimQueued(deliveryRecordId(message('claimed'), 'default'), {
+      token: 'elsewhere',
+      holdSeconds: 60,
+      job: { firstAttemptAt: JSON.parse(queued!.body).firstAttemptAt },
+    });
     const receives = deployed.queue.maxReceiveCount - 1;
     const copy = {
       messageId: 'copy',
@@ -258,6 +268,111 @@ describe('delivery-retry against the retry queue and its redrive', () => {
     await w.drain(20);
     // The relay's failed attempt, and one from the queue.
     expect(w.posted('once')).toBe(2);
+    expect(w.deadLetters()).toEqual([]);
+    expect(w.queued()).toBe(0);
+  });
+});
+
+/**
+ * A job handed to two batches at its last attempt: the first copy holds the claim, meets a 429 and
+ * parks the alert, while the second finds the claim and waits on the queue. Posted never since.
+ */
+async function parkedByItsTwin(w: ReturnType<typeof world>, title: string) {
+  await w.send(title, { kind: 'retryable', reason: 'http_500' });
+  w.slack.answer(...Array.from({ length: MAX_ATTEMPTS - 2 }, (): PostOutcome => ({ kind: 'retryable', reason: 'http_500' })), {
+    kind: 'retryable',
+    reason: 'rate_limited',
+    retryAfterMs: 30_000,
+  });
+  await w.drain(MAX_ATTEMPTS - 2);
+  expect(w.posted(title)).toBe(MAX_ATTEMPTS - 1);
+  w.clock.advance(sqsDelay(w));
+  w.duplicating(true);
+  const first = w.sqs.receive(QUEUE, 10);
+  w.duplicating(false);
+  const second = w.sqs.receive(QUEUE, 10);
+  expect(second.map((r) => r.messageId)).toEqual(first.map((r) => r.messageId));
+  await w.invoke([w.one, first], [w.container(), second]);
+  expect(w.deadLetters()).toEqual([{ reason: 'attempts_exhausted:rate_limited', destination: 'default', body: expect.any(String) }]);
+  // The copy that waited comes back, and finds the alert parked by its twin.
+  await w.drain(20);
+  expect(w.posted(title)).toBe(MAX_ATTEMPTS);
+  expect(w.queued()).toBe(0);
+}
+
+/** An operator's redrive: the dead-letter queue's messages back on the retry queue, as parked. */
+async function redrive(w: ReturnType<typeof world>) {
+  const parked = w.sqs.receive(DLQ, 10);
+  const queue = sqsMessageOps(w.sqs.lazySqs, QUEUE);
+  for (const m of parked) {
+    await queue.send(m.body, 0, { destination: m.messageAttributes['destination']?.stringValue });
+    w.sqs.delete(DLQ, m.receiptHandle);
+  }
+}
+
+describe('a job whose twin parked it', () => {
+  beforeAll(() => kindOf(config.destinations['default']!).extras());
+
+  it('is parked once and posted never when its copies reach two batches at its last attempt', async () => {
+    const w = world();
+    await parkedByItsTwin(w, 'twin');
+    expect(w.deadLetters()).toHaveLength(1);
+    expect(w.log.records()).toContainEqual(
+      expect.objectContaining({ message: 'duplicate delivery: another copy of this job parked it', outcome: 'duplicate' }),
+    );
+  });
+
+  it("is posted once by an operator's redrive of the parked message", async () => {
+    const w = world();
+    await parkedByItsTwin(w, 'redriven');
+    await redrive(w);
+    await w.drain(5);
+    expect(w.posted('redriven')).toBe(MAX_ATTEMPTS + 1);
+    expect(w.deadLetters()).toEqual([]);
+    expect(w.queued()).toBe(0);
+    expect(w.ledger.entries.get(deliveryRecordId(message('redriven'), 'default'))?.state).toBe('delivered');
+  });
+
+  it('is posted once when the platform sends the alert again', async () => {
+    const w = world();
+    await parkedByItsTwin(w, 'sent again');
+    expect(await w.send('sent again', { kind: 'delivered' })).toMatchObject({ kind: 'delivered' });
+    await w.drain(5);
+    expect(w.posted('sent again')).toBe(MAX_ATTEMPTS + 1);
+    expect(w.ledger.entries.get(deliveryRecordId(message('sent again'), 'default'))?.state).toBe('delivered');
+  });
+
+  it('a job whose parking the dead-letter queue refused is neither dropped as parked nor lost: its next receive parks it', async () => {
+    const w = world();
+    await w.send('unparked', { kind: 'retryable', reason: 'http_500' });
+    w.slack.answer(...Array.from({ length: MAX_ATTEMPTS }, (): PostOutcome => ({ kind: 'retryable', reason: 'http_500' })));
+    await w.drain(MAX_ATTEMPTS - 2);
+    w.deadLetterQueueDown(true);
+    await w.drain(1);
+    expect(w.posted('unparked')).toBe(MAX_ATTEMPTS);
+    expect(w.deadLetters()).toEqual([]);
+    expect(w.queued()).toBe(1);
+    w.deadLetterQueueDown(false);
+    await w.drain(5);
+    expect(w.posted('unparked')).toBe(MAX_ATTEMPTS + 1);
+    expect(w.deadLetters().map((d) => d.reason)).toEqual(['attempts_exhausted:http_500']);
+    expect(w.queued()).toBe(0);
+  });
+
+  it("a group closing's parked alerts: each posted once by a redrive, or by the platform sending it again", async () => {
+    const w = world();
+    await stormOf(w, 2);
+    w.slack.answer(
+      ...Array.from({ length: MAX_ATTEMPTS }, (): PostOutcome => ({ kind: 'retryable', reason: 'rate_limited', retryAfterMs: 60_000 })),
+    );
+    await w.drain(4 * MAX_ATTEMPTS);
+    expect(w.deadLetters()).toHaveLength(2);
+    expect(await w.send('storm 2', { kind: 'delivered' })).toMatchObject({ kind: 'delivered' });
+    await redrive(w);
+    await w.drain(10);
+    const accepted = w.slack.posts.slice(MAX_ATTEMPTS + 1).map((p) => p.payload.title);
+    expect(accepted).toEqual(['storm 1']);
+    expect(w.posted('storm 2')).toBe(1);
     expect(w.deadLetters()).toEqual([]);
     expect(w.queued()).toBe(0);
   });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 // A delivery that a destination could not take yet (lib/delivery/job.ts): posted again in its
 // destination's slot, once it holds the alert's claim.
 import { followUpDelivered } from '../../dedup/once.js';
@@ -37,7 +38,13 @@ async function deliverRecord(
   const { delivery, budget } = deps;
   const log = deps.logger.child({ deliveryId: job.deliveryId, destination: job.destination });
   const type = destinationType(target.destination);
-  const claim = deps.ledger ? await deps.ledger.claim(job.message, job.destination, budget) : undefined;
+  const claim = deps.ledger ? await deps.ledger.claim(job.message, job.destination, job, budget) : undefined;
+  if (claim?.kind === 'done' && claim.state === 'parked') {
+    // Its twin ran out of attempts and parked it: what waits for a human is not posted behind its back.
+    log.info('duplicate delivery: another copy of this job parked it', { attempt: job.attempt, outcome: 'duplicate' });
+    metrics(deps).add(deliveryMetric('duplicate', type));
+    return 'delivered';
+  }
   if (claim?.kind === 'done') {
     log.info('duplicate delivery: this destination already has it', { state: claim.state, outcome: 'duplicate' });
     metrics(deps).add(deliveryMetric('duplicate', type));
@@ -76,27 +83,27 @@ async function deliverRecord(
     );
     return 'delivered';
   }
-  const updated = JSON.stringify({ ...job, attempt: attempts, lastReason: decision.failure });
+  const updated = { ...job, attempt: attempts, lastReason: decision.failure };
+  const settlement = { message: job.message, destination: job.destination, ...(job.anomaly ? { anomaly: job.anomaly } : {}) };
   if (decision.kind === 'park') {
     metrics(deps).add(deliveryMetric('parked', type));
-    // Forgotten, so that the platform sending it again tries this destination again.
-    await deps.ledger?.settle(
-      { message: job.message, destination: job.destination, outcome: 'parked', ...(job.anomaly ? { anomaly: job.anomaly } : {}) },
-      budget,
-    );
-    return parked(await delivery.park({ body: updated, reason: decision.reason, destination: job.destination }, budget));
+    const parking = { firstAttemptAt: job.firstAttemptAt, parkToken: randomUUID() };
+    const body = JSON.stringify({ ...updated, parkToken: parking.parkToken });
+    const done = await delivery.park({ body, reason: decision.reason, destination: job.destination }, budget);
+    // Parked as the body says: a stale copy of this job finds it so and posts nothing, while the
+    // platform sending it again and a redrive of this body try this destination again. Not
+    // parked, it waits on the queue again, and its claim is given back for its next receive.
+    await deps.ledger?.settle(done ? { ...settlement, outcome: 'parked', parked: parking } : { ...settlement, outcome: 'queued' }, budget);
+    return parked(done);
   }
   metrics(deps).add(deliveryMetric('queued', type));
   // It waits on the queue again: the claim is given back, for its next attempt or a copy of its job.
-  await deps.ledger?.settle(
-    { message: job.message, destination: job.destination, outcome: 'queued', ...(job.anomaly ? { anomaly: job.anomaly } : {}) },
-    budget,
-  );
+  await deps.ledger?.settle({ ...settlement, outcome: 'queued' }, budget);
   // A Retry-After holds the key already: the paced services told the pacer of the answer.
   const outcome = await handBack(
     record,
     decision.delaySeconds,
-    () => ({ body: updated, attributes: { destination: job.destination } }),
+    () => ({ body: JSON.stringify(updated), attributes: { destination: job.destination } }),
     deps,
     log,
   );
