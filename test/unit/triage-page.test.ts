@@ -33,7 +33,7 @@ describe('the triage page of one anomaly', () => {
     expect(html).toContain('</h1>\n\n<dl>');
     expect(html).toContain('<h2>History</h2><p>No actions yet.</p>');
     // Without cost events the form asks only for a name.
-    expect(html).toMatch(/<form method="post"><p><label for="name">[^]*?<\/p>\n<p><button/);
+    expect(html).toMatch(/<form method="post"><p><label for="name">[\s\S]*?<\/p>\n<p><button/);
   });
 
   it('a decision shows capitalised with who made it; the history lists each action in order', () => {
