@@ -118,6 +118,12 @@ describe('a digest’s page', () => {
     expect(noticeOf((await d.post('acknowledge:all')).body)).toBe('Nothing changed: no anomaly of this digest is open.');
   });
 
+  it('an action posted without a name is by someone', async () => {
+    const d = setup(1);
+    await d.handle({ method: 'POST', path: `/triage/${d.token}`, headers: {}, body: 'action=snooze%3A0' }, budgetOf(10_000));
+    expect(d.store.records.get(idOf(0))?.triage.by).toBe('someone');
+  });
+
   it('an anomaly without an account is named by its title alone', async () => {
     const d = setup(2, { account: () => '' });
     await d.post('acknowledge:0');
