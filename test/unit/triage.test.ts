@@ -289,6 +289,17 @@ describe("npm start's triage store", () => {
     expect(await store.read(ANOMALY)).toMatchObject({ triage: { state: 'acknowledged' }, opening: { channel: 'FIN', ts: 'FIN-24' } });
     expect(await store.read('anomaly#none')).toBeUndefined();
   });
+
+  it('keeps a replay key through its last second, and frees it after, as the table does', async () => {
+    let nowMs = T0;
+    const store = memoryTriageStore(() => nowMs);
+    const until = T0 / 1000 + 300;
+    expect(await store.firstUse('slack-request#1', until)).toBe(true);
+    nowMs = until * 1000;
+    expect(await store.firstUse('slack-request#1', until)).toBe(false);
+    nowMs += 1_000;
+    expect(await store.firstUse('slack-request#1', until + 300)).toBe(true);
+  });
 });
 
 describe('triage page', () => {
@@ -608,5 +619,72 @@ describe('follow-ups per destination', () => {
     expect(await body({ url: 'https://chat.googleapis.com/v1/spaces/S/messages?key=k' })).not.toMatch(/[<>]/);
     const teams = await body({ url: 'https://x.logic.azure.com/workflows/1', type: 'teams' });
     expect(teams).not.toMatch(/\[x\]\(|\{\{DATE|<!channel>/);
+  });
+});
+
+describe('what a chat, a browser and an operator get from the triage function', () => {
+  const page = (t: ReturnType<typeof setup>, method: string, token: string, body = '') =>
+    t.handle({ method, path: `/triage/${token}`, headers: {}, body }, budgetOf(10_000));
+
+  it('a click replayed in the last second its signature is good for is still refused', async () => {
+    const t = setup();
+    const body = clickBody('snooze');
+    const headers = signed(body, T0);
+    expect((await click(t, body, headers)).statusCode).toBe(200);
+    t.advance(300_000);
+    expect((await click(t, body, headers)).statusCode).toBe(401);
+    expect(t.lines.map((line) => JSON.parse(line))).toContainEqual(
+      expect.objectContaining({ message: 'refused an app interaction', reason: 'replayed' }),
+    );
+    expect(t.store.records.get(ANOMALY)?.audit).toHaveLength(1);
+  });
+
+  it('a refused link is answered as plain text that no cache keeps and no referrer carries on', async () => {
+    const t = setup();
+    const answer = await page(t, 'GET', `${pageToken()}x`);
+    expect(answer).toEqual({
+      statusCode: 403,
+      headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' },
+      body: 'This link is not valid or has expired.',
+    });
+    expect(t.lines.map((line) => JSON.parse(line))).toContainEqual(
+      expect.objectContaining({ level: 'warn', message: 'refused a triage link', reason: 'bad_signature' }),
+    );
+  });
+
+  it('each click is logged as operations.md names it: an action with its destination type, a refusal with its reason', async () => {
+    const t = setup();
+    const body = clickBody('acknowledge');
+    expect(await click(t, body, signed(clickBody('expected'), T0))).toMatchObject({ statusCode: 401, body: 'Signature refused.' });
+    await click(t, body, signed(body, T0));
+    const logged = t.lines.map((line) => JSON.parse(line));
+    expect(logged).toContainEqual(
+      expect.objectContaining({ level: 'warn', message: 'refused an app interaction', reason: 'bad_signature' }),
+    );
+    expect(logged).toContainEqual(
+      expect.objectContaining({ level: 'info', message: 'triage action', action: 'acknowledge', destinationType: 'slack' }),
+    );
+  });
+
+  it('a GET of the app’s click path is not found', async () => {
+    const t = setup();
+    const answer = await t.handle({ method: 'GET', path: KINDS.slack.interactionPath, headers: {}, body: '' }, budgetOf(3_000));
+    expect(answer.statusCode).toBe(404);
+  });
+
+  it('the note typed for Expected reaches the cost event trimmed and cut to its limit; none typed, none sent', async () => {
+    const notes: Array<string | undefined> = [];
+    const t = setup({
+      costEvents: {
+        enabled: async () => true,
+        apply: async (_change, subjects) => void notes.push(subjects[0]?.note),
+      },
+    });
+    await page(t, 'POST', pageToken(), `action=expected&name=Dana&note=${encodeURIComponent(`  ${'x'.repeat(600)}  `)}`);
+    await page(t, 'POST', pageToken(), 'action=reopen&name=Dana');
+    await page(t, 'POST', pageToken(), 'action=expected&name=Dana');
+    await page(t, 'POST', pageToken(), 'action=reopen&name=Dana');
+    await page(t, 'POST', pageToken(), `action=expected&name=Dana&note=${encodeURIComponent('  load test  ')}`);
+    expect(notes).toEqual(['x'.repeat(500), undefined, undefined, undefined, 'load test']);
   });
 });
