@@ -373,7 +373,9 @@ export function checkInvariants(history: History): Violation[] {
       const due = firstSeen + escalate.afterMinutes * 60_000;
       if (due > history.drainFrom) continue;
       const shownHere = history.shown.filter((s) => samePlace(s.place, name) && anomalyOfTitle(s.text).includes(anomaly) && !isSummary(s));
-      const offered = shownHere.some((s) => s.text.includes('/triage/') || s.text.includes('triage_acknowledge'));
+      // Only what it showed by the time the escalation fell due: an opening parked there, whose
+      // anomaly a later alert opened anew, gave nobody a way to triage it in time.
+      const offered = shownHere.some((s) => s.at <= due && (s.text.includes('/triage/') || s.text.includes('triage_acknowledge')));
       const triaged = (actions.get(`${name}|${anomaly}`) ?? []).some((a) => a.at < due);
       const escalations = history.shown.filter(
         (s) =>
