@@ -1,4 +1,5 @@
 import type { AnomalyStart, EscalationClaimOutcome } from '../dedup/ledger.js';
+import type { Held } from '../dedup/once.js';
 import type { DeliveryResult } from '../delivery/deliver.js';
 import type { EscalationOutcome } from '../metrics/metrics.js';
 import type { EscalateOptions } from '../notify/options.js';
@@ -41,6 +42,8 @@ export interface EscalationPlan {
   opening: boolean;
   /** Epoch seconds the anomaly's record must last to; absent when its own expiry already covers it. */
   keepUntil?: number;
+  /** The opening waits in a group: its job escalates only once the group's digest showed it with a way to triage. */
+  grouped?: true;
 }
 
 /**
@@ -56,7 +59,7 @@ export interface EscalationPlan {
 export function planEscalation(
   escalate: EscalateOptions,
   start: AnomalyStart,
-  held: 'delivered' | 'queued',
+  held: Held,
   nowMs: number,
   windowSeconds?: number,
 ): EscalationPlan | undefined {
@@ -80,9 +83,16 @@ export function planEscalation(
     updates,
     delaySeconds: hopSeconds(left),
     opening: start.kind === 'opened',
+    ...(held === 'grouped' ? { grouped: true as const } : {}),
     ...(windowSeconds !== undefined && keepUntil > nowSeconds + windowSeconds ? { keepUntil } : {}),
   };
 }
+
+/**
+ * How often a due job whose grouped opening nobody was shown yet asks again: its group's closing
+ * may wait for the chat a while (a throttle, a backoff).
+ */
+export const UNSHOWN_AGAIN_SECONDS = 30;
 
 /** What a due job does after its claim on the anomaly's item. */
 export type ClaimStep =
@@ -91,7 +101,11 @@ export type ClaimStep =
   /** Back on the queue for `delaySeconds`; `deferred` when it let a job with later content go first. */
   | { kind: 'again'; delaySeconds: number; deferred?: true };
 
-export function afterClaim(claim: EscalationClaimOutcome): ClaimStep {
+/**
+ * `overdueSeconds`: how long past its due time the job is. A grouped opening that no digest showed
+ * by the time its record may expire (its closing was lost) never escalates.
+ */
+export function afterClaim(claim: EscalationClaimOutcome, overdueSeconds = 0): ClaimStep {
   switch (claim.kind) {
     case 'claimed':
       return { kind: 'deliver' };
@@ -105,6 +119,9 @@ export function afterClaim(claim: EscalationClaimOutcome): ClaimStep {
       return { kind: 'again', delaySeconds: hopSeconds(claim.retryAfterSeconds + 1) };
     case 'newer':
       return { kind: 'again', delaySeconds: DEFER_SECONDS, deferred: true };
+    case 'unshown':
+      if (overdueSeconds >= KEEP_AFTER_DUE_SECONDS) return { kind: 'drop', outcome: 'dropped', reason: 'never_shown' };
+      return { kind: 'again', delaySeconds: UNSHOWN_AGAIN_SECONDS };
   }
 }
 
