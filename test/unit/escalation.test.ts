@@ -14,7 +14,15 @@ import { newJob } from '../../lib/delivery/job.js';
 import { parseDeliveryJob } from '../../lib/delivery/job-schema.js';
 import { type EscalationJob, escalationJob } from '../../lib/escalation/job.js';
 import { parseEscalationJob } from '../../lib/escalation/job-schema.js';
-import { DEFER_SECONDS, KEEP_AFTER_DUE_SECONDS, MARK_AGAIN_SECONDS, MAX_HOP_SECONDS, planEscalation } from '../../lib/escalation/plan.js';
+import {
+  afterClaim,
+  DEFER_SECONDS,
+  KEEP_AFTER_DUE_SECONDS,
+  MARK_AGAIN_SECONDS,
+  MAX_HOP_SECONDS,
+  planEscalation,
+  UNSHOWN_AGAIN_SECONDS,
+} from '../../lib/escalation/plan.js';
 import { processEscalation } from '../../lib/escalation/process.js';
 import type { EscalationQueue } from '../../lib/escalation/queue.js';
 import { escalationWatcher } from '../../lib/escalation/watch.js';
@@ -30,6 +38,7 @@ import { createPacer } from '../../lib/retry/pacer.js';
 import { processBatch, type QueueRecord } from '../../lib/retry/process-batch.js';
 import { budgetOf } from '../helpers/budget.js';
 import { capturedLogger, chatServices, manualClock, memoryDeadLetters, memoryRetryQueue } from '../helpers/fake-delivery-ports.js';
+import { GROUPED_ESCALATION_ANSWERS, groupedEscalationClaims } from '../helpers/grouped-escalation-claims.js';
 import { memoryConfigStore } from '../helpers/memory-config-store.js';
 import { memoryLedger } from '../helpers/memory-ledger.js';
 import { memoryMetrics } from '../helpers/memory-metrics.js';
@@ -463,6 +472,16 @@ describe('an escalation job on the retry queue (delivery-retry)', () => {
     expect(s.teams.posts).toHaveLength(0);
     expect(s.waiting).toHaveLength(0);
     expect(s.metrics.count('Escalations', { outcome: 'cancelled' })).toBe(1);
+  });
+
+  it("a grouped opening's job claims it only once its digest showed it; the in-memory ledger as the table", async () => {
+    const ledger = inMemoryLedger(manualClock().now);
+    expect(await groupedEscalationClaims(ledger, anomalyRecordId(alert(), 'finops'))).toEqual(GROUPED_ESCALATION_ANSWERS);
+  });
+
+  it('a grouped opening no digest showed by the time its record may expire is dropped, not asked after for ever', () => {
+    expect(afterClaim({ kind: 'unshown' }, 0)).toEqual({ kind: 'again', delaySeconds: UNSHOWN_AGAIN_SECONDS });
+    expect(afterClaim({ kind: 'unshown' }, KEEP_AFTER_DUE_SECONDS)).toEqual({ kind: 'drop', outcome: 'dropped', reason: 'never_shown' });
   });
 
   it("under npm start the triage page's own state cancels it too", async () => {
