@@ -24,7 +24,7 @@ type AnomalyItem = {
   escalationToken?: { S?: string };
   escalationUpdates?: { N?: string };
   escalationUnscheduled?: { N?: string };
-  digestShown?: { N?: string };
+  openingShown?: { N?: string };
 };
 
 /** The item as stored: `firstSeen` only where an opening wrote it (ledger.ts, anomalyStartOf). */
@@ -59,7 +59,7 @@ function escalationFound(item: AnomalyItem | undefined, claim: EscalationClaim, 
   if (item.triage) return { kind: 'triaged' };
   // The client retries a write whose answer was lost; the retry then meets the lease itself.
   if (item.escalationToken?.S === claim.token) return { kind: 'claimed' };
-  if (claim.grouped && item.digestShown?.N !== item.firstSeen.N) return { kind: 'unshown' };
+  if (claim.unposted && item.openingShown?.N !== item.firstSeen.N) return { kind: 'unshown' };
   const until = Number(item.escalationUntil?.N);
   if (Number.isFinite(until) && until >= t) return { kind: 'held', retryAfterSeconds: Math.max(1, until - t) };
   return { kind: 'newer' };
@@ -288,8 +288,8 @@ export function dynamoAnomalyTable(
       // A triage action of any kind cancels, also one written before the opening; a job that saw
       // fewer follow-ups than the item lets the job with the later content go first.
       const newer = claim.updates === undefined ? '' : ' AND (attribute_not_exists(followUps) OR followUps <= :updates)';
-      // An opening that waited in a group, only once its digest showed it with a way to triage.
-      const shown = claim.grouped ? ' AND digestShown = :firstSeen' : '';
+      // An opening that waited (in a group, on the retry queue), only once it was shown with a way to triage.
+      const shown = claim.unposted ? ' AND openingShown = :firstSeen' : '';
       try {
         await dynamo(
           'UpdateItem',
@@ -397,14 +397,14 @@ export function dynamoAnomalyTable(
       );
     },
 
-    async digestShown(id, firstSeen, signal) {
+    async openingShown(id, firstSeen, signal) {
       await ignoringConditionFailure(
         dynamo(
           'UpdateItem',
           {
             TableName,
             Key: { id: { S: id } },
-            UpdateExpression: 'SET digestShown = :firstSeen',
+            UpdateExpression: 'SET openingShown = :firstSeen',
             // Only on the opening it is about (the update would create a gone item).
             ConditionExpression: 'firstSeen = :firstSeen',
             ExpressionAttributeValues: { ':firstSeen': { N: String(firstSeen) } },

@@ -39,14 +39,16 @@ export interface OnceDependencies extends LedgerDependencies {
 }
 
 /**
- * An anomaly's post that its destination now has or holds for it (`grouped`: it waits in a
- * group, not yet shown there), with what the table said of the anomaly before it. False when the escalation its opening
+ * An anomaly's post that its destination now has or holds for it (`queued` also when it waits in a
+ * group), with what the table said of the anomaly before it. False when the escalation its opening
  * starts could not be set waiting, so that only trying again can set it. Never throws.
  */
-export type AnomalyHeld = (alert: AlertForTarget, start: AnomalyStart, held: Held, budget: InvocationBudget) => Promise<boolean>;
-
-/** How a destination holds an anomaly's post: it has it, or it waits on the retry queue or in a group there. */
-export type Held = 'delivered' | 'queued' | 'grouped';
+export type AnomalyHeld = (
+  alert: AlertForTarget,
+  start: AnomalyStart,
+  held: 'delivered' | 'queued',
+  budget: InvocationBudget,
+) => Promise<boolean>;
 
 /**
  * One ledger call within its step's time. A ledger that fails never costs an alert: the
@@ -138,7 +140,7 @@ export function deliverOnce(deps: OnceDependencies): FirstAttempt {
    * could not be set: then said on the anomaly's item, so that a re-send sets it, and counted. A
    * follow-up's wait that could not be set leaves the one already waiting, with older content.
    */
-  const escalationSet = async (alert: AlertForTarget, start: AnomalyStart, held: Held, budget: InvocationBudget) => {
+  const escalationSet = async (alert: AlertForTarget, start: AnomalyStart, held: 'delivered' | 'queued', budget: InvocationBudget) => {
     const { target } = alert;
     if (!deps.held || !target.destination.escalate || (await deps.held(alert, start, held, budget))) return true;
     if (start.kind !== 'opened' || start.firstSeen === undefined) return true;
@@ -246,8 +248,7 @@ export function deliverOnce(deps: OnceDependencies): FirstAttempt {
           ? undefined
           : step(budget, target.name, (signal) => settleAnomaly(ledger, anomalyId, anomaly, outcome, opened, signal)),
       ]);
-      const held = result.kind === 'grouped' ? 'grouped' : state;
-      if (held && start && !(await escalationSet(alert, start, held, budget))) return { ...result, escalationUnscheduled: true };
+      if (state && start && !(await escalationSet(alert, start, state, budget))) return { ...result, escalationUnscheduled: true };
     }
     if (anomaly.kind === 'follow_up' && result.kind === 'delivered') {
       logger.info('follow-up of an anomaly delivered', { destination: target.name, updates: anomaly.updates, outcome: 'follow_up' });
@@ -344,14 +345,22 @@ export function retryLedger(deps: LedgerDependencies & { now?: () => number }) {
     const id = anomalyRecordId(message, destination);
     await withdraw(budget, destination, async (signal) => (await deps.ledger.escalations()).escalated(id, firstSeen, signal));
   };
-  const release = ledgerStep(deps, 'dedup table unavailable; an anomaly its digest showed does not escalate');
-  /** An opening that waited in a group was posted where someone could triage it: its escalation may go when due. */
+  const release = ledgerStep(deps, 'dedup table unavailable; an anomaly posted after it waited does not escalate');
+  /**
+   * An opening that waited (in a group, or on the retry queue) is posted where someone can triage
+   * it: its escalation, which waited for this, goes when due (at once, when that was earlier).
+   * `firstSeen` where the caller knows it; a queued alert's job keeps none, and the opening is the
+   * anomaly's as the table has it now.
+   */
   const shown = async (
-    { message, destination, firstSeen }: { message: WebhookMessage; destination: string; firstSeen: number },
+    { message, destination, firstSeen }: { message: WebhookMessage; destination: string; firstSeen?: number },
     budget: InvocationBudget,
   ): Promise<void> => {
     const id = anomalyRecordId(message, destination);
-    await release(budget, destination, async (signal) => (await deps.ledger.escalations()).digestShown(id, firstSeen, signal));
+    await release(budget, destination, async (signal) => {
+      const opening = firstSeen ?? (await deps.ledger.readAnomaly(id, signal))?.firstSeen;
+      if (opening !== undefined) await (await deps.ledger.escalations()).openingShown(id, opening, signal);
+    });
   };
   return { claim, settle, untriageable, shown, followUpNow };
 }

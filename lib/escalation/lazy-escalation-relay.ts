@@ -2,7 +2,7 @@
 // anomaly's post, and bundled on its own (a lazy-*.ts module): a configuration without
 // escalations never parses it. What it shares with the cold path comes in as arguments.
 import type { AnomalyStart } from '../dedup/ledger.js';
-import type { AnomalyHeld, Held } from '../dedup/once.js';
+import type { AnomalyHeld } from '../dedup/once.js';
 import type { AlertForTarget } from '../delivery/deliver.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
@@ -22,7 +22,7 @@ export function watch(
   wiring: EscalationWiring,
   alert: AlertForTarget,
   start: AnomalyStart,
-  held: Held,
+  held: 'delivered' | 'queued',
   budget: InvocationBudget,
 ): Promise<boolean> {
   let watcher = wired.get(wiring);

@@ -1,5 +1,4 @@
 import type { AnomalyStart, EscalationClaimOutcome } from '../dedup/ledger.js';
-import type { Held } from '../dedup/once.js';
 import type { DeliveryResult } from '../delivery/deliver.js';
 import type { EscalationOutcome } from '../metrics/metrics.js';
 import type { EscalateOptions } from '../notify/options.js';
@@ -42,8 +41,11 @@ export interface EscalationPlan {
   opening: boolean;
   /** Epoch seconds the anomaly's record must last to; absent when its own expiry already covers it. */
   keepUntil?: number;
-  /** The opening waits in a group: its job escalates only once the group's digest showed it with a way to triage. */
-  grouped?: true;
+  /**
+   * The opening waits to be posted (in a group, on the retry queue): its job escalates only once
+   * it was shown with a way to triage, which the closing or the retry that posts it says.
+   */
+  unposted?: true;
 }
 
 /**
@@ -59,7 +61,7 @@ export interface EscalationPlan {
 export function planEscalation(
   escalate: EscalateOptions,
   start: AnomalyStart,
-  held: Held,
+  held: 'delivered' | 'queued',
   nowMs: number,
   windowSeconds?: number,
 ): EscalationPlan | undefined {
@@ -83,14 +85,14 @@ export function planEscalation(
     updates,
     delaySeconds: hopSeconds(left),
     opening: start.kind === 'opened',
-    ...(held === 'grouped' ? { grouped: true as const } : {}),
+    ...(start.kind === 'opened' && held === 'queued' ? { unposted: true as const } : {}),
     ...(windowSeconds !== undefined && keepUntil > nowSeconds + windowSeconds ? { keepUntil } : {}),
   };
 }
 
 /**
- * How often a due job whose grouped opening nobody was shown yet asks again: its group's closing
- * may wait for the chat a while (a throttle, a backoff).
+ * How often a due job whose opening nobody was shown yet asks again: its group's closing or its
+ * retry may wait for the chat a while (a throttle, a backoff).
  */
 export const UNSHOWN_AGAIN_SECONDS = 30;
 
@@ -102,8 +104,8 @@ export type ClaimStep =
   | { kind: 'again'; delaySeconds: number; deferred?: true };
 
 /**
- * `overdueSeconds`: how long past its due time the job is. A grouped opening that no digest showed
- * by the time its record may expire (its closing was lost) never escalates.
+ * `overdueSeconds`: how long past its due time the job is. An opening that was not shown by the
+ * time its record may expire (its closing or its retry was lost) never escalates.
  */
 export function afterClaim(claim: EscalationClaimOutcome, overdueSeconds = 0): ClaimStep {
   switch (claim.kind) {

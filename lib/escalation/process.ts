@@ -153,7 +153,7 @@ async function escalationStep(
         holdSeconds: claimHoldSeconds(budget.remainingMs()),
         firstSeen: job.firstSeen,
         ...(job.deferred ? {} : { updates: job.updates }),
-        ...(job.grouped ? { grouped: job.grouped } : {}),
+        ...(job.unposted ? { unposted: job.unposted } : {}),
       },
       signal,
     ),

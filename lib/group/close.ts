@@ -156,10 +156,11 @@ export async function closeGroup(
     page,
   );
 
-  // An anomaly escalates only from where someone could have triaged it, and its grouped opening's
-  // escalation waits for the closing (lib/escalation/plan.ts, `unshown`): the openings of a part
+  // An anomaly escalates only from where someone could have triaged it, and a grouped opening's
+  // escalation waits for the closing (lib/escalation/plan.ts, `unposted`): the openings of a part
   // posted with a way to triage may escalate now; those of a digest posted without its link (none
-  // could be signed, or the destination offers none), or parked unseen, never do.
+  // could be signed, or the destination offers none) never do. A parked opening is forgotten
+  // (settle), so that its escalation finds it gone.
   /** `withdrawn`: why nobody could triage them, which the log says; absent when they were shown with a way. */
   const escalations = async (keys: Iterable<string>, withdrawn?: string) => {
     const { ledger } = deps;
@@ -184,7 +185,6 @@ export async function closeGroup(
     if (!parked.every(Boolean)) {
       return later({ kind: 'retry', reason: 'dead_letter_unavailable', delaySeconds: retryDelaySeconds({}, 1), attempted: true });
     }
-    await escalations(unposted, 'escalation withdrawn: the group was parked before anyone was shown its anomalies');
     await delivered(
       group.entries.filter((entry) => !unposted.has(entry.key)),
       opened,

@@ -414,7 +414,7 @@ describe.skipIf(!moto)("a grouped opening's escalation, in the moto table", () =
     const id = anomalyRecordId(message('Grouped spend rose', ''), 'finops');
     expect(await groupedEscalationClaims(ledger, id)).toEqual(GROUPED_ESCALATION_ANSWERS);
     const gone = anomalyRecordId(message('Never opened', ''), 'finops');
-    await (await ledger.escalations()).digestShown(gone, 1);
+    await (await ledger.escalations()).openingShown(gone, 1);
     expect(
       (await dynamo.send(new GetItemCommand({ TableName: tableName, Key: { id: { S: gone } }, ConsistentRead: true }))).Item,
     ).toBeUndefined();
