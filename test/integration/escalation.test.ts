@@ -22,10 +22,10 @@ import { type AwsProxy, startAwsProxy } from '../helpers/aws-proxy.js';
 import { type RunningBundle, startBundle } from '../helpers/bundle.js';
 import { type FakeChat, startFakeTeams } from '../helpers/chat-servers.js';
 import { grantedActions, loadTemplate } from '../helpers/cloudformation.js';
-import { GROUPED_ESCALATION_ANSWERS, groupedEscalationClaims } from '../helpers/grouped-escalation-claims.js';
 import { createDedupTable } from '../helpers/relay-stack.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/slack-server.js';
 import { createQueues, sqsClient, type TestQueues, toEvent } from '../helpers/sqs.js';
+import { UNPOSTED_ESCALATION_ANSWERS, unpostedEscalationClaims } from '../helpers/unposted-escalation-claims.js';
 
 const moto = motoUrl();
 const DOMAIN = 'cost-alerts.example.org';
@@ -406,13 +406,13 @@ describe.skipIf(!moto)('an anomaly kept for its escalation, in the moto table', 
   });
 });
 
-describe.skipIf(!moto)("a grouped opening's escalation, in the moto table", () => {
-  it('is claimed only once its digest showed it, as the in-memory ledger answers; a mark on no item creates none', async () => {
+describe.skipIf(!moto)('the escalation of an opening that waited (grouped, queued), in the moto table', () => {
+  it('is claimed only once the opening was shown, as the in-memory ledger answers; a mark on no item creates none', async () => {
     const { name: tableName, dynamo } = await createDedupTable(moto as string);
     const client = awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS, env: awsEnvironment(moto as string) });
     const ledger = dynamoLedger(client, { tableName, windowSeconds: 3_600 });
     const id = anomalyRecordId(message('Grouped spend rose', ''), 'finops');
-    expect(await groupedEscalationClaims(ledger, id)).toEqual(GROUPED_ESCALATION_ANSWERS);
+    expect(await unpostedEscalationClaims(ledger, id)).toEqual(UNPOSTED_ESCALATION_ANSWERS);
     const gone = anomalyRecordId(message('Never opened', ''), 'finops');
     await (await ledger.escalations()).openingShown(gone, 1);
     expect(

@@ -38,10 +38,10 @@ import { createPacer } from '../../lib/retry/pacer.js';
 import { processBatch, type QueueRecord } from '../../lib/retry/process-batch.js';
 import { budgetOf } from '../helpers/budget.js';
 import { capturedLogger, chatServices, manualClock, memoryDeadLetters, memoryRetryQueue } from '../helpers/fake-delivery-ports.js';
-import { GROUPED_ESCALATION_ANSWERS, groupedEscalationClaims } from '../helpers/grouped-escalation-claims.js';
 import { memoryConfigStore } from '../helpers/memory-config-store.js';
 import { memoryLedger } from '../helpers/memory-ledger.js';
 import { memoryMetrics } from '../helpers/memory-metrics.js';
+import { UNPOSTED_ESCALATION_ANSWERS, unpostedEscalationClaims } from '../helpers/unposted-escalation-claims.js';
 
 const HOOK_SECRET = 'https://hooks.slack.com/services/T0/B0/escalation-secret';
 const FLOW_SECRET = 'https://prod-1.westus.logic.azure.com/workflows/oncall/invoke?sig=ONCALLSECRET';
@@ -474,12 +474,12 @@ describe('an escalation job on the retry queue (delivery-retry)', () => {
     expect(s.metrics.count('Escalations', { outcome: 'cancelled' })).toBe(1);
   });
 
-  it("a grouped opening's job claims it only once its digest showed it; the in-memory ledger as the table", async () => {
+  it('the job of an opening that waited (grouped, queued) claims it only once it was shown; the in-memory ledger as the table', async () => {
     const ledger = inMemoryLedger(manualClock().now);
-    expect(await groupedEscalationClaims(ledger, anomalyRecordId(alert(), 'finops'))).toEqual(GROUPED_ESCALATION_ANSWERS);
+    expect(await unpostedEscalationClaims(ledger, anomalyRecordId(alert(), 'finops'))).toEqual(UNPOSTED_ESCALATION_ANSWERS);
   });
 
-  it('a grouped opening no digest showed by the time its record may expire is dropped, not asked after for ever', () => {
+  it('an opening never shown by the time its record may expire is dropped, not asked after for ever', () => {
     expect(afterClaim({ kind: 'unshown' }, 0)).toEqual({ kind: 'again', delaySeconds: UNSHOWN_AGAIN_SECONDS });
     expect(afterClaim({ kind: 'unshown' }, KEEP_AFTER_DUE_SECONDS)).toEqual({ kind: 'drop', outcome: 'dropped', reason: 'never_shown' });
   });
@@ -713,6 +713,38 @@ describe('an escalation job on the retry queue (delivery-retry)', () => {
     });
     expect(result.batchItemFailures).toEqual([]);
     expect(s.teams.posts.at(-1)?.escalation).toEqual({ from: 'finops', afterMinutes: WAIT_MINUTES });
+  });
+
+  it('an opening still on the retry queue when due waits for delivery-retry to post it, then escalates once; one parked never does', async () => {
+    for (const last of ['delivered', 'parked'] as const) {
+      const s = setup();
+      s.slack.answer({ kind: 'retryable', reason: 'ratelimited', retryAfterMs: 1_000 });
+      expect((await s.send('finops')).kind).toBe('queued');
+      const { job } = s.next();
+      s.atDue(job);
+      // The chat still throttles it: nobody at finops has seen the anomaly.
+      await s.process(job);
+      expect(s.teams.posts).toEqual([]);
+      expect(s.next()).toEqual({ job, delaySeconds: UNSHOWN_AGAIN_SECONDS });
+
+      const delivery = createDelivery({
+        services: chatServices({ slack: s.slack }),
+        postTimeoutMs: 5_000,
+        deadLetters: s.deadLetters,
+        logger: s.log.logger,
+        now: s.clock.now,
+        sleep: s.clock.sleep,
+      });
+      if (last === 'parked') s.slack.answer({ kind: 'refused', reason: 'channel_not_found' });
+      const queued = s.retryQueue.jobs[0]!.job;
+      expect((await processBatch([record(JSON.stringify(queued))], retryDeps(s, delivery))).batchItemFailures).toEqual([]);
+      expect(s.deadLetters.parked).toHaveLength(last === 'parked' ? 1 : 0);
+      s.clock.advance(UNSHOWN_AGAIN_SECONDS * 1000);
+      for (const copy of [job, job]) await s.process(copy);
+      expect(s.teams.posts.map((post) => post.escalation)).toEqual(
+        last === 'delivered' ? [{ from: 'finops', afterMinutes: WAIT_MINUTES }] : [],
+      );
+    }
   });
 
   it('`to` refuses it: parked for a human with the mark, counted failed, and not tried again', async () => {

@@ -5,7 +5,7 @@ import type { DeliveryLedger, EscalationClaimOutcome } from '../../lib/dedup/led
  * one and the DynamoDB one answer alike: unshown until the closing marks this opening shown (a mark
  * on another opening changes nothing), while a job of an opening posted at once claims it as before.
  */
-export async function groupedEscalationClaims(ledger: DeliveryLedger, id: string): Promise<EscalationClaimOutcome[]> {
+export async function unpostedEscalationClaims(ledger: DeliveryLedger, id: string): Promise<EscalationClaimOutcome[]> {
   const start = await ledger.startAnomaly(id);
   if (start.kind !== 'opened' || start.firstSeen === undefined) throw new Error('the anomaly was opened already');
   const { firstSeen } = start;
@@ -21,7 +21,7 @@ export async function groupedEscalationClaims(ledger: DeliveryLedger, id: string
   return answers;
 }
 
-export const GROUPED_ESCALATION_ANSWERS: EscalationClaimOutcome[] = [
+export const UNPOSTED_ESCALATION_ANSWERS: EscalationClaimOutcome[] = [
   { kind: 'unshown' },
   { kind: 'unshown' },
   { kind: 'claimed' },
