@@ -130,7 +130,8 @@ export function deploy(deployment: SimDeployment, ports: Ports): SimFunctions {
     metrics: emfMetrics(fn, (line) => sinks.log(line.trimEnd()), ports.now),
     aws: ports.aws,
   });
-  const services = (env: Record<string, string>) => createChatServices(ports.transport, env);
+  // The kinds post over the simulated services' fetch, and to AWS (EventBridge) through the AWS port.
+  const services = (env: Record<string, string>) => createChatServices(ports.transport, env, ports.aws);
 
   const relays = pool('relay', deployment.relay, ports, (env, sinks) =>
     createRelayFromEnvironment(env, { ...common('relay', sinks, env), services: services(env) }),

@@ -6,13 +6,12 @@ import { DYNAMODB, SECRETS_MANAGER } from '../lib/aws/json-client.js';
 import { EVENTBRIDGE } from '../lib/notify/eventbridge/lazy-eventbridge-post.js';
 import { declaredTableShape } from './aws/declared-table.js';
 import { memoryTable } from './aws/dynamodb.js';
-import { memoryEventBridge } from './aws/events.js';
 import { memorySecrets } from './aws/secrets.js';
 import { memorySqs } from './aws/sqs.js';
 import { installClock } from './clock.js';
 import { readDeployment } from './deployment.js';
 import { deploy, InvocationTimedOutError, type Output } from './functions.js';
-import { checkInvariants, eventsOf, type History, type Violation } from './invariants.js';
+import { checkInvariants, eventsOf, type History, isEscalationText, type Violation } from './invariants.js';
 import { type Random, seeded } from './random.js';
 import { type Alert, DAY_MS, drawWorkload, START, type Workload } from './workload.js';
 import { type FaultRates, NO_FAULTS, spellFaults } from './world/faults.js';
@@ -143,10 +142,10 @@ async function simulate(
     latencyMs: () => worldRandom.int(40, 400),
     retryAfterSeconds: () => worldRandom.int(1, 30),
     slackBotToken: workload.slackApp.botToken,
+    webhookSecret: workload.webhookSecret,
   });
   const platform = simPlatform({ now, faults, latencyMs: () => worldRandom.int(50, 600), payers: workload.payers });
   secrets.put(deployment.secrets.platform, JSON.stringify({ username: platform.username, password: platform.password }));
-  const bus = memoryEventBridge({ now });
   const output: Output[] = [];
   const functions = deploy(deployment, {
     aws: {
@@ -156,7 +155,7 @@ async function simulate(
           : service === SECRETS_MANAGER
             ? secrets.call
             : service.signingName === EVENTBRIDGE.signingName
-              ? bus.call
+              ? services.events
               : table.call,
       sqs: sqs.lazySqs,
     },
@@ -186,7 +185,15 @@ async function simulate(
     drainFrom,
     end: 0,
     configChanges: [],
-    secrets: [workload.basic.password, workload.slackApp.botToken, workload.slackApp.signingSecret, triageKey, platform.password],
+    secrets: [
+      workload.basic.password,
+      workload.slackApp.botToken,
+      workload.slackApp.signingSecret,
+      triageKey,
+      platform.password,
+      workload.webhookSecret,
+    ],
+    webhookRequests: services.webhookRequests,
   };
   const timedOut = (error: unknown) => {
     if (error instanceof InvocationTimedOutError) {
@@ -437,7 +444,7 @@ async function simulate(
   await clock.settle();
 
   const violations = checkInvariants(history);
-  const escalations = services.shown.filter((s) => /Not acknowledged at /.test(s.text) && s.how !== 'edit').length;
+  const escalations = services.shown.filter((s) => isEscalationText(s.text) && s.how !== 'edit').length;
   const counts = {
     alerts: history.answers.filter((a) => a.attempt === 1).length,
     faults: [...services.faults.entries()].filter(([f]) => f !== 'none').reduce((n, [, c]) => n + c, 0),

@@ -17,7 +17,7 @@ export const START = Date.parse('2026-03-26T00:00:00Z');
 /** A destination of the drawn configuration, with where its posts land at the simulated service. */
 export interface DrawnDestination {
   name: string;
-  kind: 'slack' | 'slack-app' | 'teams' | 'googlechat' | 'pagerduty' | 'jira';
+  kind: 'slack' | 'slack-app' | 'teams' | 'googlechat' | 'pagerduty' | 'jira' | 'eventbridge' | 'webhook';
   config: Record<string, unknown>;
   /** The `place` the simulated service shows its posts under. */
   place: string;
@@ -73,6 +73,8 @@ export interface Workload {
   directoryMinute: number;
   basic: { username: string; password: string };
   slackApp: { botToken: string; signingSecret: string };
+  /** The webhook destination's signing secret (`whsec_…`), which its receiver verifies with. */
+  webhookSecret: string;
   end: number;
 }
 
@@ -183,14 +185,36 @@ export function drawWorkload(random: Random, days: number): Workload {
 
   // Escalations lead onwards, never back: each one to a destination later in the list.
   const byName = new Map(destinations.map((d) => [d.name, d]));
-  const escalate = (from: string, to: string, p: number) => {
+  const escalate = (from: string, to: string, p: number, chance = random) => {
     const d = byName.get(from);
-    if (d && random.chance(p)) d.config['escalate'] = { afterMinutes: random.int(15, 240), to };
+    if (d && chance.chance(p)) d.config['escalate'] = { afterMinutes: chance.int(15, 240), to };
   };
   escalate('storm', random.pick(['oncall', 'tickets']), 0.9);
   escalate('teams', 'oncall', 0.5);
   escalate('app', random.pick(['oncall', 'tickets']), 0.6);
   escalate('gchat', 'teams', 0.4);
+
+  // The kinds read by programs: a bus and a webhook receiver. Drawn from a stream of their own, so
+  // that every other draw of a seed stays what it was before they joined.
+  const programs = random.fork('programs');
+  const webhookSecret = `whsec_${Buffer.from(Array.from({ length: 32 }, () => programs.int(0, 255))).toString('base64')}`;
+  const programSummary = () =>
+    programs.chance(0.6)
+      ? { summary: { weekday: programs.pick(WEEKDAYS), hour: programs.int(0, 23), timeZone: programs.pick(TIME_ZONES) } }
+      : {};
+  add('bus', 'eventbridge', { type: 'eventbridge', eventBus: 'finops-sim', ...programSummary() }, 'finops-sim', 'eventbridge:finops-sim');
+  add(
+    'hooks',
+    'webhook',
+    { type: 'webhook', url: 'https://hooks.receiver.example/cost/sim', secret: webhookSecret, ...programSummary() },
+    '/cost/sim',
+    'webhook:hooks.receiver.example/cost/sim',
+  );
+  byName.set('bus', destinations[destinations.length - 2] as DrawnDestination);
+  byName.set('hooks', destinations[destinations.length - 1] as DrawnDestination);
+  // The receiver is where an anomaly left open at a chat without an escalation of its own may go.
+  const free = ['teams', 'app', 'gchat'].filter((name) => !byName.get(name)?.config['escalate']);
+  if (free.length > 0) escalate(programs.pick(free), 'hooks', 0.8, programs);
 
   const stormAccounts = allAccounts.slice(0, Math.max(2, Math.floor(allAccounts.length / 3))).map((a) => a.id);
   const appAccounts = allAccounts.slice(-2).map((a) => a.id);
@@ -209,6 +233,9 @@ export function drawWorkload(random: Random, days: number): Workload {
       { when: { accountId: appAccounts }, to: ['app'] },
       { when: { accountId: pagedAccounts }, to: ['oncall'] },
       { when: { objectType: ['recommendation_report'] }, to: ['tickets'] },
+      // Alerts that also go elsewhere: one storm account onto the bus, the paged one and one of the app's to the receiver.
+      { when: { accountId: stormAccounts.slice(0, 1) }, to: ['bus'] },
+      { when: { accountId: [...pagedAccounts, ...appAccounts.slice(0, 1)] }, to: ['hooks'] },
     ],
   };
 
@@ -346,6 +373,7 @@ export function drawWorkload(random: Random, days: number): Workload {
     directoryMinute: random.int(0, 59),
     basic,
     slackApp,
+    webhookSecret,
     end,
   };
 }

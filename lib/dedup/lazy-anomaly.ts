@@ -24,6 +24,7 @@ type AnomalyItem = {
   escalationToken?: { S?: string };
   escalationUpdates?: { N?: string };
   escalationUnscheduled?: { N?: string };
+  openingShown?: { N?: string };
 };
 
 /** The item as stored: `firstSeen` only where an opening wrote it (ledger.ts, anomalyStartOf). */
@@ -58,6 +59,7 @@ function escalationFound(item: AnomalyItem | undefined, claim: EscalationClaim, 
   if (item.triage) return { kind: 'triaged' };
   // The client retries a write whose answer was lost; the retry then meets the lease itself.
   if (item.escalationToken?.S === claim.token) return { kind: 'claimed' };
+  if (claim.unposted && item.openingShown?.N !== item.firstSeen.N) return { kind: 'unshown' };
   const until = Number(item.escalationUntil?.N);
   if (Number.isFinite(until) && until >= t) return { kind: 'held', retryAfterSeconds: Math.max(1, until - t) };
   return { kind: 'newer' };
@@ -286,6 +288,8 @@ export function dynamoAnomalyTable(
       // A triage action of any kind cancels, also one written before the opening; a job that saw
       // fewer follow-ups than the item lets the job with the later content go first.
       const newer = claim.updates === undefined ? '' : ' AND (attribute_not_exists(followUps) OR followUps <= :updates)';
+      // An opening that waited (in a group, on the retry queue), only once it was shown with a way to triage.
+      const shown = claim.unposted ? ' AND openingShown = :firstSeen' : '';
       try {
         await dynamo(
           'UpdateItem',
@@ -295,7 +299,7 @@ export function dynamoAnomalyTable(
             UpdateExpression: 'SET escalationUntil = :until, escalationToken = :token',
             ConditionExpression:
               'firstSeen = :firstSeen AND attribute_not_exists(triage) AND attribute_not_exists(escalatedAt)' +
-              ` AND (attribute_not_exists(escalationUntil) OR escalationUntil < :now)${newer}`,
+              ` AND (attribute_not_exists(escalationUntil) OR escalationUntil < :now)${newer}${shown}`,
             ExpressionAttributeValues: {
               ':firstSeen': { N: String(claim.firstSeen) },
               ':until': { N: String(t + claim.holdSeconds) },
@@ -386,6 +390,23 @@ export function dynamoAnomalyTable(
             Key: { id: { S: id } },
             UpdateExpression: 'REMOVE escalationUnscheduled',
             ConditionExpression: 'escalationUnscheduled = :firstSeen',
+            ExpressionAttributeValues: { ':firstSeen': { N: String(firstSeen) } },
+          },
+          signal,
+        ),
+      );
+    },
+
+    async openingShown(id, firstSeen, signal) {
+      await ignoringConditionFailure(
+        dynamo(
+          'UpdateItem',
+          {
+            TableName,
+            Key: { id: { S: id } },
+            UpdateExpression: 'SET openingShown = :firstSeen',
+            // Only on the opening it is about (the update would create a gone item).
+            ConditionExpression: 'firstSeen = :firstSeen',
             ExpressionAttributeValues: { ':firstSeen': { N: String(firstSeen) } },
           },
           signal,

@@ -178,6 +178,11 @@ export interface EscalationClaim extends Claim {
   firstSeen: number;
   /** The follow-ups the job's content had seen; undefined once the job gave a newer one its turn. */
   updates?: number | undefined;
+  /**
+   * Its opening was not posted yet when the job was sent (it waited in a group or on the retry
+   * queue): it escalates only once the opening was shown with a way to triage (`openingShown`).
+   */
+  unposted?: true | undefined;
 }
 
 /** What an anomaly's item says of one escalation job. */
@@ -188,6 +193,8 @@ export type EscalationClaimOutcome =
   | { kind: 'gone' | 'escalated' | 'triaged' }
   /** A job with later content (more follow-ups) exists and is due at the same time. */
   | { kind: 'newer' }
+  /** An `unposted` job's opening still waits to be shown (its group to close, its retry to post): nobody here has seen it. */
+  | { kind: 'unshown' }
   /** Another attempt holds the lease, for at most `retryAfterSeconds`. */
   | { kind: 'held'; retryAfterSeconds: number };
 
@@ -201,11 +208,16 @@ export interface EscalationLedger {
   keepAnomaly(id: string, firstSeen: number, untilSeconds: number, signal?: AbortSignal): Promise<void>;
   /**
    * One conditional write: the lease when the opening is still there, untriaged, not escalated,
-   * not leased and (with `updates`) has seen no more follow-ups; otherwise why not.
+   * not leased, (with `updates`) has seen no more follow-ups and (`unposted`) was shown since; otherwise why not.
    */
   claimEscalation(id: string, claim: EscalationClaim, signal?: AbortSignal): Promise<EscalationClaimOutcome>;
   /** The anomaly escalated (or nothing more can come of it): no other job of this opening does. The lease ends. */
   escalated(id: string, firstSeen: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * This opening, which waited in a group or on the retry queue, is now posted with a way to triage
+   * it: its `unposted` escalation job may claim it. Never on another opening.
+   */
+  openingShown(id: string, firstSeen: number, signal?: AbortSignal): Promise<void>;
   /** Ends this attempt's own lease without escalating, so that the job may try again. */
   releaseEscalation(id: string, token: string, signal?: AbortSignal): Promise<void>;
   /**

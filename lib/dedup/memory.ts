@@ -22,10 +22,12 @@ export type MemoryAnomaly = StoredAnomaly & {
   escalationUpdates?: number;
   /** The opening whose wait could not be set (its `firstSeen`). */
   escalationUnscheduled?: number;
+  /** The opening posted with a way to triage after it waited (its `firstSeen`). */
+  openingShown?: number;
 };
 
 /** The item as the DynamoDB adapter reads it: what it says of the escalation is the current opening's. */
-const storedOf = ({ escalatedAt, escalationUnscheduled, ...item }: MemoryAnomaly): StoredAnomaly => {
+const storedOf = ({ escalatedAt, escalationUnscheduled, openingShown: _shown, ...item }: MemoryAnomaly): StoredAnomaly => {
   const escalation =
     escalatedAt !== undefined
       ? 'escalated'
@@ -73,6 +75,7 @@ export function inMemoryLedger(
       if (item?.firstSeen !== claim.firstSeen) return { kind: 'gone' };
       if (item.escalatedAt !== undefined) return { kind: 'escalated' };
       if (triageOf?.(id) ?? item.triage) return { kind: 'triaged' };
+      if (claim.unposted && item.openingShown !== claim.firstSeen) return { kind: 'unshown' };
       const until = item.escalationUntil ?? 0;
       if (item.escalationToken !== claim.token && until >= seconds()) {
         return { kind: 'held', retryAfterSeconds: Math.max(1, until - seconds()) };
@@ -105,6 +108,10 @@ export function inMemoryLedger(
       if (item?.escalationUnscheduled !== firstSeen) return;
       const { escalationUnscheduled: _unscheduled, ...rest } = item;
       anomalies.set(id, rest);
+    },
+    async openingShown(id, firstSeen) {
+      const item = anomalies.get(id);
+      if (item?.firstSeen === firstSeen) anomalies.set(id, { ...item, openingShown: firstSeen });
     },
     async releaseEscalation(id, token) {
       const item = anomalies.get(id);

@@ -345,6 +345,23 @@ export function retryLedger(deps: LedgerDependencies & { now?: () => number }) {
     const id = anomalyRecordId(message, destination);
     await withdraw(budget, destination, async (signal) => (await deps.ledger.escalations()).escalated(id, firstSeen, signal));
   };
-  return { claim, settle, untriageable, followUpNow };
+  const release = ledgerStep(deps, 'dedup table unavailable; an anomaly posted after it waited does not escalate');
+  /**
+   * An opening that waited (in a group, or on the retry queue) is posted where someone can triage
+   * it: its escalation, which waited for this, goes when due (at once, when that was earlier).
+   * `firstSeen` where the caller knows it; a queued alert's job keeps none, and the opening is the
+   * anomaly's as the table has it now.
+   */
+  const shown = async (
+    { message, destination, firstSeen }: { message: WebhookMessage; destination: string; firstSeen?: number },
+    budget: InvocationBudget,
+  ): Promise<void> => {
+    const id = anomalyRecordId(message, destination);
+    await release(budget, destination, async (signal) => {
+      const opening = firstSeen ?? (await deps.ledger.readAnomaly(id, signal))?.firstSeen;
+      if (opening !== undefined) await (await deps.ledger.escalations()).openingShown(id, opening, signal);
+    });
+  };
+  return { claim, settle, untriageable, shown, followUpNow };
 }
 export type RetryLedger = ReturnType<typeof retryLedger>;

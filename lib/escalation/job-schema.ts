@@ -28,6 +28,8 @@ const escalationJobSchema = z.strictObject({
   /** Where the alert arrived, so that the escalated message links to the triage page there. */
   origin: z.optional(originSchema),
   costCenters: z.optional(costCentersSchema),
+  /** Its opening waited at `from` (in a group, on the retry queue): it escalates only once it was shown there with a way to triage. */
+  unposted: z.optional(z.literal(true)),
   /** It found a job with later content and let it go first; it does not wait for one again. */
   deferred: z.optional(z.literal(true)),
   /**

@@ -41,6 +41,11 @@ export interface EscalationPlan {
   opening: boolean;
   /** Epoch seconds the anomaly's record must last to; absent when its own expiry already covers it. */
   keepUntil?: number;
+  /**
+   * The opening waits to be posted (in a group, on the retry queue): its job escalates only once
+   * it was shown with a way to triage, which the closing or the retry that posts it says.
+   */
+  unposted?: true;
 }
 
 /**
@@ -80,9 +85,16 @@ export function planEscalation(
     updates,
     delaySeconds: hopSeconds(left),
     opening: start.kind === 'opened',
+    ...(start.kind === 'opened' && held === 'queued' ? { unposted: true as const } : {}),
     ...(windowSeconds !== undefined && keepUntil > nowSeconds + windowSeconds ? { keepUntil } : {}),
   };
 }
+
+/**
+ * How often a due job whose opening nobody was shown yet asks again: its group's closing or its
+ * retry may wait for the chat a while (a throttle, a backoff).
+ */
+export const UNSHOWN_AGAIN_SECONDS = 30;
 
 /** What a due job does after its claim on the anomaly's item. */
 export type ClaimStep =
@@ -91,7 +103,11 @@ export type ClaimStep =
   /** Back on the queue for `delaySeconds`; `deferred` when it let a job with later content go first. */
   | { kind: 'again'; delaySeconds: number; deferred?: true };
 
-export function afterClaim(claim: EscalationClaimOutcome): ClaimStep {
+/**
+ * `overdueSeconds`: how long past its due time the job is. An opening that was not shown by the
+ * time its record may expire (its closing or its retry was lost) never escalates.
+ */
+export function afterClaim(claim: EscalationClaimOutcome, overdueSeconds = 0): ClaimStep {
   switch (claim.kind) {
     case 'claimed':
       return { kind: 'deliver' };
@@ -105,6 +121,9 @@ export function afterClaim(claim: EscalationClaimOutcome): ClaimStep {
       return { kind: 'again', delaySeconds: hopSeconds(claim.retryAfterSeconds + 1) };
     case 'newer':
       return { kind: 'again', delaySeconds: DEFER_SECONDS, deferred: true };
+    case 'unshown':
+      if (overdueSeconds >= KEEP_AFTER_DUE_SECONDS) return { kind: 'drop', outcome: 'dropped', reason: 'never_shown' };
+      return { kind: 'again', delaySeconds: UNSHOWN_AGAIN_SECONDS };
   }
 }
 

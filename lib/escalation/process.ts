@@ -153,11 +153,12 @@ async function escalationStep(
         holdSeconds: claimHoldSeconds(budget.remainingMs()),
         firstSeen: job.firstSeen,
         ...(job.deferred ? {} : { updates: job.updates }),
+        ...(job.unposted ? { unposted: job.unposted } : {}),
       },
       signal,
     ),
   );
-  const step = afterClaim(claim);
+  const step = afterClaim(claim, -secondsLeft(due, ports.now()));
   if (step.kind === 'drop') {
     log.info('escalation not posted', { to: escalate.to, outcome: step.outcome, reason: step.reason });
     count(step.outcome);

@@ -47,7 +47,7 @@ export function escalationWatcher(ports: WatchPorts): AnomalyHeld {
       if (plan.opening) metrics.add(escalationMetric('failed', type));
       return true;
     }
-    const job = escalationJob(alert, plan.firstSeen, plan.updates);
+    const job = escalationJob(alert, plan.firstSeen, plan.updates, plan.unposted);
     const id = anomalyRecordId(alert.message, target.name);
     const { keepUntil } = plan;
     const [scheduled, kept] = await Promise.allSettled([

@@ -11,7 +11,7 @@ import { addressOf, destinationType, kindOf } from '../notify/kinds.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { errorReason } from '../shared/errors.js';
 import type { Sleep } from '../shared/sleep.js';
-import { type DigestPage, type DigestPart, digestParts } from './digest.js';
+import { type DigestPage, digestParts } from './digest.js';
 import type { GroupCloseJob } from './job.js';
 import { GROUP_CALL_BUDGET_MS } from './join.js';
 import type { GroupEntry, GroupStore } from './store.js';
@@ -156,21 +156,24 @@ export async function closeGroup(
     page,
   );
 
-  // An anomaly escalates only from where someone could have triaged it: the openings of a digest
-  // posted without its link (none could be signed, or the destination offers none) never do.
-  const untriageable = async (part: DigestPart) => {
+  // An anomaly escalates only from where someone could have triaged it, and a grouped opening's
+  // escalation waits for the closing (lib/escalation/plan.ts, `unposted`): the openings of a part
+  // posted with a way to triage may escalate now; those of a digest posted without its link (none
+  // could be signed, or the destination offers none) never do. A parked opening is forgotten
+  // (settle), so that its escalation finds it gone.
+  /** `withdrawn`: why nobody could triage them, which the log says; absent when they were shown with a way. */
+  const escalations = async (keys: Iterable<string>, withdrawn?: string) => {
     const { ledger } = deps;
     if (!ledger || !target.destination.escalate) return;
-    const keys = new Set(part.keys);
+    const of = new Set(keys);
     const openings = group.entries.filter(
-      (entry) => keys.has(entry.key) && entry.anomaly?.kind !== 'follow_up' && entry.firstSeen !== undefined,
+      (entry) => of.has(entry.key) && entry.anomaly?.kind !== 'follow_up' && entry.firstSeen !== undefined,
     );
     if (openings.length === 0) return;
-    await inBatches(openings, ({ message, firstSeen }) => ledger.untriageable({ message, destination, firstSeen: firstSeen! }, budget));
-    deps.logger.info('escalation withdrawn: the digest offered no way to triage its anomalies', {
-      destination,
-      anomalies: openings.length,
-    });
+    await inBatches(openings, ({ message, firstSeen }) =>
+      (withdrawn ? ledger.untriageable : ledger.shown)({ message, destination, firstSeen: firstSeen! }, budget),
+    );
+    if (withdrawn) deps.logger.info(withdrawn, { destination, anomalies: openings.length });
   };
 
   /** Part `from` was refused: the alerts of the parts before it are delivered, every other one is parked. */
@@ -233,7 +236,10 @@ export async function closeGroup(
       });
     }
     if (outcome.opened) for (const key of part.keys) openings.set(key, outcome.opened);
-    if (part.digest && !link) await untriageable(part);
+    await escalations(
+      part.keys,
+      part.digest && !link ? 'escalation withdrawn: the digest offered no way to triage its anomalies' : undefined,
+    );
     // A closer that lost its lease stops: the one holding it now resumes after what is recorded.
     if (!(await step((signal) => deps.store.posted(destination, job.groupId, token, i + 1, signal)))) return LEASE_LOST;
     if (group.entries.length > 1) metrics.add(digestPostedMetric(type));

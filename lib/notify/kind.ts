@@ -1,4 +1,5 @@
 import type * as z from 'zod/mini';
+import type { AwsPorts } from '../aws/ports.js';
 import type { Posting } from '../chat/post-json.js';
 import type { ChatService, ClickSubject, MessageRef } from '../chat/service.js';
 import type { SummaryWeek } from '../format/summary.js';
@@ -18,6 +19,12 @@ export interface KindSettings {
    */
   posting: Posting;
   env?: KindEnvironment | undefined;
+  /**
+   * Where the function's AWS calls go (lib/aws/ports.ts): a kind that posts to an AWS service
+   * (EventBridge) posts through the port's client when it is given, as the simulation gives its
+   * in-memory bus, and with a client of its own to AWS otherwise.
+   */
+  aws?: AwsPorts | undefined;
 }
 
 /**

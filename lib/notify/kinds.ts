@@ -1,4 +1,5 @@
 import type * as z from 'zod/mini';
+import type { AwsPorts } from '../aws/ports.js';
 import { postingOver } from '../chat/post-json.js';
 import type { ChatService } from '../chat/service.js';
 import type { NodeFetch } from '../transport/fetch-over-node-http.js';
@@ -128,9 +129,12 @@ export const KIND_ENVIRONMENT = Object.assign({}, ...kindsOf().map((kind) => kin
   { [T in DestinationType]: (typeof KINDS)[T]['environment'] }[DestinationType]
 >;
 
-/** Every service of every kind; they post over node:http(s) unless given another transport. */
-export function createChatServices(transport?: NodeFetch, env?: KindEnvironment): ChatServices {
-  const settings = { posting: postingOver(transport), env };
+/**
+ * Every service of every kind; they post over node:http(s) unless given another transport, and
+ * call AWS through the function's AWS port where one is given.
+ */
+export function createChatServices(transport?: NodeFetch, env?: KindEnvironment, aws?: AwsPorts): ChatServices {
+  const settings = { posting: postingOver(transport), env, aws };
   return Object.assign({}, ...kindsOf().map((kind) => kind.services(settings))) as ChatServices;
 }
 

@@ -79,7 +79,7 @@ export function createRelayFromEnvironment(env: Record<string, string | undefine
     now,
   });
   const delivery = createDelivery({
-    services: options.services ?? createChatServices(undefined, settings),
+    services: options.services ?? createChatServices(undefined, settings, options.aws),
     postTimeoutMs: postTimeoutFrom(settings),
     ...(settings.DELIVERY_QUEUE_URL ? { retryQueue: sqsRetryQueue(sqs, settings.DELIVERY_QUEUE_URL) } : {}),
     ...(settings.DEAD_LETTER_QUEUE_URL ? { deadLetters: sqsDeadLetters(sqs, settings.DEAD_LETTER_QUEUE_URL) } : {}),

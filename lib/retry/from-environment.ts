@@ -67,7 +67,11 @@ export function createRetryWorkerFromEnvironment(
   // One pacer for everything this container posts: deliveries, each part of a digest, escalations.
   const pacer = createPacer();
   const delivery = createDelivery({
-    services: pacedServices(options.services ?? createChatServices(undefined, settings), pacer, settings.DELIVERY_MIN_INTERVAL_MS),
+    services: pacedServices(
+      options.services ?? createChatServices(undefined, settings, options.aws),
+      pacer,
+      settings.DELIVERY_MIN_INTERVAL_MS,
+    ),
     postTimeoutMs,
     // An escalation's first attempt at the destination it goes to waits here when that cannot take it yet.
     retryQueue: sqsRetryQueue(sqs, settings.DELIVERY_QUEUE_URL),

@@ -67,7 +67,7 @@ export function createSummaryFromEnvironment(
     records,
     weeks,
     linkKey: async (signal) => options.tokenKey ?? readKey?.(signal),
-    services: options.services ?? createChatServices(undefined, settings),
+    services: options.services ?? createChatServices(undefined, settings, options.aws),
     postTimeoutMs: postTimeoutFrom(settings),
     logger: log,
     metrics: options.metrics ?? metricsFromEnvironment('summary', env),

@@ -129,7 +129,7 @@ export function createTriageFromEnvironment(
           return (await chartRoute)(token, budget);
         }
       : undefined);
-  const services = createChatServices(transport, settings);
+  const services = createChatServices(transport, settings, options.aws);
   const post = async (service: ChatService, address: string, payload: unknown, botToken: string | undefined, timeoutMs: number) => {
     const outcome = await service.post(address, payload, { timeoutMs, ...(botToken ? { botToken } : {}) });
     if (outcome.kind !== 'delivered') throw new TriagePostRefusedError('The destination did not take the post.', outcome.reason);

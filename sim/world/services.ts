@@ -1,15 +1,20 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { type AwsJsonCall, AwsServiceError } from '../../lib/aws/json-client.js';
 import type { NodeFetch, NodeFetchInit } from '../../lib/transport/fetch-over-node-http.js';
 import { TimeoutError } from '../../lib/transport/node-request.js';
+import { memoryEventBridge } from '../aws/events.js';
 import { type Fault, type FaultPlan, takesPost } from './faults.js';
 
 /**
  * The services the relay posts to, in memory, as one fetch: Slack (incoming webhooks and the Web
  * API), Teams Workflows, Google Chat, PagerDuty's Events API (incidents by dedup_key, with its merge
- * rules), Jira Cloud, and any receiver of signed webhooks. Each answers in its own words, shows what
- * it took, and suffers the faults the plan draws. Time is the simulation's (setTimeout is faked).
+ * rules), Jira Cloud, a receiver of signed webhooks (it verifies each request and drops a retry by
+ * its webhook-id, as docs/webhook.md's receiver does), and Amazon EventBridge's buses (reached
+ * through the functions' AWS port, not over HTTP). Each answers in its own words, shows what it
+ * took, and suffers the faults the plan draws. Time is the simulation's (setTimeout is faked).
  */
 
-export type ServiceName = 'slack' | 'slack-app' | 'teams' | 'googlechat' | 'pagerduty' | 'jira' | 'webhook';
+export type ServiceName = 'slack' | 'slack-app' | 'teams' | 'googlechat' | 'pagerduty' | 'jira' | 'webhook' | 'eventbridge';
 
 /** One post a service took and shows (an edit of a shown message is one too, marked `edit`). */
 export interface Shown {
@@ -23,6 +28,8 @@ export interface Shown {
   text: string;
   /** A new message (`post`), an edit of one (`edit`), a thread reply (`reply`), an issue comment (`comment`). */
   how: 'post' | 'edit' | 'reply' | 'comment';
+  /** A webhook's `webhook-id`: the receiver shows each id once. */
+  id?: string;
   /** The post was taken, but its answer came too late or was lost: the sender could not know. */
   ambiguous: boolean;
   body: unknown;
@@ -51,6 +58,13 @@ export interface SimServices {
   faults: Map<Fault, number>;
   /** Every fault served, where and when. */
   faultLog: Array<{ at: number; key: string; fault: Fault }>;
+  /** EventBridge's PutEvents, as the functions' AWS port gives it: each event taken is shown at its bus. */
+  events: AwsJsonCall;
+  /**
+   * Every request the webhook receiver took, duplicates of an id included: what the message was
+   * (its type, and the alert markers it carries) under each id.
+   */
+  webhookRequests: Array<{ at: number; id: string; type: string; markers: string[]; duplicate: boolean }>;
 }
 
 export interface SimServicesOptions {
@@ -62,6 +76,8 @@ export interface SimServicesOptions {
   retryAfterSeconds: () => number;
   /** The Slack app's bot token: any other is refused as Slack does. */
   slackBotToken: string;
+  /** The webhook receiver's signing secret (`whsec_…`): a request not signed with it is refused with 401. */
+  webhookSecret: string;
 }
 
 /** The markers the workload writes: `simA<alert number>`. */
@@ -121,11 +137,32 @@ export function simServices(options: SimServicesOptions): SimServices {
   const faultLog: SimServices['faultLog'] = [];
   const slackMessages = new Map<string, { channel: string; replies: number }>();
   const jiraIssues = new Map<string, { project: string; comments: number }>();
+  const webhookIds = new Set<string>();
+  const webhookRequests: SimServices['webhookRequests'] = [];
+  const webhookKey = Buffer.from(options.webhookSecret.replace(/^whsec_/, ''), 'base64');
   let counter = 0;
 
+  const markersOf = (text: string) => [...new Set(text.match(MARKER) ?? [])];
   const show = (entry: Omit<Shown, 'at' | 'markers' | 'text' | 'ambiguous'>, ambiguous: boolean) => {
     const text = JSON.stringify(entry.body);
-    shown.push({ ...entry, at: now(), markers: [...new Set(text.match(MARKER) ?? [])], text, ambiguous });
+    shown.push({ ...entry, at: now(), markers: markersOf(text), text, ambiguous });
+  };
+
+  /** A Standard Webhooks request as a receiver checks it: signed with its secret, over the body as sent, within 5 minutes. */
+  const webhookIdOf = (init: NodeFetchInit | undefined): string | undefined => {
+    const headers = Object.fromEntries(
+      Object.entries((init?.headers ?? {}) as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]),
+    );
+    const id = headers['webhook-id'];
+    const timestamp = headers['webhook-timestamp'];
+    const body = typeof init?.body === 'string' ? init.body : '';
+    if (!id || !timestamp || Math.abs(now() / 1000 - Number(timestamp)) > 300) return undefined;
+    const expected = Buffer.from(createHmac('sha256', webhookKey).update(`${id}.${timestamp}.${body}`).digest('base64'));
+    const signed = (headers['webhook-signature'] ?? '')
+      .split(' ')
+      .map((s) => Buffer.from(s.replace(/^v1,/, '')))
+      .some((s) => s.length === expected.length && timingSafeEqual(s, expected));
+    return signed ? id : undefined;
   };
 
   /** What one service does with a request it takes: the answer, and what it shows. */
@@ -260,10 +297,24 @@ export function simServices(options: SimServicesOptions): SimServices {
         },
       };
     },
-    webhook: (url, body) => ({
-      answer: json(200, undefined),
-      effect: (ambiguous) => show({ service: 'webhook', place: url.pathname, how: 'post', body }, ambiguous),
-    }),
+    webhook: (url, body, init) => {
+      const id = webhookIdOf(init);
+      if (id === undefined) return { answer: json(401, undefined) };
+      return {
+        answer: json(204, undefined),
+        effect: (ambiguous) => {
+          // A retry of a message it has carries the message's id: the receiver keeps the first.
+          const duplicate = webhookIds.has(id);
+          const type = String((body as { type?: unknown } | undefined)?.type ?? '');
+          webhookRequests.push({ at: now(), id, type, markers: markersOf(JSON.stringify(body)), duplicate });
+          if (duplicate) return;
+          webhookIds.add(id);
+          show({ service: 'webhook', place: url.pathname, how: 'post', body, id }, ambiguous);
+        },
+      };
+    },
+    // Reached through the AWS port (`events` below), never over HTTP.
+    eventbridge: () => ({ answer: json(404, undefined) }),
   };
 
   const serviceOf = (url: URL): ServiceName | undefined => {
@@ -329,5 +380,37 @@ export function simServices(options: SimServicesOptions): SimServices {
     return answerOf(handled.answer, url.href);
   };
 
-  return { fetch, shown, incidents, pages, requests, faults, faultLog };
+  /** The same faults as a service over HTTP, in AWS's words: throttling and 5xx as AWS answers them, hangs, late and lost answers. */
+  const bus = memoryEventBridge({ now });
+  const events: AwsJsonCall = async (operation, input, signal) => {
+    const entries = (input['Entries'] ?? []) as Array<Record<string, unknown>>;
+    const place = `eventbridge:${String(entries[0]?.['EventBusName'] ?? 'default')}`;
+    const fault = options.faults.next(place);
+    faults.set(fault, (faults.get(fault) ?? 0) + 1);
+    if (fault !== 'none') faultLog.push({ at: now(), key: place, fault });
+    const init = signal ? { signal } : undefined;
+    if (fault === 'hang') {
+      await waitOrGiveUp(Number.POSITIVE_INFINITY, init);
+      throw new Error('unreachable');
+    }
+    await waitOrGiveUp(options.latencyMs(), init);
+    if (fault === 'throttle') throw new AwsServiceError('ThrottlingException', 400, {}, false, String(options.retryAfterSeconds()));
+    if (fault === 'unavailable') throw new AwsServiceError('ServiceUnavailableException', 503, {});
+    const before = bus.events.length;
+    const answer = await bus.call(operation, input, signal);
+    requests.set('eventbridge', (requests.get('eventbridge') ?? 0) + 1);
+    for (const event of bus.events.slice(before))
+      show(
+        { service: 'eventbridge', place: event.bus, how: 'post', body: { detailType: event.detailType, detail: event.detail } },
+        fault !== 'none',
+      );
+    if (fault === 'late') {
+      await waitOrGiveUp(Number.POSITIVE_INFINITY, init);
+      throw new Error('unreachable');
+    }
+    if (fault === 'lost') throw lostAnswer();
+    return answer;
+  };
+
+  return { fetch, shown, incidents, pages, requests, faults, faultLog, events, webhookRequests };
 }

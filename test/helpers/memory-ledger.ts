@@ -76,6 +76,7 @@ export function memoryLedger(now: () => number = Date.now, triageOf?: Parameters
           }),
         claimEscalation: (id: string, claim: EscalationClaim) => called('claim escalation', () => own.claimEscalation(id, claim)),
         escalated: (id: string, firstSeen: number) => called('escalated', () => own.escalated(id, firstSeen)),
+        openingShown: (id: string, firstSeen: number) => called('opening shown', () => own.openingShown(id, firstSeen)),
         releaseEscalation: (id: string, token: string) => called('release escalation', () => own.releaseEscalation(id, token)),
         waitingEscalation: (id: string, firstSeen: number) =>
           called('waiting escalation', async () => {

@@ -25,6 +25,7 @@ import { grantedActions, loadTemplate } from '../helpers/cloudformation.js';
 import { createDedupTable } from '../helpers/relay-stack.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/slack-server.js';
 import { createQueues, sqsClient, type TestQueues, toEvent } from '../helpers/sqs.js';
+import { UNPOSTED_ESCALATION_ANSWERS, unpostedEscalationClaims } from '../helpers/unposted-escalation-claims.js';
 
 const moto = motoUrl();
 const DOMAIN = 'cost-alerts.example.org';
@@ -402,5 +403,20 @@ describe.skipIf(!moto)('an anomaly kept for its escalation, in the moto table', 
     expect(await followUpAt(start + 5_100)).toEqual({ writes: 1, expiresAt: start + 8_700 });
     expect(await followUpAt(start + 5_200)).toEqual({ writes: 1, expiresAt: start + 8_800 });
     expect((await stored())['followUps']).toEqual({ N: '4' });
+  });
+});
+
+describe.skipIf(!moto)('the escalation of an opening that waited (grouped, queued), in the moto table', () => {
+  it('is claimed only once the opening was shown, as the in-memory ledger answers; a mark on no item creates none', async () => {
+    const { name: tableName, dynamo } = await createDedupTable(moto as string);
+    const client = awsJsonClient(DYNAMODB, { limits: DYNAMODB_LIMITS, env: awsEnvironment(moto as string) });
+    const ledger = dynamoLedger(client, { tableName, windowSeconds: 3_600 });
+    const id = anomalyRecordId(message('Grouped spend rose', ''), 'finops');
+    expect(await unpostedEscalationClaims(ledger, id)).toEqual(UNPOSTED_ESCALATION_ANSWERS);
+    const gone = anomalyRecordId(message('Never opened', ''), 'finops');
+    await (await ledger.escalations()).openingShown(gone, 1);
+    expect(
+      (await dynamo.send(new GetItemCommand({ TableName: tableName, Key: { id: { S: gone } }, ConsistentRead: true }))).Item,
+    ).toBeUndefined();
   });
 });

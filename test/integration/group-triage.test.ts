@@ -97,13 +97,16 @@ describe.skipIf(!moto)('a digest triaged from its page: relay, delivery-retry an
   /** The escalation job as if its opening had come two minutes ago: on the anomaly's item and in the job alike. */
   const due = async (job: Job): Promise<Job> => {
     const id = anomalyRecordId(job.message, job.from as string);
-    const firstSeen = Number((await item(id))['firstSeen']?.N);
+    const stored = await item(id);
+    const firstSeen = Number(stored['firstSeen']?.N);
     expect(job.firstSeen).toBe(firstSeen);
+    // The opening as shown by its digest is that earlier one too.
+    const shown = stored['openingShown']?.N === String(firstSeen) ? ', openingShown = :earlier' : '';
     await table.dynamo.send(
       new UpdateItemCommand({
         TableName: table.name,
         Key: { id: { S: id } },
-        UpdateExpression: 'SET firstSeen = :earlier',
+        UpdateExpression: `SET firstSeen = :earlier${shown}`,
         ExpressionAttributeValues: { ':earlier': { N: String(firstSeen - 120) } },
       }),
     );

@@ -444,6 +444,17 @@ describe('the DynamoDB dedup ledger', () => {
       retryAfterSeconds: 12,
     });
     expect(await found({ ...opening, followUps: { N: '2' }, escalationUntil: { N: String(t - 1) } })).toEqual({ kind: 'newer' });
+    // An unposted opening's job: only once this opening was shown.
+    aws.answer('DynamoDB_20120810.UpdateItem', {});
+    await escalations.claimEscalation('anomaly#1', { ...claim, unposted: true });
+    expect(aws.calls.at(-1)?.body['ConditionExpression']).toMatch(/ AND openingShown = :firstSeen$/);
+    const grouped = async (item: Record<string, unknown>) => {
+      aws.answer('DynamoDB_20120810.UpdateItem', { error: 'ConditionalCheckFailedException', fields: { Item: item } });
+      return escalations.claimEscalation('anomaly#1', { ...claim, unposted: true });
+    };
+    expect(await grouped(opening)).toEqual({ kind: 'unshown' });
+    expect(await grouped({ ...opening, openingShown: { N: String(t) } })).toEqual({ kind: 'unshown' });
+    expect(await grouped({ ...opening, openingShown: { N: String(t - 600) }, triage: { S: 'open' } })).toEqual({ kind: 'triaged' });
     aws.answer('DynamoDB_20120810.UpdateItem', { error: 'ProvisionedThroughputExceededException' });
     await expect(escalations.claimEscalation('anomaly#1', claim)).rejects.toMatchObject({ name: 'ProvisionedThroughputExceededException' });
   });

@@ -430,6 +430,38 @@ describe('an anomaly escalates only from where someone could triage it', () => {
   });
 });
 
+describe('an escalation due while its opening still waits in a group waits for the closing', () => {
+  it('nothing escalates before the digest posts; once it posts with its Triage link and nobody acts, each anomaly escalates once', async () => {
+    const s = setup();
+    for (const n of [1, 2]) expect(await s.send('storm', alert(n))).toEqual({ kind: 'grouped' });
+    // The chat holds the closing back past the escalation's due time: nobody at storm has seen either.
+    expect(await s.escalateDue()).toEqual([]);
+    expect(s.waiting).toHaveLength(4);
+    await s.close();
+    expect(linksIn(s.slack.payloads[0])).toHaveLength(1);
+    expect(await s.escalateDue()).toEqual(['Spend spike 1 in EC2', 'Spend spike 2 in EC2']);
+  });
+
+  it("a Slack app's grouped alert posted with its buttons after the due time escalates then, once", async () => {
+    const s = setup();
+    await s.send('app', alert(1));
+    expect(await s.escalateDue()).toEqual([]);
+    await s.close();
+    expect((s.slackApp.payloads[0] as SlackAppPayload).triage).toBeDefined();
+    expect(await s.escalateDue()).toEqual(['Spend spike 1 in EC2']);
+  });
+
+  it('a closing after the due time whose digest offers no way to triage escalates nothing', async () => {
+    const s = setup({ key: false });
+    for (const n of [1, 2]) await s.send('storm', alert(n));
+    expect(await s.escalateDue()).toEqual([]);
+    await s.close();
+    expect(linksIn(s.slack.payloads[0])).toEqual([]);
+    expect(await s.escalateDue()).toEqual([]);
+    expect(s.waiting).toEqual([]);
+  });
+});
+
 describe('digest lines name cost centers', () => {
   it("names each alert's cost centers where the owner directory knew them, within the line", async () => {
     const s = setup();

@@ -14,7 +14,15 @@ import { newJob } from '../../lib/delivery/job.js';
 import { parseDeliveryJob } from '../../lib/delivery/job-schema.js';
 import { type EscalationJob, escalationJob } from '../../lib/escalation/job.js';
 import { parseEscalationJob } from '../../lib/escalation/job-schema.js';
-import { DEFER_SECONDS, KEEP_AFTER_DUE_SECONDS, MARK_AGAIN_SECONDS, MAX_HOP_SECONDS, planEscalation } from '../../lib/escalation/plan.js';
+import {
+  afterClaim,
+  DEFER_SECONDS,
+  KEEP_AFTER_DUE_SECONDS,
+  MARK_AGAIN_SECONDS,
+  MAX_HOP_SECONDS,
+  planEscalation,
+  UNSHOWN_AGAIN_SECONDS,
+} from '../../lib/escalation/plan.js';
 import { processEscalation } from '../../lib/escalation/process.js';
 import type { EscalationQueue } from '../../lib/escalation/queue.js';
 import { escalationWatcher } from '../../lib/escalation/watch.js';
@@ -33,6 +41,7 @@ import { capturedLogger, chatServices, manualClock, memoryDeadLetters, memoryRet
 import { memoryConfigStore } from '../helpers/memory-config-store.js';
 import { memoryLedger } from '../helpers/memory-ledger.js';
 import { memoryMetrics } from '../helpers/memory-metrics.js';
+import { UNPOSTED_ESCALATION_ANSWERS, unpostedEscalationClaims } from '../helpers/unposted-escalation-claims.js';
 
 const HOOK_SECRET = 'https://hooks.slack.com/services/T0/B0/escalation-secret';
 const FLOW_SECRET = 'https://prod-1.westus.logic.azure.com/workflows/oncall/invoke?sig=ONCALLSECRET';
@@ -465,6 +474,16 @@ describe('an escalation job on the retry queue (delivery-retry)', () => {
     expect(s.metrics.count('Escalations', { outcome: 'cancelled' })).toBe(1);
   });
 
+  it('the job of an opening that waited (grouped, queued) claims it only once it was shown; the in-memory ledger as the table', async () => {
+    const ledger = inMemoryLedger(manualClock().now);
+    expect(await unpostedEscalationClaims(ledger, anomalyRecordId(alert(), 'finops'))).toEqual(UNPOSTED_ESCALATION_ANSWERS);
+  });
+
+  it('an opening never shown by the time its record may expire is dropped, not asked after for ever', () => {
+    expect(afterClaim({ kind: 'unshown' }, 0)).toEqual({ kind: 'again', delaySeconds: UNSHOWN_AGAIN_SECONDS });
+    expect(afterClaim({ kind: 'unshown' }, KEEP_AFTER_DUE_SECONDS)).toEqual({ kind: 'drop', outcome: 'dropped', reason: 'never_shown' });
+  });
+
   it("under npm start the triage page's own state cancels it too", async () => {
     const clock = manualClock();
     const triaged = new Set<string>();
@@ -694,6 +713,38 @@ describe('an escalation job on the retry queue (delivery-retry)', () => {
     });
     expect(result.batchItemFailures).toEqual([]);
     expect(s.teams.posts.at(-1)?.escalation).toEqual({ from: 'finops', afterMinutes: WAIT_MINUTES });
+  });
+
+  it('an opening still on the retry queue when due waits for delivery-retry to post it, then escalates once; one parked never does', async () => {
+    for (const last of ['delivered', 'parked'] as const) {
+      const s = setup();
+      s.slack.answer({ kind: 'retryable', reason: 'ratelimited', retryAfterMs: 1_000 });
+      expect((await s.send('finops')).kind).toBe('queued');
+      const { job } = s.next();
+      s.atDue(job);
+      // The chat still throttles it: nobody at finops has seen the anomaly.
+      await s.process(job);
+      expect(s.teams.posts).toEqual([]);
+      expect(s.next()).toEqual({ job, delaySeconds: UNSHOWN_AGAIN_SECONDS });
+
+      const delivery = createDelivery({
+        services: chatServices({ slack: s.slack }),
+        postTimeoutMs: 5_000,
+        deadLetters: s.deadLetters,
+        logger: s.log.logger,
+        now: s.clock.now,
+        sleep: s.clock.sleep,
+      });
+      if (last === 'parked') s.slack.answer({ kind: 'refused', reason: 'channel_not_found' });
+      const queued = s.retryQueue.jobs[0]!.job;
+      expect((await processBatch([record(JSON.stringify(queued))], retryDeps(s, delivery))).batchItemFailures).toEqual([]);
+      expect(s.deadLetters.parked).toHaveLength(last === 'parked' ? 1 : 0);
+      s.clock.advance(UNSHOWN_AGAIN_SECONDS * 1000);
+      for (const copy of [job, job]) await s.process(copy);
+      expect(s.teams.posts.map((post) => post.escalation)).toEqual(
+        last === 'delivered' ? [{ from: 'finops', afterMinutes: WAIT_MINUTES }] : [],
+      );
+    }
   });
 
   it('`to` refuses it: parked for a human with the mark, counted failed, and not tried again', async () => {

@@ -8,7 +8,7 @@ import { createAuthenticator } from '../../lib/auth/authenticate.js';
 import { createRequestAuthenticator } from '../../lib/auth/request-authenticator.js';
 import { awsJsonClient } from '../../lib/aws/json-client.js';
 import { postingOver } from '../../lib/chat/post-json.js';
-import { type AnomalyPost, OPENING, type PostOutcome } from '../../lib/chat/service.js';
+import { type AnomalyPost, type ChatService, OPENING, type PostOutcome } from '../../lib/chat/service.js';
 import { ConfigInvalidError } from '../../lib/config/errors.js';
 import { parseRelayConfig } from '../../lib/config/load.js';
 import { relayConfigSchema } from '../../lib/config/schema.js';
@@ -358,6 +358,27 @@ describe('where PutEvents goes and what it is signed with', () => {
       ['AKIDFROMENV', 'eu-west-1'],
       ['AKIDFROMENV', 'eu-west-1'],
     ]);
+  });
+
+  it('a function given an AWS port puts its events through the port’s client, as its other AWS calls, and reads its answers alike', async () => {
+    const calls: Array<{ service: string; operation: string; input: Record<string, unknown> }> = [];
+    const answers = [{ FailedEntryCount: 1, Entries: [{ ErrorCode: 'ThrottlingException', ErrorMessage: 'slow down' }] }, OK];
+    const services = createChatServices(undefined, settings(), {
+      json: (service) => async (operation, input) => {
+        calls.push({ service: service.signingName, operation, input });
+        return answers.shift() ?? OK;
+      },
+    });
+    const post = (serviceFor(services, destination) as ChatService<EventBridgePost>).post;
+    expect(await post(BUS, alert, { timeoutMs: 2_000 })).toEqual({ kind: 'retryable', reason: 'ThrottlingException' });
+    expect(await post(BUS, alert, { timeoutMs: 2_000 })).toEqual({ kind: 'delivered' });
+    expect(calls.map(({ service, operation }) => `${service} ${operation}`)).toEqual(['events PutEvents', 'events PutEvents']);
+    expect(((calls[0]?.input['Entries'] ?? []) as Array<Record<string, string>>)[0]).toMatchObject({
+      EventBusName: BUS,
+      DetailType: 'Cost Alert',
+    });
+    // Its own client, pointed at the fake AWS by EVENTBRIDGE_ENDPOINT_URL, is never used.
+    expect(aws.calls).toHaveLength(0);
   });
 
   it('settings it cannot use are retryable with what is missing, never guessed: no region for AWS itself', async () => {

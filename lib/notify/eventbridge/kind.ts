@@ -15,7 +15,7 @@ export const eventBridgeKind = {
   /** Where PutEvents goes instead of AWS (`npm start`'s console, a test's fake); unset: the AWS endpoint settings. */
   environment: { EVENTBRIDGE_ENDPOINT_URL: endpointVariable },
   addressOf: (destination) => destination.eventBus,
-  services: ({ env }) => ({ eventbridge: eventBridgeService(env) }),
+  services: ({ env, aws }) => ({ eventbridge: eventBridgeService(env, aws) }),
   serviceKey: () => 'eventbridge',
   editsOpening: () => false,
   links: () => true,

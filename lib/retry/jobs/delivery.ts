@@ -62,20 +62,16 @@ async function deliverRecord(
   const attempts = job.attempt + receivesOf(record) - wentBack;
   metrics(deps).add(retryAttemptMetric(type));
   const decision = await delivery.again({ job, target, attempts, maxAttempts: deps.maxAttempts }, budget);
+  const settlement = { message: job.message, destination: job.destination, ...(job.anomaly ? { anomaly: job.anomaly } : {}) };
+  // An anomaly's opening (a queued job keeps only a follow-up's place) where its escalation waits for it to be shown.
+  const opening = job.anomaly === undefined && target.destination.escalate !== undefined;
 
   if (decision.kind === 'delivered') {
     log.info('delivered from the retry queue', { attempts });
     metrics(deps).add(deliveryMetric(job.anomaly?.kind === 'follow_up' ? 'follow_up' : 'delivered', type));
-    await deps.ledger?.settle(
-      {
-        message: job.message,
-        destination: job.destination,
-        outcome: 'delivered',
-        ...(job.anomaly ? { anomaly: job.anomaly } : {}),
-        ...(decision.opened ? { opened: decision.opened } : {}),
-      },
-      budget,
-    );
+    await deps.ledger?.settle({ ...settlement, outcome: 'delivered', ...(decision.opened ? { opened: decision.opened } : {}) }, budget);
+    // An opening posted at last: its escalation, which waited for it, may go (lib/escalation/plan.ts, `unposted`).
+    if (opening) await deps.ledger?.shown(settlement, budget);
     await followUpDelivered(
       deps.escalations?.held,
       { deliveryId: job.deliveryId, target, message: job.message, anomaly: job.anomaly, origin: job.origin, costCenters: job.costCenters },
@@ -84,7 +80,6 @@ async function deliverRecord(
     return 'delivered';
   }
   const updated = { ...job, attempt: attempts, lastReason: decision.failure };
-  const settlement = { message: job.message, destination: job.destination, ...(job.anomaly ? { anomaly: job.anomaly } : {}) };
   if (decision.kind === 'park') {
     metrics(deps).add(deliveryMetric('parked', type));
     const parking = { firstAttemptAt: job.firstAttemptAt, parkToken: randomUUID() };
