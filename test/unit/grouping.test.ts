@@ -5,11 +5,12 @@ import { deliveryRecordId } from '../../lib/dedup/fingerprint.js';
 import { deliverOnce, retryLedger } from '../../lib/dedup/once.js';
 import { createDelivery, type FirstAttempt, type TriageControlsPort } from '../../lib/delivery/deliver.js';
 import { parseDeliveryJob } from '../../lib/delivery/job-schema.js';
+import { closeGroup } from '../../lib/group/close.js';
 import { digestParts } from '../../lib/group/digest.js';
 import type { GroupCloseJob } from '../../lib/group/job.js';
 import { parseGroupCloseJob } from '../../lib/group/job.js';
 import { joinGroup } from '../../lib/group/join.js';
-import { entryBytes, inMemoryGroupStore, MAX_GROUP_BYTES } from '../../lib/group/store.js';
+import { entryBytes, inMemoryGroupStore, MAX_GROUP_ALERTS, MAX_GROUP_BYTES } from '../../lib/group/store.js';
 import { anomalyRecordId } from '../../lib/message/anomaly.js';
 import { type WebhookMessage, webhookMessageSchema } from '../../lib/message/schema.js';
 import { googleChatMessage } from '../../lib/notify/googlechat/lazy-googlechat-post.js';
@@ -17,9 +18,11 @@ import { createChatServices, KINDS } from '../../lib/notify/kinds.js';
 import type { SlackAppPayload } from '../../lib/notify/slack/app-payload.js';
 import type { SlackDestination } from '../../lib/notify/slack/config.js';
 import { formatSlackMessage, triageLinkBlock } from '../../lib/notify/slack/format.js';
+import { SLACK_MIN_INTERVAL_MS } from '../../lib/notify/slack/service.js';
 import { teamsMessage } from '../../lib/notify/teams/lazy-teams-post.js';
 import { createPacer } from '../../lib/retry/pacer.js';
 import { processBatch, type QueueRecord } from '../../lib/retry/process-batch.js';
+import { invocationBudget } from '../../lib/shared/deadline.js';
 import { budgetOf } from '../helpers/budget.js';
 import { googleChatCardTexts, googleChatViolations, senderMarkup, teamsTexts, teamsViolations } from '../helpers/chat-limits.js';
 import { capturedLogger, manualClock, memoryDeadLetters } from '../helpers/fake-delivery-ports.js';
@@ -144,6 +147,7 @@ function setup() {
     first({ deliveryId: `r${++requests}`, target: target(name), message, origin }, budgetOf(10_000));
   return {
     send,
+    delivery,
     deadLetters,
     close,
     scheduled,
@@ -611,5 +615,154 @@ describe('grouping per destination: an alert storm becomes one message', () => {
     expect(stored).not.toContain('xoxb-grouping-test');
     expect(parseGroupCloseJob(JSON.stringify(scheduled[0]!.job))).toEqual(scheduled[0]!.job);
     expect(parseGroupCloseJob(JSON.stringify({ ...scheduled[0]!.job, url: SLACK_URL }))).toBeUndefined();
+  });
+});
+
+describe('grouping decisions at their edges', () => {
+  const at = (name: string) => ({ deliveryId: name, message: alert(1) });
+
+  it('gives up opening a group after three lost races and posts the alert on its own', async () => {
+    const { grouping, scheduled, schedule, target, slack } = setup();
+    let opens = 0;
+    // Every open loses to another relay's, whose group is gone again by the next join.
+    const racing = {
+      ...grouping.store,
+      join: async () => ({ kind: 'none' as const }),
+      open: async () => ++opens > 10 && Promise.reject(new Error('runaway')),
+    };
+    const join = joinGroup({ ...grouping, store: racing, schedule }, createDeliveryFor(slack.service));
+    expect(await join({ ...at('a'), target: target('storm') }, budgetOf(10_000))).toEqual({ kind: 'delivered' });
+    expect(opens).toBe(3);
+    expect(scheduled).toHaveLength(3);
+    expect(slack.payloads).toHaveLength(1);
+  });
+
+  it('posts an alert on its own at once when its group is closing, scheduling no closing for it', async () => {
+    const { grouping, scheduled, schedule, target, slack, store } = setup();
+    const join = joinGroup({ ...grouping, schedule }, createDeliveryFor(slack.service));
+    await join({ deliveryId: 'a', target: target('storm'), message: alert(1) }, budgetOf(10_000));
+    await store.take('storm', store.groups.get('storm')!.groupId, { token: 'closer', holdSeconds: 60 });
+    expect(await join({ deliveryId: 'b', target: target('storm'), message: alert(2) }, budgetOf(10_000))).toEqual({ kind: 'delivered' });
+    expect(scheduled).toHaveLength(1);
+  });
+
+  it('answers a re-sent alert grouped without the ledger, posting nothing and scheduling no second closing', async () => {
+    const { grouping, scheduled, schedule, target, slack } = setup();
+    const join = joinGroup({ ...grouping, schedule }, createDeliveryFor(slack.service));
+    await join({ deliveryId: 'a', target: target('storm'), message: alert(3) }, budgetOf(10_000));
+    expect(await join({ deliveryId: 'b', target: target('storm'), message: alert(3) }, budgetOf(10_000))).toEqual({ kind: 'grouped' });
+    expect(scheduled).toHaveLength(1);
+    expect(slack.payloads).toHaveLength(0);
+  });
+
+  it('counts a lone alert closed from a group as a delivery, not a digest, and titles a one-part digest without parts', async () => {
+    const { send, close, scheduled, slack, metrics } = setup();
+    await send('storm', alert(1));
+    await close();
+    expect(metrics.count('DigestsPosted')).toBe(0);
+    await send('storm', alert(2));
+    await send('storm', alert(3));
+    await close([scheduled.at(-1)!.job]);
+    expect(metrics.count('DigestsPosted')).toBe(1);
+    expect(slackText(slack.payloads[1])).toContain('2 alerts grouped');
+    expect(slackText(slack.payloads[1])).not.toContain('part 1 of');
+  });
+
+  it('stops a split digest between parts when the next would not fit the invocation, and the next try resumes', async () => {
+    const { send, scheduled, slack, store, delivery, log, clock, target } = setup();
+    const long = 'v'.repeat(300);
+    for (let i = 1; i <= 120; i++) await send('storm', alert(i, { title: `Alert ${i} ${long}` }));
+    const deps = { store, delivery, logger: log.logger, now: clock.now, sleep: clock.sleep, reserveMs: 2_000, postTimeoutMs: 5_000 };
+    // Exactly a millisecond short of a pause, a post and what records it.
+    const needed = SLACK_MIN_INTERVAL_MS + deps.postTimeoutMs + deps.reserveMs;
+    const short = invocationBudget({ getRemainingTimeInMillis: () => needed - 1 }, 0);
+    const job = scheduled[0]!.job;
+    expect(await closeGroup(job, target('storm'), deps, short)).toEqual({
+      kind: 'retry',
+      reason: 'invocation_ending',
+      delaySeconds: 1,
+    });
+    expect(slack.payloads).toHaveLength(1);
+    // Released: the next try takes the group at once and posts the rest, then says how many it posted.
+    const enough = invocationBudget({ getRemainingTimeInMillis: () => needed }, 0);
+    const outcome = await closeGroup(job, target('storm'), deps, enough);
+    expect(outcome).toEqual({ kind: 'closed', posts: slack.payloads.length - 1 });
+    expect(log.records().find((r) => r['message'] === 'group closed')).toMatchObject({ posts: slack.payloads.length - 1 });
+  });
+
+  it('keeps the whole group when the dead-letter queue takes only some of its alerts', async () => {
+    const { send, close, slack, deadLetters, scheduled, store } = setup();
+    for (let i = 1; i <= 3; i++) await send('storm', alert(i));
+    const park = deadLetters.park;
+    let calls = 0;
+    deadLetters.park = async (...args) => (++calls === 2 ? Promise.reject(new Error('dead-letter queue throttled')) : park(...args));
+    slack.answer({ kind: 'refused', reason: 'no_service' });
+    expect((await close([scheduled[0]!.job])).batchItemFailures).toHaveLength(1);
+    expect(store.groups.get('storm')).toMatchObject({ state: 'closing' });
+    expect(store.groups.get('storm')!.entries).toHaveLength(3);
+  });
+});
+
+describe("the in-memory group store keeps the table's rules", () => {
+  const entry = (key: string, at = 1) => ({ key, at, message: alert(Number(key.replace(/\D/g, '')) || 1) });
+
+  it('holds at most MAX_GROUP_ALERTS alerts; the next is busy', async () => {
+    const store = inMemoryGroupStore(() => 0);
+    await store.open('d', 'g', entry('k0'), 60);
+    for (let i = 1; i < MAX_GROUP_ALERTS; i++) expect(await store.join('d', entry(`k${i}`))).toEqual({ kind: 'joined' });
+    expect(await store.join('d', entry('k-last'))).toEqual({ kind: 'busy' });
+    expect(await store.join('d', entry('k7'))).toEqual({ kind: 'duplicate' });
+  });
+
+  it('takes an alert that fills the group to exactly MAX_GROUP_BYTES, and none past it', async () => {
+    const store = inMemoryGroupStore(() => 0);
+    const sized = (key: string, n: number) => ({ key, at: 1, message: alert(1, { message: 'x'.repeat(n) }) });
+    await store.open('d', 'g', sized('k0', 1_000), 60);
+    const room = MAX_GROUP_BYTES - store.groups.get('d')!.bytes;
+    const fits = sized('k1', room - entryBytes(sized('k1', 0)));
+    expect(entryBytes(fits)).toBe(room);
+    expect(await store.join('d', { ...fits, key: 'k2', message: alert(1, { message: `${fits.message.payload.message}x` }) })).toEqual({
+      kind: 'busy',
+    });
+    expect(await store.join('d', fits)).toEqual({ kind: 'joined' });
+  });
+
+  it('hands the entries over in the order they joined, a tie by key, the same at every take', async () => {
+    const store = inMemoryGroupStore(() => 0);
+    await store.open('d', 'g', entry('k2', 5), 60);
+    await store.join('d', entry('k3', 5));
+    await store.join('d', entry('k1', 5));
+    await store.join('d', entry('k0', 9));
+    await store.join('d', entry('k9', 2));
+    const taken = await store.take('d', 'g', { token: 't', holdSeconds: 60 });
+    expect(taken.kind === 'taken' && taken.entries.map((e) => e.key)).toEqual(['k9', 'k1', 'k2', 'k3', 'k0']);
+    // The group itself keeps the order they arrived in.
+    expect(store.groups.get('d')!.entries.map((e) => e.key)).toEqual(['k2', 'k3', 'k1', 'k0', 'k9']);
+  });
+
+  it('closes only the group of its id, and lets only the lease holder record, flush or release it', async () => {
+    let now = 0;
+    const store = inMemoryGroupStore(() => now);
+    await store.open('d', 'g', entry('k1'), 60);
+    expect(await store.take('d', 'other', { token: 't', holdSeconds: 60 })).toEqual({ kind: 'gone' });
+    expect(await store.take('elsewhere', 'g', { token: 't', holdSeconds: 60 })).toEqual({ kind: 'gone' });
+    expect(await store.posted('elsewhere', 'g', 't', 1)).toBe(false);
+    expect(store.groups.get('d')!.state).toBe('open');
+    await store.take('d', 'g', { token: 't', holdSeconds: 60 });
+    now = 20_000;
+    expect(await store.take('d', 'g', { token: 'u', holdSeconds: 60 })).toEqual({ kind: 'leased', retryAfterSeconds: 40 });
+    expect(await store.posted('d', 'g', 'u', 1)).toBe(false);
+    expect(await store.flushed('d', 'g', 'u')).toBe(false);
+    await store.release('d', 'g', 'u');
+    expect(store.groups.get('d')).toMatchObject({ state: 'closing', postedParts: 0, lease: { token: 't' } });
+    expect(store.groups.get('d')!.entries).toHaveLength(1);
+    expect(await store.posted('d', 'g', 't', 1)).toBe(true);
+    expect(store.groups.get('d')!.postedParts).toBe(1);
+    await store.release('d', 'g', 't');
+    expect(store.groups.get('d')!.lease).toBeUndefined();
+    expect(await store.posted('d', 'g', 't', 2)).toBe(false);
+    await store.take('d', 'g', { token: 'u', holdSeconds: 60 });
+    expect(await store.flushed('d', 'g', 'u')).toBe(true);
+    expect(store.groups.get('d')).toMatchObject({ state: 'flushed', entries: [], bytes: 0 });
   });
 });
