@@ -8,6 +8,11 @@
  * while it is installed.
  */
 
+import { createRequire, syncBuiltinESMExports } from 'node:module';
+
+// The builtin's own object: what `import { randomUUID } from 'node:crypto'` reads after a sync.
+const nodeCrypto = createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
+
 interface Timer {
   id: number;
   at: number;
@@ -89,6 +94,8 @@ export function installClock(start: number, random: () => number): SimClock {
     performanceNow: performance.now.bind(performance),
     abortTimeout: AbortSignal.timeout,
     random: Math.random,
+    randomUUID: nodeCrypto.randomUUID,
+    webRandomUUID: globalThis.crypto.randomUUID,
   };
   let now = start;
   let seq = 0;
@@ -172,6 +179,18 @@ export function installClock(start: number, random: () => number): SimClock {
   globalThis.clearInterval = clear as typeof clearInterval;
   performance.now = () => now - start;
   Math.random = random;
+  // Tokens and ids drawn from the seed too: a group's members, leases and parked records are
+  // ordered or told apart by them, and a run must replay exactly.
+  const seededUUID = () => {
+    const hex = Array.from({ length: 32 }, () => Math.floor(random() * 16).toString(16));
+    hex[12] = '4';
+    hex[16] = ((Number.parseInt(hex[16] as string, 16) & 0x3) | 0x8).toString(16);
+    const h = hex.join('');
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}` as `${string}-${string}-${string}-${string}-${string}`;
+  };
+  nodeCrypto.randomUUID = seededUUID;
+  globalThis.crypto.randomUUID = seededUUID;
+  syncBuiltinESMExports();
   AbortSignal.timeout = (ms: number) => {
     const controller = new AbortController();
     schedule(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), ms, [], false);
@@ -219,6 +238,9 @@ export function installClock(start: number, random: () => number): SimClock {
       performance.now = original.performanceNow;
       AbortSignal.timeout = original.abortTimeout;
       Math.random = original.random;
+      nodeCrypto.randomUUID = original.randomUUID;
+      globalThis.crypto.randomUUID = original.webRandomUUID;
+      syncBuiltinESMExports();
     },
   };
 }
