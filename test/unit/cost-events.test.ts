@@ -7,6 +7,7 @@ import { createCostApiClient } from '../../lib/cost-api/client.js';
 import { platformSession } from '../../lib/cost-api/session.js';
 import {
   CLAIM_SECONDS,
+  COST_EVENT_CALL_MS,
   type CostEventRecords,
   type CostEventSubject,
   type CostEventWriter,
@@ -25,6 +26,8 @@ import type { QueueMessageOps } from '../../lib/queue/sqs.js';
 import { createRetryWorkerFromEnvironment } from '../../lib/retry/from-environment.js';
 import { createPacer } from '../../lib/retry/pacer.js';
 import { processBatch, type QueueRecord } from '../../lib/retry/process-batch.js';
+import { AFTER_POST_MS } from '../../lib/retry/record.js';
+import { ANSWER_RESERVE_MS } from '../../lib/shared/deadline.js';
 import { costEventsPort } from '../../lib/triage/cost-events.js';
 import { createTriageHandler, type TriagePorts } from '../../lib/triage/handle.js';
 import { memoryTriageStore } from '../../lib/triage/store.js';
@@ -394,10 +397,10 @@ describe('the triage function’s cost events', () => {
 });
 
 describe('delivery-retry writes the cost events the triage function queued', () => {
-  function retry(maxAttempts = 4) {
+  function retry(maxAttempts = 4, options: { dlqFails?: boolean; remainingMs?: number } = {}) {
     const log = capturedLogger();
     const metrics = memoryMetrics();
-    const deadLetters = memoryDeadLetters();
+    const deadLetters = memoryDeadLetters(options.dlqFails ? new Error('AccessDenied') : undefined);
     const visibility: number[] = [];
     const { writer } = setup();
     const deps = {
@@ -421,7 +424,7 @@ describe('delivery-retry writes the cost events the triage function queued', () 
       postTimeoutMs: 5_000,
       logger: log.logger,
       metrics,
-      budget: budgetOf(60_000),
+      budget: budgetOf(options.remainingMs ?? 60_000),
       costEvents: writer,
     };
     const job = JSON.stringify({ version: 2, kind: 'cost_event', change: 'write', subject: subject() });
@@ -459,6 +462,25 @@ describe('delivery-retry writes the cost events the triage function queued', () 
     expect(parseCostEventJob(r.deadLetters.parked[0]!.body)?.subject.title).toBe(TITLE);
     expect(r.metrics.count('CostEvents', { outcome: 'parked' })).toBe(1);
     expect(live()).toHaveLength(0);
+  });
+
+  it('a last attempt whose parking fails counts nothing parked and leaves the message on the queue', async () => {
+    const r = retry(2, { dlqFails: true });
+    platform.queue('events', { kind: 'error', status: 503 }, 5);
+    const last = r.receive(2);
+    expect(await processBatch([last], r.deps)).toEqual({ batchItemFailures: [{ itemIdentifier: last.messageId }] });
+    expect(r.metrics.count('CostEvents', { outcome: 'parked' })).toBe(0);
+    expect(r.log.records().find((l) => l['message'] === 'cost event parked after its last attempt')).toMatchObject({ level: 'error' });
+  });
+
+  it('an invocation without the time for the call leaves the event on the queue, unwritten and not counted an attempt', async () => {
+    // A millisecond short of the call and the queue calls after it.
+    const r = retry(4, { remainingMs: ANSWER_RESERVE_MS + COST_EVENT_CALL_MS + AFTER_POST_MS - 1 });
+    const first = r.receive(1);
+    expect(await processBatch([first], r.deps)).toEqual({ batchItemFailures: [{ itemIdentifier: first.messageId }] });
+    expect(r.visibility).toEqual([1]);
+    expect(live()).toHaveLength(0);
+    expect(r.metrics.count('CostEvents', { outcome: 'written' })).toBe(0);
   });
 
   it('never puts the platform login in a log line or a parked message', async () => {

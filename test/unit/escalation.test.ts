@@ -260,6 +260,21 @@ describe('setting an escalation waiting (the relay)', () => {
     expect(s.waiting).toHaveLength(0);
   });
 
+  it('without a queue only the opening is counted failed: its follow-ups say it again in the log, and count nothing', async () => {
+    const s = setup();
+    const ports = { logger: s.log.logger, metrics: s.metrics, now: s.clock.now };
+    const held = escalationWatcher({ ...ports, queue: undefined, ledger: s.ledger, windowSeconds: 86_400, typeOf: destinationType });
+    const delivery = createDelivery({ ...ports, services: chatServices({ slack: s.slack }), postTimeoutMs: 5_000, sleep: s.clock.sleep });
+    const first = deliverOnce({ ...ports, ledger: s.ledger, delivery, held });
+    const target = targetOf('finops', configOf().destinations['finops']!, undefined);
+    for (const [n, text] of ['up 10%', 'up 20%'].entries()) {
+      expect(await first({ deliveryId: `q${n}`, target, message: alert(text) }, budgetOf(10_000))).toEqual({ kind: 'delivered' });
+    }
+    expect(s.slack.posts.map((p) => p.message)).toEqual(['up 10%', 'up 20%']);
+    expect(s.metrics.count('Escalations', { outcome: 'failed', destinationType: 'slack' })).toBe(1);
+    expect(s.log.records().filter((r) => String(r['message']).startsWith('escalation cannot wait here'))).toHaveLength(2);
+  });
+
   it('an opening that waits on the retry queue or in a group starts the wait all the same', async () => {
     const s = setup();
     s.slack.answer({ kind: 'retryable', reason: 'http_503' });
@@ -419,7 +434,13 @@ describe('an escalation job on the retry queue (delivery-retry)', () => {
     // Opened at `to` as its own anomaly there.
     expect(s.anomaly('oncall')).toMatchObject({ firstSeen: Math.floor(s.clock.now() / 1000) });
     expect(s.metrics.count('Escalations', { outcome: 'posted', destinationType: 'slack' })).toBe(1);
-    expect(s.log.records().find((r) => r['message'] === 'anomaly escalated')).toMatchObject({ destination: 'finops', to: 'oncall' });
+    expect(s.log.records().find((r) => r['message'] === 'anomaly escalated')).toMatchObject({
+      level: 'info',
+      destination: 'finops',
+      to: 'oncall',
+      outcome: 'posted',
+      waitedMinutes: WAIT_MINUTES,
+    });
   });
 
   it('a job delivered twice escalates once', async () => {
@@ -517,6 +538,15 @@ describe('an escalation job on the retry queue (delivery-retry)', () => {
     expect(latest).toMatchObject({ firstSeen: stale.firstSeen, updates: 1, message: alert('up 90%') });
     expect(delaySeconds).toBe(MAX_HOP_SECONDS);
     expect(s.metrics.count('Escalations', { outcome: 'scheduled' })).toBe(1);
+    expect(s.log.records().filter((r) => /^escalation (re)?scheduled/.test(String(r['message'])))).toEqual([
+      expect.objectContaining({ message: 'escalation scheduled', to: 'oncall', updates: 0, dueInSeconds: WAIT_MINUTES * 60 }),
+      expect.objectContaining({
+        message: 'escalation rescheduled with the latest content',
+        to: 'oncall',
+        updates: 1,
+        dueInSeconds: WAIT_MINUTES * 60 - 3_600,
+      }),
+    ]);
 
     s.atDue(stale);
     await s.process(stale);
@@ -596,6 +626,55 @@ describe('an escalation job on the retry queue (delivery-retry)', () => {
     expect(await s.process(job)).toBe('done');
     expect(s.next()).toEqual({ job, delaySeconds: MAX_HOP_SECONDS });
     expect(s.log.records().find((r) => r['level'] === 'warn')?.['message']).toMatch(/could not tell whether a later escalation job waits/);
+  });
+
+  it('each hop reads the table once and writes to it only to record a job with later content, once', async () => {
+    const s = setup();
+    await s.send('finops', alert('up 10%'));
+    const first = s.next().job;
+    const hop = async (job: EscalationJob) => {
+      const before = s.ledger.calls.length;
+      await s.process(job);
+      return s.ledger.calls.slice(before);
+    };
+    s.clock.advance(MAX_HOP_SECONDS * 1000);
+    expect(await hop(first)).toEqual(['waiting escalation']);
+    await s.send('finops', alert('up 20%'));
+    const latest = s.waiting.at(-1)!.job;
+    s.waiting.splice(0);
+    s.clock.advance(MAX_HOP_SECONDS * 1000);
+    expect(await hop(latest)).toEqual(['waiting escalation', 'escalation waiting']);
+    s.clock.advance(MAX_HOP_SECONDS * 1000);
+    expect(await hop(latest)).toEqual(['waiting escalation']);
+    expect(s.waiting.map((w) => w.delaySeconds)).toEqual([MAX_HOP_SECONDS, MAX_HOP_SECONDS]);
+  });
+
+  it('an item that lives exactly until an hour after the due time is not kept again, when the wait is set or at a hop', async () => {
+    const s = setup({ windowSeconds: WAIT_MINUTES * 60 + KEEP_AFTER_DUE_SECONDS });
+    await s.send('finops');
+    const { job } = s.next();
+    s.clock.advance(MAX_HOP_SECONDS * 1000);
+    await s.process(job);
+    expect(s.next().delaySeconds).toBe(MAX_HOP_SECONDS);
+    expect(s.ledger.calls).not.toContain('keep anomaly');
+    // One second shorter, and the wait keeps it.
+    const t = setup({ windowSeconds: WAIT_MINUTES * 60 + KEEP_AFTER_DUE_SECONDS - 1 });
+    await t.send('finops');
+    expect(t.ledger.calls.filter((c) => c === 'keep anomaly')).toHaveLength(1);
+  });
+
+  it('a hop that keeps the item keeps it an hour past the due time: a follow-up a minute before it is due is still one', async () => {
+    const s = setup({ windowSeconds: 3_600 });
+    s.ledger.failing.add('keep anomaly');
+    await s.send('finops', alert('up 10%'));
+    const { job } = s.next();
+    s.ledger.failing.clear();
+    s.clock.advance(MAX_HOP_SECONDS * 1000);
+    await s.process(job);
+    expect(s.ledger.calls.filter((c) => c === 'keep anomaly')).toHaveLength(2);
+    s.clock.advance((job.firstSeen + WAIT_MINUTES * 60 - 60) * 1000 - s.clock.now());
+    expect(await s.send('finops', alert('up 90%'))).toEqual({ kind: 'delivered' });
+    expect(s.slack.posts.map((p) => p.anomaly)).toEqual([{ kind: 'opening' }, expect.objectContaining({ kind: 'follow_up', updates: 1 })]);
   });
 
   it('no replacement for a follow-up only queued, one of a triaged anomaly, or one after the anomaly escalated', async () => {
@@ -757,6 +836,13 @@ describe('an escalation job on the retry queue (delivery-retry)', () => {
     expect(s.deadLetters.parked).toHaveLength(1);
     expect(JSON.parse(s.deadLetters.parked[0]!.body)).toMatchObject({ escalation: { from: 'finops' } });
     expect(s.metrics.count('Escalations', { outcome: 'failed' })).toBe(1);
+    // What docs/operations.md tells the operator to search for when the failed alarm fires.
+    expect(s.log.records().find((r) => r['message'] === 'escalation not posted')).toMatchObject({
+      level: 'error',
+      to: 'oncall',
+      outcome: 'failed',
+      reason: 'http_404',
+    });
     expect(s.waiting).toHaveLength(0);
     await s.process(job);
     expect(s.teams.posts).toHaveLength(1);
@@ -777,6 +863,26 @@ describe('an escalation job on the retry queue (delivery-retry)', () => {
     expect(s.teams.posts.map((p) => p.escalation?.from)).toEqual(['finops', 'finops']);
     expect(s.anomaly()).toHaveProperty('escalatedAt');
     expect(s.metrics.count('Escalations', { outcome: 'posted' })).toBe(1);
+  });
+
+  it('a lease that cannot be ended is logged, and the job comes back after the wait all the same', async () => {
+    const s = setup({ retryQueue: false });
+    await s.send('finops');
+    const { job } = s.next();
+    s.atDue(job);
+    s.teams.answer({ kind: 'retryable', reason: 'http_429', retryAfterMs: 120_000 });
+    s.ledger.failing.add('release escalation');
+    expect(await s.process(job)).toBe('done');
+    expect(s.next()).toEqual({ job, delaySeconds: 120 });
+    expect(s.log.records().filter((r) => r['level'] === 'warn')).toContainEqual(
+      expect.objectContaining({ message: 'could not end the lease; it ends by itself', to: 'oncall' }),
+    );
+    expect(s.log.records().find((r) => r['message'] === 'escalation will be tried again')).toMatchObject({
+      to: 'oncall',
+      reason: 'http_429',
+      delaySeconds: 120,
+    });
+    expect(s.metrics.count('Escalations', { outcome: 'failed' })).toBe(0);
   });
 
   it('another attempt delivering the same alert to `to` right now: the job comes back after it', async () => {
@@ -841,6 +947,9 @@ describe('an escalation job on the retry queue (delivery-retry)', () => {
     expect(s.metrics.count('Escalations', { outcome: 'posted' })).toBe(1);
     const marking = s.next();
     expect(marking).toEqual({ job: { ...latest, settled: true }, delaySeconds: MARK_AGAIN_SECONDS });
+    expect(s.log.records().filter((r) => r['level'] === 'warn')).toContainEqual(
+      expect.objectContaining({ message: 'could not mark the anomaly escalated; the job comes back to mark it', to: 'oncall' }),
+    );
     expect(parseEscalationJob(JSON.stringify(marking.job))).toEqual(marking.job);
     // Still failing when it comes back: it comes back again, and posts nothing.
     s.clock.advance(MARK_AGAIN_SECONDS * 1000);
@@ -987,6 +1096,11 @@ describe('an escalation job on the retry queue (delivery-retry)', () => {
     expect(s.teams.posts).toHaveLength(1);
     expect(s.metrics.count('Escalations', { outcome: 'unscheduled', destinationType: 'teams' })).toBe(1);
     expect(s.metrics.count('Escalations', { outcome: 'posted' })).toBe(1);
+    expect(s.log.records().find((r) => r['message'] === 'anomaly escalated')).toMatchObject({
+      to: 'oncall',
+      outcome: 'posted',
+      waitedMinutes: WAIT_MINUTES,
+    });
     const back = s.next();
     expect(back).toEqual({ job, delaySeconds: 30 });
     s.clock.advance(30_000);
@@ -1014,6 +1128,9 @@ describe('an escalation job on the retry queue (delivery-retry)', () => {
     });
     const failed = record(JSON.stringify(job));
     expect(await processBatch([failed], retryDeps(s, delivery))).toEqual({ batchItemFailures: [{ itemIdentifier: failed.messageId }] });
+    expect(await s.process(job)).toBe('retry_later');
+    expect(s.metrics.count('ConfigurationUnavailable', {})).toBe(2);
+    expect(s.metrics.count('Escalations', { outcome: 'failed' })).toBe(0);
   });
 
   it('through delivery-retry: a due job is done and escalated, and one that does not fit the invocation is left for the next', async () => {
