@@ -86,6 +86,21 @@ export function dynamoAnomalyTable(
         if (!isConditionFailure(error)) throw error;
       },
     );
+  // A mark on the opening it is about, never on a later one (the update would create a gone item).
+  const markOpening = (id: string, firstSeen: number, attribute: 'escalationUnscheduled' | 'openingShown', signal?: AbortSignal) =>
+    ignoringConditionFailure(
+      dynamo(
+        'UpdateItem',
+        {
+          TableName,
+          Key: { id: { S: id } },
+          UpdateExpression: `SET ${attribute} = :firstSeen`,
+          ConditionExpression: 'firstSeen = :firstSeen',
+          ExpressionAttributeValues: { ':firstSeen': { N: String(firstSeen) } },
+        },
+        signal,
+      ),
+    );
   // What a summary shows loads with the first anomaly at a destination that has one.
   let summaries: Promise<typeof import('./lazy-dedup-summary.js')> | undefined;
   const summaryCode = () => {
@@ -364,22 +379,7 @@ export function dynamoAnomalyTable(
       );
     },
 
-    async escalationUnscheduled(id, firstSeen, signal) {
-      await ignoringConditionFailure(
-        dynamo(
-          'UpdateItem',
-          {
-            TableName,
-            Key: { id: { S: id } },
-            UpdateExpression: 'SET escalationUnscheduled = :firstSeen',
-            // Only on the opening it is about (the update would create a gone item).
-            ConditionExpression: 'firstSeen = :firstSeen',
-            ExpressionAttributeValues: { ':firstSeen': { N: String(firstSeen) } },
-          },
-          signal,
-        ),
-      );
-    },
+    escalationUnscheduled: (id, firstSeen, signal) => markOpening(id, firstSeen, 'escalationUnscheduled', signal),
 
     async escalationScheduled(id, firstSeen, signal) {
       await ignoringConditionFailure(
@@ -397,22 +397,7 @@ export function dynamoAnomalyTable(
       );
     },
 
-    async openingShown(id, firstSeen, signal) {
-      await ignoringConditionFailure(
-        dynamo(
-          'UpdateItem',
-          {
-            TableName,
-            Key: { id: { S: id } },
-            UpdateExpression: 'SET openingShown = :firstSeen',
-            // Only on the opening it is about (the update would create a gone item).
-            ConditionExpression: 'firstSeen = :firstSeen',
-            ExpressionAttributeValues: { ':firstSeen': { N: String(firstSeen) } },
-          },
-          signal,
-        ),
-      );
-    },
+    openingShown: (id, firstSeen, signal) => markOpening(id, firstSeen, 'openingShown', signal),
 
     async releaseEscalation(id, token, signal) {
       await ignoringConditionFailure(
