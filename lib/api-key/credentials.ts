@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import '../validation/messages.js';
+import type { AwsJsonCall } from '../aws/json-client.js';
 import type { Credentials } from '../cost-api/client.js';
 import { errorName, ReasonedError } from '../shared/errors.js';
 import { parseJson } from '../shared/json.js';
@@ -19,7 +20,8 @@ export const credentialsSource = (secretId: string): string => `the credentials 
 
 /**
  * Reads the platform login from the credentials secret, for every function that signs in
- * (the API-key rotation and directory-sync), so that both say the same about a bad secret.
+ * (the API-key rotation, directory-sync, the pictures and cost events), so that all say the
+ * same about a bad secret.
  */
 export async function readPlatformCredentials(readSecret: (secretId: string) => Promise<string>, secretId: string): Promise<Credentials> {
   const source = credentialsSource(secretId);
@@ -46,3 +48,16 @@ export async function readPlatformCredentials(readSecret: (secretId: string) => 
   }
   return parsed.data;
 }
+
+/** A credentials secret that Secrets Manager holds as binary, not as the JSON string the stack writes. */
+export class SecretValueMissingError extends ReasonedError<'no_secret_string'> {}
+
+/** The platform login as a deployed function reads it: the credentials secret through Secrets Manager. */
+export const platformCredentialsIn =
+  (secrets: AwsJsonCall, secretId: string) =>
+  (signal?: AbortSignal): Promise<Credentials> =>
+    readPlatformCredentials(async (id) => {
+      const { SecretString } = await secrets('GetSecretValue', { SecretId: id }, signal);
+      if (typeof SecretString !== 'string') throw new SecretValueMissingError('it has no string value', 'no_secret_string');
+      return SecretString;
+    }, secretId);

@@ -1,7 +1,7 @@
 // Imported with import() by the triage function and delivery-retry with the first cost event a
 // configuration asks for (platform.costEvents), and bundled on its own: neither parses the
 // platform client or the event's records before.
-import { readPlatformCredentials } from '../api-key/credentials.js';
+import { platformCredentialsIn } from '../api-key/credentials.js';
 import type { AwsJsonCall } from '../aws/json-client.js';
 import { createCostApiClient } from '../cost-api/client.js';
 import { platformSession } from '../cost-api/session.js';
@@ -24,12 +24,7 @@ export interface CostEventWiring {
 
 export function costEventWriterFrom(wiring: CostEventWiring): CostEventWriter {
   const client = createCostApiClient({ baseUrl: wiring.baseUrl, timeoutMs: wiring.timeoutMs, maxAttempts: 1, logger: wiring.logger });
-  const credentials = (signal?: AbortSignal) =>
-    readPlatformCredentials(async (secretId) => {
-      const { SecretString } = await wiring.secrets('GetSecretValue', { SecretId: secretId }, signal);
-      if (typeof SecretString !== 'string') throw new Error('the secret has no string value');
-      return SecretString;
-    }, wiring.credentialsSecretId);
+  const credentials = platformCredentialsIn(wiring.secrets, wiring.credentialsSecretId);
   return costEventWriter({
     records: dynamoCostEventRecords(wiring.dynamo, wiring.tableName),
     owners: dynamoOwnerDirectory(wiring.dynamo, wiring.tableName, wiring.now),

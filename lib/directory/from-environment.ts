@@ -1,4 +1,4 @@
-import { readPlatformCredentials } from '../api-key/credentials.js';
+import { platformCredentialsIn } from '../api-key/credentials.js';
 import { DYNAMODB, SECRETS_MANAGER } from '../aws/json-client.js';
 import { DYNAMODB_LIMITS, SECRETS_MANAGER_READ_LIMITS } from '../aws/limits.js';
 import { type AwsPorts, jsonClientFor } from '../aws/ports.js';
@@ -9,7 +9,6 @@ import { directorySyncMetric, type Metrics } from '../metrics/metrics.js';
 import { dynamoOwnerStore } from '../owners/dynamodb.js';
 import type { InvocationBudget } from '../shared/deadline.js';
 import { readEnvironment } from '../shared/environment.js';
-import { ReasonedError } from '../shared/errors.js';
 import { dynamoSyncCursor } from './cursor.js';
 import { directoryEnvironmentSchema } from './environment.js';
 import { dynamoLastRun } from './last-run.js';
@@ -28,9 +27,6 @@ export interface DirectoryWiringOptions {
   /** How the platform is reached; the global fetch by default. */
   fetch?: typeof globalThis.fetch;
 }
-
-/** Secrets Manager answered without a string value. */
-class SecretValueMissingError extends ReasonedError<'no_secret_string'> {}
 
 /** Wires directory-sync with real clients from the Lambda environment; one per container, so its pace spans runs. */
 export function createDirectorySyncFromEnvironment(
@@ -63,12 +59,7 @@ export function createDirectorySyncFromEnvironment(
   });
   return createDirectorySync({
     platform,
-    readCredentials: (signal) =>
-      readPlatformCredentials(async (secretId) => {
-        const { SecretString } = await secrets('GetSecretValue', { SecretId: secretId }, signal);
-        if (typeof SecretString !== 'string') throw new SecretValueMissingError('it has no string value', 'no_secret_string');
-        return SecretString;
-      }, settings.COST_API_CREDENTIALS_SECRET_ID),
+    readCredentials: platformCredentialsIn(secrets, settings.COST_API_CREDENTIALS_SECRET_ID),
     store: dynamoOwnerStore(dynamo, settings.DEDUP_TABLE_NAME),
     cursor: dynamoSyncCursor(dynamo, settings.DEDUP_TABLE_NAME),
     payerIndex: dynamoPayerIndex(dynamo, settings.DEDUP_TABLE_NAME),

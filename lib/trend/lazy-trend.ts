@@ -1,6 +1,6 @@
 // Imported with import() by the triage function for `GET /chart/<token>` alone, and bundled on its
 // own: the triage page's cold start parses none of it, and its rasteriser is a chunk of its own again.
-import { readPlatformCredentials } from '../api-key/credentials.js';
+import { platformCredentialsIn } from '../api-key/credentials.js';
 import type { AwsJsonCall } from '../aws/json-client.js';
 import type { DayCost } from '../chart/svg.js';
 import { type CostApiClient, createCostApiClient, type PlatformLoop } from '../cost-api/client.js';
@@ -168,12 +168,7 @@ export interface ChartWiring {
 export function chartRouteFrom(wiring: ChartWiring) {
   // One attempt within the picture's own time: a picture that comes late is worth less than one that says why.
   const client = createCostApiClient({ baseUrl: wiring.baseUrl, timeoutMs: DATA_BUDGET_MS, maxAttempts: 1, logger: wiring.logger });
-  const credentials = (signal?: AbortSignal) =>
-    readPlatformCredentials(async (secretId) => {
-      const { SecretString } = await wiring.secrets('GetSecretValue', { SecretId: secretId }, signal);
-      if (typeof SecretString !== 'string') throw new Error('the secret has no string value');
-      return SecretString;
-    }, wiring.credentialsSecretId);
+  const credentials = platformCredentialsIn(wiring.secrets, wiring.credentialsSecretId);
   return createChartRoute({
     key: wiring.key,
     owners: dynamoOwnerDirectory(wiring.dynamo, wiring.tableName, wiring.now),
